@@ -1,0 +1,88 @@
+//! MySQL and MariaDB: no RETURNING, so the new value travels through `LAST_INSERT_ID(expr)`,
+//! which is per connection: `UPDATE … SET current_value = LAST_INSERT_ID(current_value + n)`
+//! then `SELECT LAST_INSERT_ID()`.
+//!
+//! The row is updated by primary key first, which takes a record lock only. A missing row is
+//! created with `INSERT IGNORE` and the update repeated, rather than with
+//! `INSERT … ON DUPLICATE KEY UPDATE`, whose gap locks deadlock under concurrency.
+
+use diesel::connection::LoadConnection;
+use diesel::mysql::Mysql;
+use diesel::prelude::*;
+use diesel::sql_types::BigInt;
+use diesel_migrations::{embed_migrations, EmbeddedMigrations};
+
+use crate::schema::db_key;
+
+diesel::define_sql_function! {
+    /// Returns `value` and remembers it as this connection's `LAST_INSERT_ID()`.
+    #[sql_name = "LAST_INSERT_ID"]
+    fn remember_last_insert_id(value: BigInt) -> BigInt;
+}
+
+diesel::define_sql_function! {
+    /// The value this connection last remembered.
+    #[sql_name = "LAST_INSERT_ID"]
+    fn last_insert_id() -> diesel::sql_types::Unsigned<BigInt>;
+}
+
+impl super::sealed::Sealed for Mysql {}
+
+impl super::Backend for Mysql {
+    const RESERVE_BESIDE_TRANSACTION: bool = true;
+    const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/mysql");
+
+    fn reserve<C>(conn: &mut C, key: &str, period: &str, count: i64) -> QueryResult<i64>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        let bump = |conn: &mut C| {
+            diesel::update(db_key::table.find((key, period)))
+                .set((
+                    db_key::current_value
+                        .eq(remember_last_insert_id(db_key::current_value + count)),
+                    db_key::updated_at.eq(diesel::dsl::now),
+                ))
+                .execute(conn)
+        };
+        if bump(conn)? == 0 {
+            diesel::insert_or_ignore_into(db_key::table)
+                .values((
+                    db_key::key_name.eq(key),
+                    db_key::period.eq(period),
+                    db_key::current_value.eq(0),
+                ))
+                .execute(conn)?;
+            if bump(conn)? == 0 {
+                return Err(diesel::result::Error::NotFound);
+            }
+        }
+        let value: u64 = diesel::select(last_insert_id()).get_result(conn)?;
+        i64::try_from(value).map_err(|e| diesel::result::Error::DeserializationError(e.into()))
+    }
+
+    fn read_token<C>(conn: &mut C) -> QueryResult<Option<i64>>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        db_key::table
+            .find(super::TOKEN_KEY)
+            .select(db_key::current_value)
+            .first(conn)
+            .optional()
+    }
+
+    fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        diesel::insert_or_ignore_into(db_key::table)
+            .values((
+                db_key::key_name.eq(super::TOKEN_KEY.0),
+                db_key::period.eq(super::TOKEN_KEY.1),
+                db_key::current_value.eq(token),
+            ))
+            .execute(conn)
+            .map(drop)
+    }
+}

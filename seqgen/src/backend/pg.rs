@@ -1,0 +1,64 @@
+//! PostgreSQL: one `INSERT … ON CONFLICT DO UPDATE … RETURNING` per reservation. The
+//! conflicting row is locked and re-read at its latest committed value, so under READ
+//! COMMITTED concurrent reservations queue on the row and never overlap.
+
+use diesel::connection::LoadConnection;
+use diesel::pg::Pg;
+use diesel::prelude::*;
+use diesel::upsert::excluded;
+use diesel_migrations::{embed_migrations, EmbeddedMigrations};
+
+use crate::schema::db_key;
+
+impl super::sealed::Sealed for Pg {}
+
+impl super::Backend for Pg {
+    const RESERVE_BESIDE_TRANSACTION: bool = true;
+    const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/postgres");
+
+    fn reserve<C>(conn: &mut C, key: &str, period: &str, count: i64) -> QueryResult<i64>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        diesel::insert_into(db_key::table)
+            .values((
+                db_key::key_name.eq(key),
+                db_key::period.eq(period),
+                db_key::current_value.eq(count),
+            ))
+            .on_conflict((db_key::key_name, db_key::period))
+            .do_update()
+            .set((
+                db_key::current_value.eq(db_key::current_value + excluded(db_key::current_value)),
+                db_key::updated_at.eq(diesel::dsl::now),
+            ))
+            .returning(db_key::current_value)
+            .get_result(conn)
+    }
+
+    fn read_token<C>(conn: &mut C) -> QueryResult<Option<i64>>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        db_key::table
+            .find(super::TOKEN_KEY)
+            .select(db_key::current_value)
+            .first(conn)
+            .optional()
+    }
+
+    fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        diesel::insert_into(db_key::table)
+            .values((
+                db_key::key_name.eq(super::TOKEN_KEY.0),
+                db_key::period.eq(super::TOKEN_KEY.1),
+                db_key::current_value.eq(token),
+            ))
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .map(drop)
+    }
+}

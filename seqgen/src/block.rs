@@ -1,0 +1,74 @@
+//! The numbers of one key held in memory: a block reserved from the database, served in
+//! order, and the lock that makes sure only one thread refills it at a time.
+
+use std::ops::Range;
+use std::sync::{Mutex, MutexGuard};
+
+use chrono::{DateTime, Utc};
+
+use crate::spec::Spec;
+
+/// The state of one (key, date pattern) in one generator.
+#[derive(Debug, Default)]
+pub(crate) struct KeyState {
+    /// Held only for in-memory work, never across a database call.
+    cursor: Mutex<Cursor>,
+    /// Held across the reservation, so that when a block runs dry exactly one thread
+    /// reserves and the others wait for it.
+    refill: Mutex<()>,
+}
+
+/// A block of committed numbers `next..end` of one period.
+#[derive(Debug, Default)]
+pub(crate) struct Cursor {
+    pub(crate) period: String,
+    next: u64,
+    end: u64,
+    /// The clock second the period was last computed for: the period is recomputed at most
+    /// once a second (specs reject date patterns finer than a second).
+    period_second: Option<i64>,
+}
+
+impl KeyState {
+    pub(crate) fn cursor(&self) -> MutexGuard<'_, Cursor> {
+        // The cursor is only changed after a step succeeded: a panic elsewhere leaves it
+        // consistent, so a poisoned lock is safe to reuse.
+        self.cursor.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn refill(&self) -> MutexGuard<'_, ()> {
+        self.refill.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Cursor {
+    /// Moves to the period `now` falls in; a block of another period is abandoned (its
+    /// numbers become holes), so no ID is ever stamped with a period it was not reserved for.
+    pub(crate) fn roll_to(&mut self, spec: &Spec, now: DateTime<Utc>) {
+        let second = now.timestamp();
+        if self.period_second == Some(second) {
+            return;
+        }
+        self.period_second = Some(second);
+        let period = spec.period_at(now);
+        if period != self.period {
+            self.period = period;
+            self.next = self.end;
+        }
+    }
+
+    /// Takes up to `n` numbers from the block.
+    pub(crate) fn take(&mut self, n: u64) -> Range<u64> {
+        let start = self.next;
+        self.next = self.end.min(start.saturating_add(n));
+        start..self.next
+    }
+
+    /// Replaces the block with `range`, if it still belongs to `period`.
+    pub(crate) fn refill(&mut self, period: &str, range: Range<u64>) {
+        if self.period == period {
+            self.next = range.start;
+            self.end = range.end;
+        }
+    }
+}

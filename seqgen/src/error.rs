@@ -1,0 +1,112 @@
+//! The one error type of seqgen.
+
+use std::fmt;
+
+/// What went wrong while handing out IDs.
+///
+/// Every variant says what to do about it. Whatever the error, no number that was handed out
+/// before is handed out again: a failed call at worst leaves a hole.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The `db_key` table does not exist in this database.
+    #[error("the db_key table does not exist: run seqgen's migrations first (`seqgen::run_migrations(conn)`)")]
+    MissingTable(#[source] diesel::result::Error),
+
+    /// An ID spec was rejected when it was built.
+    #[error("invalid ID spec: {0}")]
+    InvalidSpec(#[from] SpecError),
+
+    /// The counter no longer fits the pad width of the spec.
+    #[error("key `{key}` ran out of numbers in period `{period}`: the counter passed {max}; raise `pad`, or add a date part so a new period starts a new counter")]
+    Overflow {
+        /// The `db_key` key name.
+        key: String,
+        /// The period (formatted date part; empty without a date part).
+        period: String,
+        /// The largest counter the spec can format.
+        max: u64,
+    },
+
+    /// The spec has no numeric form, but an `i64` ID was asked for.
+    #[error("key `{key}` has no numeric form: an i64 ID needs no prefix and a date part of digits only, with date + pad at most 18 digits")]
+    NotNumeric {
+        /// The `db_key` key name.
+        key: String,
+    },
+
+    /// A [`Generator`](crate::Generator) met a second database.
+    #[error("this Generator caches numbers of another database: create one Generator per database, or use the default one (`seqgen::next_id`), which tells databases apart")]
+    DifferentDatabase,
+
+    /// Running the embedded `db_key` migrations failed.
+    #[error("running seqgen's migrations failed: {0}")]
+    Migration(#[source] Box<dyn std::error::Error + Send + Sync>),
+
+    /// The connection pool given to the generator could not hand out a connection.
+    #[error("could not get a connection from the generator's pool: {0}")]
+    Pool(#[source] r2d2::Error),
+
+    /// The database refused or failed a statement.
+    #[error("database error: {0}")]
+    Database(#[source] diesel::result::Error),
+}
+
+/// Shorthand for `Result` with seqgen's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Why an ID spec is invalid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// The key name is empty.
+    EmptyKey,
+    /// The key name is longer than the `db_key.key_name` column (191 characters).
+    KeyTooLong(usize),
+    /// `pad` is outside 1..=18.
+    PadOutOfRange(u32),
+    /// `batch` is 0.
+    BatchZero,
+    /// The date pattern contains a specifier chrono does not know.
+    UnknownDateSpecifier(String),
+    /// The date pattern changes faster than once a second (`%f`, `%.3f`, ...).
+    SubSecondDate(String),
+    /// The prefix contains a control or whitespace character.
+    PrefixNotPrintable(String),
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpecError::EmptyKey => f.write_str("the key name is empty"),
+            SpecError::KeyTooLong(len) => {
+                write!(f, "the key name is {len} characters long; the most is 191")
+            }
+            SpecError::PadOutOfRange(pad) => write!(f, "pad must be 1..=18, got {pad}"),
+            SpecError::BatchZero => f.write_str("batch must be at least 1"),
+            SpecError::UnknownDateSpecifier(spec) => {
+                write!(f, "unknown date specifier `{spec}` (see chrono::format::strftime)")
+            }
+            SpecError::SubSecondDate(spec) => write!(
+                f,
+                "date specifier `{spec}` changes faster than once a second; a period must last at least a second"
+            ),
+            SpecError::PrefixNotPrintable(prefix) => {
+                write!(f, "prefix {prefix:?} contains whitespace or a control character")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+impl Error {
+    /// Wraps a database error, recognising the missing-table case.
+    pub(crate) fn from_db(err: diesel::result::Error) -> Self {
+        if crate::backend::is_missing_table(&err) {
+            Error::MissingTable(err)
+        } else {
+            Error::Database(err)
+        }
+    }
+}

@@ -1,0 +1,494 @@
+//! The handle users hold: the blocks of numbers cached for one database, and the rules for
+//! refilling them without ever handing out a number twice.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+use diesel::connection::{LoadConnection, TransactionManager};
+use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
+use diesel::Connection;
+
+use crate::backend::Backend;
+use crate::block::KeyState;
+use crate::clock::{Clock, SystemClock};
+use crate::error::{Error, Result};
+use crate::spec::Spec;
+
+/// Hands out IDs for one database, reserving `batch` numbers per round trip and serving the
+/// rest from memory.
+///
+/// Cheap to clone (clones share their blocks), `Send + Sync`. Use one `Generator` per
+/// database; it checks at every reservation that it is still talking to the same one and
+/// fails with [`Error::DifferentDatabase`] otherwise. The free functions
+/// ([`next_id`](crate::next_id), ...) use a process-wide default that tells databases apart on
+/// every call, at the cost of one primary-key read.
+///
+/// # Transactions
+/// Numbers are cached only from reservations that have committed. When the connection is
+/// inside a transaction and the cache is empty, the generator either reserves a block through
+/// its [pool](GeneratorBuilder::pool) in a separate autocommit statement (PostgreSQL, MySQL),
+/// or takes exactly the numbers asked for inside the caller's transaction and caches nothing
+/// (no pool, and always on SQLite, where a second connection could not write while the
+/// caller holds the write lock). The second way holds the `db_key` row lock until the caller
+/// commits, which serialises writers of that key.
+///
+/// ```
+/// use diesel::prelude::*;
+///
+/// let mut conn = SqliteConnection::establish(":memory:")?;
+/// seqgen::run_migrations(&mut conn)?;
+///
+/// let spec = seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(10).build()?;
+/// let generator = seqgen::Generator::new();
+/// assert_eq!(generator.next_id(&mut conn, &spec)?, "ORD0001");
+/// assert_eq!(generator.next_ids(&mut conn, &spec, 2)?, ["ORD0002", "ORD0003"]);
+/// assert_eq!(generator.reservations(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct Generator {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    clock: Arc<dyn Clock>,
+    keys: RwLock<HashMap<String, Arc<KeyState>>>,
+    /// The token of the database this generator serves, set at its first reservation.
+    database: OnceLock<i64>,
+    pool: Option<Box<dyn PoolReserve>>,
+    reservations: AtomicU64,
+}
+
+/// Configures a [`Generator`]; see [`Generator::builder`].
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct GeneratorBuilder {
+    clock: Arc<dyn Clock>,
+    pool: Option<Box<dyn PoolReserve>>,
+}
+
+impl Default for Generator {
+    fn default() -> Self {
+        Generator::new()
+    }
+}
+
+impl std::fmt::Debug for Generator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Generator")
+            .field("database", &self.inner.database.get())
+            .field("pool", &self.inner.pool.is_some())
+            .field("reservations", &self.reservations())
+            .finish_non_exhaustive()
+    }
+}
+
+impl GeneratorBuilder {
+    /// Where time comes from (default: [`SystemClock`]).
+    pub fn clock(mut self, clock: impl Clock) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// A pool of connections to the same database, used to reserve blocks in their own
+    /// transaction while the caller's connection is inside one (PostgreSQL, MySQL). Without
+    /// it, numbers taken inside a transaction are taken in that transaction, uncached.
+    pub fn pool<C>(mut self, pool: Pool<ConnectionManager<C>>) -> Self
+    where
+        C: R2D2Connection + LoadConnection + 'static,
+        C::Backend: Backend,
+    {
+        self.pool = Some(Box::new(pool));
+        self
+    }
+
+    /// Builds the generator.
+    pub fn build(self) -> Generator {
+        Generator {
+            inner: Arc::new(Inner {
+                clock: self.clock,
+                keys: RwLock::default(),
+                database: OnceLock::new(),
+                pool: self.pool,
+                reservations: AtomicU64::new(0),
+            }),
+        }
+    }
+}
+
+impl Generator {
+    /// A generator on the system clock, without a pool.
+    pub fn new() -> Self {
+        Generator::builder().build()
+    }
+
+    /// Configures a generator.
+    pub fn builder() -> GeneratorBuilder {
+        GeneratorBuilder {
+            clock: Arc::new(SystemClock),
+            pool: None,
+        }
+    }
+
+    /// A generator already bound to the database with `token`.
+    pub(crate) fn bound_to(token: i64) -> Self {
+        let generator = Generator::new();
+        let _ = generator.inner.database.set(token);
+        generator
+    }
+
+    /// The next ID of `spec`, formatted.
+    pub fn next_id<C>(&self, conn: &mut C, spec: &Spec) -> Result<String>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let mut id = String::new();
+        self.take(conn, spec, 1, |period, counters| {
+            id = spec.format(period, counters.start);
+            Ok(())
+        })?;
+        Ok(id)
+    }
+
+    /// The next `n` IDs of `spec`, formatted, with at most one reservation.
+    pub fn next_ids<C>(&self, conn: &mut C, spec: &Spec, n: usize) -> Result<Vec<String>>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let mut ids = Vec::with_capacity(n);
+        self.take(conn, spec, n as u64, |period, counters| {
+            ids.extend(counters.map(|c| spec.format(period, c)));
+            Ok(())
+        })?;
+        Ok(ids)
+    }
+
+    /// The next ID of `spec` in its `i64` form; the spec must be
+    /// [numeric](Spec::is_numeric).
+    pub fn next_number<C>(&self, conn: &mut C, spec: &Spec) -> Result<i64>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        Ok(self.next_numbers(conn, spec, 1)?[0])
+    }
+
+    /// The next `n` IDs of `spec` in their `i64` form, with at most one reservation.
+    pub fn next_numbers<C>(&self, conn: &mut C, spec: &Spec, n: usize) -> Result<Vec<i64>>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        if !spec.is_numeric() {
+            return Err(Error::NotNumeric {
+                key: spec.key().to_owned(),
+            });
+        }
+        let mut ids = Vec::with_capacity(n);
+        self.take(conn, spec, n as u64, |period, counters| {
+            for c in counters {
+                // Counters past `max_counter` were refused by `take`; the spec is numeric.
+                ids.push(spec.numeric(period, c).ok_or_else(|| Error::NotNumeric {
+                    key: spec.key().to_owned(),
+                })?);
+            }
+            Ok(())
+        })?;
+        Ok(ids)
+    }
+
+    /// How many reservations (database round trips that took numbers) this generator made.
+    pub fn reservations(&self) -> u64 {
+        self.inner.reservations.load(Ordering::Relaxed)
+    }
+
+    /// Takes `n` counters of `spec`'s current period and hands them to `emit` as at most two
+    /// ranges: first from the cached block, then from a new reservation.
+    fn take<C, F>(&self, conn: &mut C, spec: &Spec, n: u64, mut emit: F) -> Result<()>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+        F: FnMut(&str, Range<u64>) -> Result<()>,
+    {
+        if n == 0 {
+            return Ok(());
+        }
+        let state = self.key_state(spec);
+        let now = self.inner.clock.now();
+        let mut need = n;
+
+        // 1. Numbers from the committed block, if it belongs to the current period.
+        let period = {
+            let mut cursor = state.cursor();
+            cursor.roll_to(spec, now);
+            let got = cursor.take(need);
+            if !got.is_empty() {
+                need -= got.end - got.start;
+                emit(&cursor.period, checked(spec, &cursor.period, got)?)?;
+            }
+            if need == 0 {
+                return Ok(());
+            }
+            cursor.period.clone()
+        };
+
+        // 2. Inside the caller's transaction without a second connection: take exactly what is
+        // needed in that transaction and cache nothing, since a rollback takes it back.
+        let in_transaction = in_transaction(conn);
+        let through_pool =
+            in_transaction && C::Backend::RESERVE_BESIDE_TRANSACTION && self.inner.pool.is_some();
+        if in_transaction && !through_pool {
+            let last = C::Backend::reserve(conn, spec.key(), &period, to_i64(need))
+                .map_err(Error::from_db)?;
+            self.inner.reservations.fetch_add(1, Ordering::Relaxed);
+            let mine = block_ending_at(last, need)?;
+            return emit(&period, checked(spec, &period, mine)?);
+        }
+
+        // 3. Refill: one thread reserves, the others wait here and then find the new block.
+        let _refill = state.refill();
+        {
+            let mut cursor = state.cursor();
+            if cursor.period == period {
+                let got = cursor.take(need);
+                if !got.is_empty() {
+                    need -= got.end - got.start;
+                    emit(&period, checked(spec, &period, got)?)?;
+                }
+            }
+        }
+        if need == 0 {
+            return Ok(());
+        }
+        let count = need.max(u64::from(spec.batch()));
+        let last = if through_pool {
+            self.reserve_through_pool(conn, spec.key(), &period, count)?
+        } else {
+            self.reserve_committed(conn, spec.key(), &period, count)?
+        };
+        let block = block_ending_at(last, count)?;
+        let mine = block.start..block.start + need;
+        state.cursor().refill(&period, mine.end..block.end);
+        emit(&period, checked(spec, &period, mine)?)
+    }
+
+    /// Reserves `count` numbers on the caller's connection, outside any transaction: the
+    /// statement commits before it returns, so the block may be cached.
+    fn reserve_committed<C>(&self, conn: &mut C, key: &str, period: &str, count: u64) -> Result<i64>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let token = database_token(conn, true)?.ok_or(Error::DifferentDatabase)?;
+        self.bind(token)?;
+        let last = C::Backend::reserve(conn, key, period, to_i64(count)).map_err(Error::from_db)?;
+        self.inner.reservations.fetch_add(1, Ordering::Relaxed);
+        Ok(last)
+    }
+
+    /// Reserves `count` numbers through the pool while the caller's connection is inside a
+    /// transaction (which is never handed a lock on the `db_key` row).
+    fn reserve_through_pool<C>(
+        &self,
+        conn: &mut C,
+        key: &str,
+        period: &str,
+        count: u64,
+    ) -> Result<i64>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let pool = self.inner.pool.as_deref().expect("checked by the caller");
+        // The caller's database, if it has a token yet: the pool must point at the same one.
+        let expected = C::Backend::read_token(conn).map_err(Error::from_db)?;
+        let expected = expected.or(self.inner.database.get().copied());
+        let (token, last) = pool.reserve(key, period, to_i64(count), expected)?;
+        self.bind(token)?;
+        self.inner.reservations.fetch_add(1, Ordering::Relaxed);
+        Ok(last)
+    }
+
+    /// Remembers the database this generator serves, or refuses a different one.
+    fn bind(&self, token: i64) -> Result<()> {
+        if *self.inner.database.get_or_init(|| token) == token {
+            Ok(())
+        } else {
+            Err(Error::DifferentDatabase)
+        }
+    }
+
+    fn key_state(&self, spec: &Spec) -> Arc<KeyState> {
+        let keys = self.inner.keys.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(state) = keys.get(spec.cache_key()) {
+            return Arc::clone(state);
+        }
+        drop(keys);
+        let mut keys = self.inner.keys.write().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(keys.entry(spec.cache_key().to_owned()).or_default())
+    }
+}
+
+/// A type-erased r2d2 pool that can reserve a block on one of its connections.
+trait PoolReserve: Send + Sync {
+    /// Returns the pool's database token and the last number of the block.
+    fn reserve(
+        &self,
+        key: &str,
+        period: &str,
+        count: i64,
+        expected: Option<i64>,
+    ) -> Result<(i64, i64)>;
+}
+
+impl<C> PoolReserve for Pool<ConnectionManager<C>>
+where
+    C: R2D2Connection + LoadConnection + 'static,
+    C::Backend: Backend,
+{
+    fn reserve(
+        &self,
+        key: &str,
+        period: &str,
+        count: i64,
+        expected: Option<i64>,
+    ) -> Result<(i64, i64)> {
+        let mut pooled = self.get().map_err(Error::Pool)?;
+        let conn: &mut C = &mut pooled;
+        let token = database_token(conn, true)?.ok_or(Error::DifferentDatabase)?;
+        if expected.is_some_and(|e| e != token) {
+            return Err(Error::DifferentDatabase);
+        }
+        let last = C::Backend::reserve(conn, key, period, count).map_err(Error::from_db)?;
+        Ok((token, last))
+    }
+}
+
+/// Whether the connection is inside a transaction Diesel knows of. A connection whose
+/// transaction state is broken counts as inside one: nothing reserved on it is cached.
+pub(crate) fn in_transaction<C: Connection>(conn: &mut C) -> bool {
+    C::TransactionManager::transaction_manager_status_mut(conn)
+        .transaction_depth()
+        .map_or(true, |depth| depth.is_some())
+}
+
+/// Reads the database's token, creating it first when `create` is set and it is missing.
+pub(crate) fn database_token<C>(conn: &mut C, create: bool) -> Result<Option<i64>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let token = C::Backend::read_token(conn).map_err(Error::from_db)?;
+    if token.is_some() || !create {
+        return Ok(token);
+    }
+    C::Backend::create_token(conn, random_token()).map_err(Error::from_db)?;
+    C::Backend::read_token(conn).map_err(Error::from_db)
+}
+
+/// A random positive token from the standard library's per-process random hash keys.
+fn random_token() -> i64 {
+    let mut hasher = std::hash::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    hasher.write_u32(std::process::id());
+    (hasher.finish() >> 1).max(1) as i64
+}
+
+/// The counters `last - count + 1 ..= last`.
+fn block_ending_at(last: i64, count: u64) -> Result<Range<u64>> {
+    let end = u64::try_from(last)
+        .ok()
+        .and_then(|last| last.checked_add(1))
+        .filter(|&end| end > count)
+        .ok_or_else(|| {
+            Error::Database(diesel::result::Error::DeserializationError(
+                format!("db_key returned {last} after adding {count}: the row was changed by hand")
+                    .into(),
+            ))
+        })?;
+    Ok(end - count..end)
+}
+
+/// Refuses counters that no longer fit the spec's pad width.
+fn checked(spec: &Spec, period: &str, counters: Range<u64>) -> Result<Range<u64>> {
+    if counters.end - 1 > spec.max_counter() {
+        return Err(Error::Overflow {
+            key: spec.key().to_owned(),
+            period: period.to_owned(),
+            max: spec.max_counter(),
+        });
+    }
+    Ok(counters)
+}
+
+fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).expect("fewer than 2^63 numbers asked for")
+}
+
+/// The process-wide default: one generator per database, told apart by the database's token.
+fn default_generator<C>(conn: &mut C) -> Result<Generator>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    static DEFAULTS: OnceLock<Mutex<HashMap<i64, Generator>>> = OnceLock::new();
+    // Inside a transaction the token is not created: a rollback would take it back. Without
+    // one, a throwaway generator takes the numbers in that transaction, uncached.
+    let create = !in_transaction(conn);
+    let Some(token) = database_token(conn, create)? else {
+        return Ok(Generator::new());
+    };
+    let mut defaults = DEFAULTS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    Ok(defaults
+        .entry(token)
+        .or_insert_with(|| Generator::bound_to(token))
+        .clone())
+}
+
+/// The next ID of `spec` from the process-wide default generator, which keeps one cache per
+/// database (one primary-key read per call tells them apart). See [`Generator::next_id`].
+pub fn next_id<C>(conn: &mut C, spec: &Spec) -> Result<String>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    default_generator(conn)?.next_id(conn, spec)
+}
+
+/// The next `n` IDs of `spec` from the process-wide default generator.
+pub fn next_ids<C>(conn: &mut C, spec: &Spec, n: usize) -> Result<Vec<String>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    default_generator(conn)?.next_ids(conn, spec, n)
+}
+
+/// The next `i64` ID of `spec` from the process-wide default generator.
+pub fn next_number<C>(conn: &mut C, spec: &Spec) -> Result<i64>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    default_generator(conn)?.next_number(conn, spec)
+}
+
+/// The next `n` `i64` IDs of `spec` from the process-wide default generator.
+pub fn next_numbers<C>(conn: &mut C, spec: &Spec, n: usize) -> Result<Vec<i64>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    default_generator(conn)?.next_numbers(conn, spec, n)
+}

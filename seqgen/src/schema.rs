@@ -1,0 +1,17 @@
+//! The `db_key` table as Diesel sees it (the SQL lives in `migrations/`).
+
+diesel::table! {
+    /// seqgen's counters: one row per key and period.
+    db_key (key_name, period) {
+        /// The counter's name: the table name by default.
+        key_name -> Text,
+        /// The formatted date part the counter belongs to; empty without a date part.
+        period -> Text,
+        /// The last number handed out (0 = none yet). Only ever grows.
+        current_value -> BigInt,
+        /// When the row was created.
+        created_at -> Timestamp,
+        /// When a number was last reserved.
+        updated_at -> Timestamp,
+    }
+}

@@ -1,0 +1,195 @@
+//! One behaviour suite, every backend: tests are generic over [`TestConnection`] and
+//! instantiated per backend by `backend_tests!`, like Diesel's own suite.
+//!
+//! SQLite gets a new file per test. PostgreSQL and MySQL come from `PG_DATABASE_URL` and
+//! `MYSQL_DATABASE_URL` (falling back to `DATABASE_URL`); tests there share one database and
+//! stay apart by using their own key names. A backend without a URL is skipped with a printed
+//! line, except under `CI=true`, where that fails the test.
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use diesel::connection::LoadConnection;
+use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
+use diesel_migrations::MigrationHarness;
+
+/// A connection type the suite runs on.
+pub trait TestConnection:
+    R2D2Connection + LoadConnection<Backend = Self::B> + MigrationHarness<Self::B> + 'static
+{
+    /// The backend, restated so that `seqgen::Backend` is known to hold for it.
+    type B: seqgen::Backend;
+    /// The backend's name in test output.
+    const NAME: &'static str;
+    /// Where to connect, or `None` when this backend is not configured.
+    fn test_url(dir: &std::path::Path) -> Option<String>;
+    /// Per-connection setup (SQLite's busy timeout and WAL).
+    fn setup(_conn: &mut Self) {}
+}
+
+#[cfg(feature = "sqlite")]
+impl TestConnection for diesel::SqliteConnection {
+    type B = diesel::sqlite::Sqlite;
+    const NAME: &'static str = "sqlite";
+    fn test_url(dir: &std::path::Path) -> Option<String> {
+        Some(dir.join("test.db").to_str().unwrap().to_owned())
+    }
+    fn setup(conn: &mut Self) {
+        seqgen::sqlite::configure(conn).unwrap();
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl TestConnection for diesel::PgConnection {
+    type B = diesel::pg::Pg;
+    const NAME: &'static str = "postgres";
+    fn test_url(_: &std::path::Path) -> Option<String> {
+        server_url("PG_DATABASE_URL")
+    }
+}
+
+#[cfg(feature = "mysql")]
+impl TestConnection for diesel::MysqlConnection {
+    type B = diesel::mysql::Mysql;
+    const NAME: &'static str = "mysql";
+    fn test_url(_: &std::path::Path) -> Option<String> {
+        server_url("MYSQL_DATABASE_URL")
+    }
+}
+
+fn server_url(var: &str) -> Option<String> {
+    std::env::var(var)
+        .or_else(|_| std::env::var("DATABASE_URL").map_err(|_| ()))
+        .ok()
+        .filter(|url| {
+            let scheme_ok = match var {
+                "PG_DATABASE_URL" => url.starts_with("postgres"),
+                _ => url.starts_with("mysql"),
+            };
+            scheme_ok
+        })
+}
+
+/// One test's database: a fresh SQLite file, or the shared server database.
+pub struct TestDb<C> {
+    pub url: String,
+    /// Unique to this test: prefix for key names.
+    run: String,
+    _dir: tempfile::TempDir,
+    _conn: std::marker::PhantomData<fn() -> C>,
+}
+
+impl<C: TestConnection> TestDb<C> {
+    /// Opens this backend's test database with seqgen's migrations run, or `None` (after
+    /// printing why) when the backend is not configured.
+    pub fn open(test: &str) -> Option<Self> {
+        let dir = tempfile::tempdir().unwrap();
+        let Some(url) = C::test_url(dir.path()) else {
+            let line = format!(
+                "skipping {test} on {}: set PG_DATABASE_URL / MYSQL_DATABASE_URL to run it",
+                C::NAME
+            );
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{line} (a missing URL fails under CI=true)"
+            );
+            println!("{line}");
+            return None;
+        };
+        static SEQ: AtomicU32 = AtomicU32::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let run = format!(
+            "{test}_{}_{:x}_{}",
+            std::process::id(),
+            nanos % 0xffff_ffff,
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        );
+        let db = TestDb {
+            url,
+            run,
+            _dir: dir,
+            _conn: std::marker::PhantomData,
+        };
+        seqgen::run_migrations(&mut db.connect()).unwrap();
+        Some(db)
+    }
+
+    /// A key name no other test uses.
+    pub fn key(&self, name: &str) -> String {
+        format!("{name}_{}", self.run)
+    }
+
+    /// A new connection.
+    pub fn connect(&self) -> C {
+        let mut conn = C::establish(&self.url).unwrap();
+        C::setup(&mut conn);
+        conn
+    }
+
+    /// A pool of `size` connections.
+    pub fn pool(&self, size: u32) -> Pool<ConnectionManager<C>> {
+        #[derive(Debug)]
+        struct Setup;
+        impl<C: TestConnection> r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
+            fn on_acquire(&self, conn: &mut C) -> Result<(), diesel::r2d2::Error> {
+                C::setup(conn);
+                Ok(())
+            }
+        }
+        Pool::builder()
+            .max_size(size)
+            .connection_customizer(Box::new(Setup))
+            .build(ConnectionManager::new(&self.url))
+            .unwrap()
+    }
+}
+
+/// Instantiates generic tests `fn name<C: TestConnection>(db: TestDb<C>)` once per enabled
+/// backend, as `sqlite::name`, `postgres::name`, `mysql::name`.
+#[macro_export]
+macro_rules! backend_tests {
+    ($($test:ident),* $(,)?) => {
+        #[cfg(feature = "sqlite")]
+        mod sqlite {
+            $(#[test]
+            fn $test() {
+                if let Some(db) = $crate::common::TestDb::<diesel::SqliteConnection>::open(stringify!($test)) {
+                    super::$test(db);
+                }
+            })*
+        }
+        #[cfg(feature = "postgres")]
+        mod postgres {
+            $(#[test]
+            fn $test() {
+                if let Some(db) = $crate::common::TestDb::<diesel::PgConnection>::open(stringify!($test)) {
+                    super::$test(db);
+                }
+            })*
+        }
+        #[cfg(feature = "mysql")]
+        mod mysql {
+            $(#[test]
+            fn $test() {
+                if let Some(db) = $crate::common::TestDb::<diesel::MysqlConnection>::open(stringify!($test)) {
+                    super::$test(db);
+                }
+            })*
+        }
+    };
+}
+
+/// Panics with the first repeated value, if any.
+pub fn assert_distinct<T: std::hash::Hash + Eq + std::fmt::Debug + Clone>(ids: &[T]) {
+    let mut seen = std::collections::HashSet::with_capacity(ids.len());
+    for id in ids {
+        assert!(
+            seen.insert(id.clone()),
+            "duplicate ID {id:?} among {} IDs",
+            ids.len()
+        );
+    }
+}

@@ -1,0 +1,304 @@
+//! The batched generator's behaviour, on every backend.
+
+mod common;
+
+use std::sync::{Arc, Barrier};
+use std::thread;
+
+use chrono::{TimeDelta, TimeZone, Utc};
+use common::{assert_distinct, TestConnection, TestDb};
+use seqgen::{Error, FixedClock, Generator, Spec};
+
+backend_tests!(
+    formats_the_source_examples,
+    twenty_threads_share_one_block_at_a_time,
+    two_generators_get_disjoint_blocks,
+    midnight_starts_a_new_period,
+    a_clock_a_day_behind_never_reissues,
+    rollback_never_hands_a_number_out_twice,
+    bulk_requests_reserve_once,
+    overflow_is_an_error_naming_key_and_period,
+    missing_table_says_to_migrate,
+    default_generator_keeps_databases_apart,
+    a_generator_refuses_a_second_database,
+);
+
+fn clock_at(y: i32, m: u32, d: u32, h: u32, min: u32, s: u32) -> FixedClock {
+    FixedClock::new(Utc.with_ymd_and_hms(y, m, d, h, min, s).unwrap())
+}
+
+fn spec(key: &str, prefix: &str, date: &str, pad: u32, batch: u32) -> Spec {
+    Spec::builder(key)
+        .prefix(prefix)
+        .date(date)
+        .pad(pad)
+        .batch(batch)
+        .build()
+        .unwrap()
+}
+
+/// The examples of the source designs, with a fixed clock.
+fn formats_the_source_examples<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let generator = Generator::builder()
+        .clock(clock_at(2025, 7, 2, 10, 30, 0))
+        .build();
+    let users = spec(&db.key("users"), "U", "%Y%m%d", 6, 100);
+    let menus = spec(&db.key("menus"), "MENU", "", 6, 100);
+    let orders = spec(&db.key("orders"), "ORD", "%y%m", 4, 100);
+    let plain = spec(&db.key("plain"), "", "%Y%m%d", 8, 100);
+
+    assert_eq!(
+        generator.next_id(&mut conn, &users).unwrap(),
+        "U20250702000001"
+    );
+    assert_eq!(
+        generator.next_id(&mut conn, &users).unwrap(),
+        "U20250702000002"
+    );
+    assert_eq!(generator.next_id(&mut conn, &menus).unwrap(), "MENU000001");
+    assert_eq!(
+        generator.next_id(&mut conn, &orders).unwrap(),
+        "ORD25070001"
+    );
+    assert_eq!(
+        generator.next_id(&mut conn, &plain).unwrap(),
+        "2025070200000001"
+    );
+    assert_eq!(
+        generator.next_number(&mut conn, &plain).unwrap(),
+        2025070200000002
+    );
+    assert!(matches!(
+        generator.next_number(&mut conn, &users),
+        Err(Error::NotNumeric { .. })
+    ));
+}
+
+/// 20 threads x 100 IDs through a pool at batch 7: every ID distinct, and exactly
+/// ceil(2000 / 7) reservations: when a block runs dry one thread refills it and the others
+/// wait.
+fn twenty_threads_share_one_block_at_a_time<C: TestConnection>(db: TestDb<C>) {
+    let pool = db.pool(20);
+    let generator = Generator::new();
+    let spec = Arc::new(spec(&db.key("threads"), "T", "", 8, 7));
+    let start = Arc::new(Barrier::new(20));
+    let handles: Vec<_> = (0..20)
+        .map(|_| {
+            let (pool, generator, spec, start) =
+                (pool.clone(), generator.clone(), spec.clone(), start.clone());
+            thread::spawn(move || {
+                let mut conn = pool.get().unwrap();
+                start.wait();
+                (0..100)
+                    .map(|_| generator.next_id(&mut *conn, &spec).unwrap())
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let ids: Vec<String> = handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2000);
+    assert_distinct(&ids);
+    assert_eq!(generator.reservations(), 2000u64.div_ceil(7));
+}
+
+/// Two generators on one database (two app instances), interleaved: disjoint blocks.
+fn two_generators_get_disjoint_blocks<C: TestConnection>(db: TestDb<C>) {
+    let (mut a_conn, mut b_conn) = (db.connect(), db.connect());
+    let (a, b) = (Generator::new(), Generator::new());
+    let spec = spec(&db.key("instances"), "I", "", 6, 10);
+    let mut ids = Vec::new();
+    for round in 0..50 {
+        let n = 1 + round % 7;
+        ids.extend(a.next_ids(&mut a_conn, &spec, n).unwrap());
+        ids.extend(b.next_ids(&mut b_conn, &spec, n).unwrap());
+    }
+    assert_distinct(&ids);
+    // A holds 1..=10, B 11..=20: their first IDs show the blocks are separate.
+    assert_eq!(ids[0], "I000001");
+    assert_eq!(ids[1], "I000011");
+}
+
+/// At midnight the counter starts again at 1, and the old day's block is abandoned.
+fn midnight_starts_a_new_period<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let clock = Arc::new(clock_at(2025, 7, 2, 23, 59, 59));
+    let generator = Generator::builder().clock(ClockRef(clock.clone())).build();
+    let spec = spec(&db.key("midnight"), "U", "%Y%m%d", 6, 100);
+    assert_eq!(
+        generator.next_id(&mut conn, &spec).unwrap(),
+        "U20250702000001"
+    );
+    assert_eq!(
+        generator.next_id(&mut conn, &spec).unwrap(),
+        "U20250702000002"
+    );
+    clock.advance(TimeDelta::seconds(1));
+    // The block cached before midnight still holds 98 numbers: none is stamped with the new day.
+    assert_eq!(
+        generator.next_id(&mut conn, &spec).unwrap(),
+        "U20250703000001"
+    );
+    assert_eq!(generator.reservations(), 2);
+}
+
+/// One instance a day behind another, both busy around midnight: no ID twice, and the
+/// instance behind continues its own day's counter instead of resetting anything.
+fn a_clock_a_day_behind_never_reissues<C: TestConnection>(db: TestDb<C>) {
+    let (mut ahead_conn, mut behind_conn) = (db.connect(), db.connect());
+    let ahead_clock = Arc::new(clock_at(2025, 7, 3, 23, 59, 58));
+    let behind_clock = Arc::new(clock_at(2025, 7, 2, 23, 59, 58));
+    let ahead = Generator::builder()
+        .clock(ClockRef(ahead_clock.clone()))
+        .build();
+    let behind = Generator::builder()
+        .clock(ClockRef(behind_clock.clone()))
+        .build();
+    // `%d%m%Y` as well: a period that does not sort by date must not matter either.
+    for date in ["%Y%m%d", "%d%m%Y"] {
+        let spec = spec(&db.key("skew"), "S", date, 6, 5);
+        let mut ids = Vec::new();
+        for step in 0..6 {
+            ids.extend(ahead.next_ids(&mut ahead_conn, &spec, 3).unwrap());
+            ids.extend(behind.next_ids(&mut behind_conn, &spec, 3).unwrap());
+            if step % 2 == 1 {
+                ahead_clock.advance(TimeDelta::seconds(1));
+                behind_clock.advance(TimeDelta::seconds(1));
+            }
+        }
+        assert_distinct(&ids);
+    }
+}
+
+/// Numbers taken inside a transaction that rolls back are never cached: after the rollback
+/// the next callers, on another connection, get numbers that were never committed before.
+fn rollback_never_hands_a_number_out_twice<C: TestConnection>(db: TestDb<C>) {
+    let (mut caller, mut other) = (db.connect(), db.connect());
+    let generator = Generator::new();
+    let spec = spec(&db.key("rollback"), "R", "", 6, 10);
+    let mut committed = Vec::new();
+
+    let rolled_back: Result<(), diesel::result::Error> = caller.transaction(|conn| {
+        let ids = generator.next_ids(conn, &spec, 3).unwrap();
+        assert_eq!(ids, ["R000001", "R000002", "R000003"]);
+        Err(diesel::result::Error::RollbackTransaction)
+    });
+    assert!(rolled_back.is_err());
+
+    committed.extend(generator.next_ids(&mut other, &spec, 9).unwrap());
+    committed.extend(generator.next_ids(&mut other, &spec, 10).unwrap());
+    // A committed transaction: its numbers count too.
+    caller
+        .transaction(|conn| {
+            committed.extend(generator.next_ids(conn, &spec, 2).unwrap());
+            Ok::<_, diesel::result::Error>(())
+        })
+        .unwrap();
+    committed.extend(generator.next_ids(&mut other, &spec, 25).unwrap());
+    assert_distinct(&committed);
+    assert_eq!(committed.len(), 46);
+}
+
+/// A bulk request larger than the batch reserves once; 1,000 IDs at batch 100 in bulks of 50
+/// cost 10 reservations.
+fn bulk_requests_reserve_once<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let generator = Generator::new();
+    let spec = spec(&db.key("bulk"), "B", "", 6, 100);
+    let big = generator.next_ids(&mut conn, &spec, 1000).unwrap();
+    assert_eq!(generator.reservations(), 1);
+    let mut ids = big;
+    for _ in 0..20 {
+        ids.extend(generator.next_ids(&mut conn, &spec, 50).unwrap());
+    }
+    assert_eq!(generator.reservations(), 11);
+    assert_eq!(ids.len(), 2000);
+    assert_distinct(&ids);
+    assert_eq!(ids[1999], "B002000");
+}
+
+/// Past `10^pad - 1` the spec cannot format a counter: a clear error, never a truncated or
+/// wrapped ID, and the numbers before the limit are all handed out.
+fn overflow_is_an_error_naming_key_and_period<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let generator = Generator::builder()
+        .clock(clock_at(2025, 7, 2, 0, 0, 0))
+        .build();
+    let key = db.key("overflow");
+    let spec = spec(&key, "O", "%Y", 2, 30);
+    let ids = generator.next_ids(&mut conn, &spec, 99).unwrap();
+    assert_eq!(ids.last().unwrap(), "O202599");
+    match generator.next_id(&mut conn, &spec) {
+        Err(Error::Overflow {
+            key: k,
+            period,
+            max: 99,
+        }) => assert_eq!((k.as_str(), period.as_str()), (key.as_str(), "2025")),
+        other => panic!("expected an overflow error, got {other:?}"),
+    }
+    let message = generator.next_id(&mut conn, &spec).unwrap_err().to_string();
+    assert!(
+        message.contains(&key) && message.contains("2025"),
+        "{message}"
+    );
+}
+
+/// Before the migrations run, the error says to run them.
+fn missing_table_says_to_migrate<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    // Point the statement at a table that does not exist by using a fresh SQLite file, or,
+    // on a server, by checking the wording on a query against a missing db_key schema.
+    let spec = spec(&db.key("missing"), "M", "", 6, 10);
+    if C::NAME == "sqlite" {
+        let dir = tempfile::tempdir().unwrap();
+        let mut empty = C::establish(dir.path().join("empty.db").to_str().unwrap()).unwrap();
+        let err = Generator::new().next_id(&mut empty, &spec).unwrap_err();
+        assert!(matches!(err, Error::MissingTable(_)), "{err:?}");
+        assert!(err.to_string().contains("run seqgen's migrations"), "{err}");
+    }
+    // And with the table there, the same call works.
+    Generator::new().next_id(&mut conn, &spec).unwrap();
+}
+
+/// The process-wide default keeps one cache per database: two fresh SQLite files both
+/// start at 1, and going back and forth between them never mixes their numbers.
+fn default_generator_keeps_databases_apart<C: TestConnection>(db: TestDb<C>) {
+    if C::NAME != "sqlite" {
+        return; // the server backends have one test database
+    }
+    let other = TestDb::<C>::open("default_generator_other").unwrap();
+    let (mut a, mut b) = (db.connect(), other.connect());
+    let spec = spec("same_key_in_two_databases", "D", "", 6, 100);
+    assert_eq!(seqgen::next_id(&mut a, &spec).unwrap(), "D000001");
+    assert_eq!(seqgen::next_id(&mut b, &spec).unwrap(), "D000001");
+    assert_eq!(seqgen::next_id(&mut a, &spec).unwrap(), "D000002");
+    assert_eq!(
+        seqgen::next_ids(&mut b, &spec, 2).unwrap(),
+        ["D000002", "D000003"]
+    );
+}
+
+/// An explicit generator serves one database and says so when handed another.
+fn a_generator_refuses_a_second_database<C: TestConnection>(db: TestDb<C>) {
+    if C::NAME != "sqlite" {
+        return;
+    }
+    let other = TestDb::<C>::open("refuses_other").unwrap();
+    let generator = Generator::new();
+    let spec = spec("one_generator_two_databases", "G", "", 6, 1);
+    generator.next_id(&mut db.connect(), &spec).unwrap();
+    let err = generator.next_id(&mut other.connect(), &spec).unwrap_err();
+    assert!(matches!(err, Error::DifferentDatabase), "{err:?}");
+}
+
+/// Shares one `FixedClock` between a test and a generator.
+struct ClockRef(Arc<FixedClock>);
+
+impl seqgen::Clock for ClockRef {
+    fn now(&self) -> chrono::DateTime<Utc> {
+        self.0.now()
+    }
+}

@@ -4,9 +4,8 @@
 use std::ops::Range;
 use std::sync::{Mutex, MutexGuard};
 
-use chrono::{DateTime, Utc};
-
-use crate::spec::Spec;
+use crate::clock::Clock;
+use crate::spec::{Period, Spec};
 
 /// The state of one (key, date pattern) in one generator.
 #[derive(Debug, Default)]
@@ -21,7 +20,7 @@ pub(crate) struct KeyState {
 /// A block of committed numbers `next..end` of one period.
 #[derive(Debug, Default)]
 pub(crate) struct Cursor {
-    pub(crate) period: String,
+    pub(crate) period: Period,
     next: u64,
     end: u64,
     /// The clock second the period was last computed for: the period is recomputed at most
@@ -44,15 +43,15 @@ impl KeyState {
 impl Cursor {
     /// Moves to the period `now` falls in; a block of another period is abandoned (its
     /// numbers become holes), so no ID is ever stamped with a period it was not reserved for.
-    pub(crate) fn roll_to(&mut self, spec: &Spec, now: DateTime<Utc>) {
-        let second = now.timestamp();
-        if self.period_second == Some(second) {
+    pub(crate) fn roll_to(&mut self, spec: &Spec, clock: &dyn Clock) {
+        if self.period_second == Some(clock.unix_second()) {
             return;
         }
-        self.period_second = Some(second);
-        let period = spec.period_at(now);
-        if period != self.period {
-            self.period = period;
+        let now = clock.now();
+        self.period_second = Some(now.timestamp());
+        let text = spec.period_at(now);
+        if text != self.period.text {
+            self.period = Period::new(text);
             self.next = self.end;
         }
     }
@@ -65,8 +64,8 @@ impl Cursor {
     }
 
     /// Replaces the block with `range`, if it still belongs to `period`.
-    pub(crate) fn refill(&mut self, period: &str, range: Range<u64>) {
-        if self.period == period {
+    pub(crate) fn refill(&mut self, period: &Period, range: Range<u64>) {
+        if self.period == *period {
             self.next = range.start;
             self.end = range.end;
         }

@@ -11,15 +11,44 @@ use chrono::{DateTime, TimeDelta, Utc};
 pub trait Clock: Send + Sync + 'static {
     /// The current time.
     fn now(&self) -> DateTime<Utc>;
+
+    /// The current Unix time in whole seconds. Read once per ID to notice a new period, so a
+    /// clock with a cheaper way to tell it than [`now`](Clock::now) may override this.
+    fn unix_second(&self) -> i64 {
+        self.now().timestamp()
+    }
 }
 
 /// The system clock (the default).
+///
+/// The once-per-ID check for a new period reads the kernel's coarse real-time clock on Linux
+/// (updated every tick, a few milliseconds), so an ID may carry the previous date for up to a
+/// tick after midnight. Uniqueness does not depend on it: every period has its own counter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> DateTime<Utc> {
         Utc::now()
+    }
+
+    fn unix_second(&self) -> i64 {
+        #[cfg(target_os = "linux")]
+        {
+            let mut now = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: `now` is a valid, writable timespec; CLOCK_REALTIME_COARSE exists since
+            // Linux 2.6.32, and on failure we fall back to the precise clock.
+            if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut now) } == 0 {
+                #[allow(clippy::useless_conversion)] // time_t is i32 on some 32-bit targets
+                return i64::from(now.tv_sec);
+            }
+        }
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64)
     }
 }
 

@@ -2,20 +2,20 @@
 //! refilling them without ever handing out a number twice.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
 use diesel::connection::{LoadConnection, TransactionManager};
 use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
 use diesel::Connection;
 
 use crate::backend::Backend;
-use crate::block::KeyState;
+use crate::block::{Cursor, KeyState};
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
-use crate::spec::Spec;
+use crate::spec::{CacheKey, Period, PrehashedHasher, Spec};
 
 /// Hands out IDs for one database, reserving `batch` numbers per round trip and serving the
 /// rest from memory.
@@ -55,7 +55,7 @@ pub struct Generator {
 
 struct Inner {
     clock: Arc<dyn Clock>,
-    keys: RwLock<HashMap<String, Arc<KeyState>>>,
+    keys: RwLock<HashMap<CacheKey, Arc<KeyState>, BuildHasherDefault<PrehashedHasher>>>,
     /// The token of the database this generator serves, set at its first reservation.
     database: OnceLock<i64>,
     pool: Option<Box<dyn PoolReserve>>,
@@ -147,7 +147,7 @@ impl Generator {
     {
         let mut id = String::new();
         self.take(conn, spec, 1, |period, counters| {
-            id = spec.format(period, counters.start);
+            id = spec.format(&period.text, counters.start);
             Ok(())
         })?;
         Ok(id)
@@ -161,7 +161,7 @@ impl Generator {
     {
         let mut ids = Vec::with_capacity(n);
         self.take(conn, spec, n as u64, |period, counters| {
-            ids.extend(counters.map(|c| spec.format(period, c)));
+            ids.extend(counters.map(|c| spec.format(&period.text, c)));
             Ok(())
         })?;
         Ok(ids)
@@ -174,7 +174,9 @@ impl Generator {
         C: LoadConnection,
         C::Backend: Backend,
     {
-        Ok(self.next_numbers(conn, spec, 1)?[0])
+        let mut id = 0;
+        self.take_numeric(conn, spec, 1, |n| id = n)?;
+        Ok(id)
     }
 
     /// The next `n` IDs of `spec` in their `i64` form, with at most one reservation.
@@ -183,21 +185,8 @@ impl Generator {
         C: LoadConnection,
         C::Backend: Backend,
     {
-        if !spec.is_numeric() {
-            return Err(Error::NotNumeric {
-                key: spec.key().to_owned(),
-            });
-        }
         let mut ids = Vec::with_capacity(n);
-        self.take(conn, spec, n as u64, |period, counters| {
-            for c in counters {
-                // Counters past `max_counter` were refused by `take`; the spec is numeric.
-                ids.push(spec.numeric(period, c).ok_or_else(|| Error::NotNumeric {
-                    key: spec.key().to_owned(),
-                })?);
-            }
-            Ok(())
-        })?;
+        self.take_numeric(conn, spec, n as u64, |id| ids.push(id))?;
         Ok(ids)
     }
 
@@ -206,34 +195,78 @@ impl Generator {
         self.inner.reservations.load(Ordering::Relaxed)
     }
 
+    fn take_numeric<C>(
+        &self,
+        conn: &mut C,
+        spec: &Spec,
+        n: u64,
+        mut push: impl FnMut(i64),
+    ) -> Result<()>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let not_numeric = || Error::NotNumeric {
+            key: spec.key().to_owned(),
+        };
+        if !spec.is_numeric() {
+            return Err(not_numeric());
+        }
+        self.take(conn, spec, n, |period, counters| {
+            for c in counters {
+                // `take` refused counters past `max_counter`; a date part of digits can
+                // still fail to parse if the clock is past year 9999.
+                push(spec.numeric_in(period, c).ok_or_else(not_numeric)?);
+            }
+            Ok(())
+        })
+    }
+
     /// Takes `n` counters of `spec`'s current period and hands them to `emit` as at most two
     /// ranges: first from the cached block, then from a new reservation.
     fn take<C, F>(&self, conn: &mut C, spec: &Spec, n: u64, mut emit: F) -> Result<()>
     where
         C: LoadConnection,
         C::Backend: Backend,
-        F: FnMut(&str, Range<u64>) -> Result<()>,
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
         if n == 0 {
             return Ok(());
         }
-        let state = self.key_state(spec);
-        let now = self.inner.clock.now();
+        let clock = &*self.inner.clock;
         let mut need = n;
 
-        // 1. Numbers from the committed block, if it belongs to the current period.
-        let period = {
-            let mut cursor = state.cursor();
-            cursor.roll_to(spec, now);
-            let got = cursor.take(need);
-            if !got.is_empty() {
-                need -= got.end - got.start;
-                emit(&cursor.period, checked(spec, &cursor.period, got)?)?;
+        // 1. Numbers from the committed block, if it belongs to the current period. This is
+        // the hot path: one read lock, one mutex, no allocation but the caller's.
+        let known = {
+            let keys = self
+                .inner
+                .keys
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            match keys.get(spec.cache_key()) {
+                Some(state) => {
+                    let mut cursor = state.cursor();
+                    cursor.roll_to(spec, clock);
+                    serve(&mut cursor, spec, &mut need, &mut emit)?;
+                    if need == 0 {
+                        return Ok(());
+                    }
+                    Some((Arc::clone(state), cursor.period.clone()))
+                }
+                None => None,
             }
-            if need == 0 {
-                return Ok(());
+        };
+        let (state, period) = match known {
+            Some(known) => known,
+            None => {
+                let state = self.insert_key(spec);
+                let mut cursor = state.cursor();
+                cursor.roll_to(spec, clock);
+                let period = cursor.period.clone();
+                drop(cursor);
+                (state, period)
             }
-            cursor.period.clone()
         };
 
         // 2. Inside the caller's transaction without a second connection: take exactly what is
@@ -242,8 +275,7 @@ impl Generator {
         let through_pool =
             in_transaction && C::Backend::RESERVE_BESIDE_TRANSACTION && self.inner.pool.is_some();
         if in_transaction && !through_pool {
-            let last = C::Backend::reserve(conn, spec.key(), &period, to_i64(need))
-                .map_err(Error::from_db)?;
+            let last = C::Backend::reserve(conn, spec.key(), &period.text, to_i64(need))?;
             self.inner.reservations.fetch_add(1, Ordering::Relaxed);
             let mine = block_ending_at(last, need)?;
             return emit(&period, checked(spec, &period, mine)?);
@@ -254,11 +286,7 @@ impl Generator {
         {
             let mut cursor = state.cursor();
             if cursor.period == period {
-                let got = cursor.take(need);
-                if !got.is_empty() {
-                    need -= got.end - got.start;
-                    emit(&period, checked(spec, &period, got)?)?;
-                }
+                serve(&mut cursor, spec, &mut need, &mut emit)?;
             }
         }
         if need == 0 {
@@ -266,9 +294,9 @@ impl Generator {
         }
         let count = need.max(u64::from(spec.batch()));
         let last = if through_pool {
-            self.reserve_through_pool(conn, spec.key(), &period, count)?
+            self.reserve_through_pool(conn, spec.key(), &period.text, count)?
         } else {
-            self.reserve_committed(conn, spec.key(), &period, count)?
+            self.reserve_committed(conn, spec.key(), &period.text, count)?
         };
         let block = block_ending_at(last, count)?;
         let mine = block.start..block.start + need;
@@ -285,7 +313,7 @@ impl Generator {
     {
         let token = database_token(conn, true)?.ok_or(Error::DifferentDatabase)?;
         self.bind(token)?;
-        let last = C::Backend::reserve(conn, key, period, to_i64(count)).map_err(Error::from_db)?;
+        let last = C::Backend::reserve(conn, key, period, to_i64(count))?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         Ok(last)
     }
@@ -305,7 +333,7 @@ impl Generator {
     {
         let pool = self.inner.pool.as_deref().expect("checked by the caller");
         // The caller's database, if it has a token yet: the pool must point at the same one.
-        let expected = C::Backend::read_token(conn).map_err(Error::from_db)?;
+        let expected = C::Backend::read_token(conn)?;
         let expected = expected.or(self.inner.database.get().copied());
         let (token, last) = pool.reserve(key, period, to_i64(count), expected)?;
         self.bind(token)?;
@@ -322,14 +350,13 @@ impl Generator {
         }
     }
 
-    fn key_state(&self, spec: &Spec) -> Arc<KeyState> {
-        let keys = self.inner.keys.read().unwrap_or_else(|e| e.into_inner());
-        if let Some(state) = keys.get(spec.cache_key()) {
-            return Arc::clone(state);
-        }
-        drop(keys);
-        let mut keys = self.inner.keys.write().unwrap_or_else(|e| e.into_inner());
-        Arc::clone(keys.entry(spec.cache_key().to_owned()).or_default())
+    fn insert_key(&self, spec: &Spec) -> Arc<KeyState> {
+        let mut keys = self
+            .inner
+            .keys
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(keys.entry(spec.cache_key().clone()).or_default())
     }
 }
 
@@ -363,7 +390,7 @@ where
         if expected.is_some_and(|e| e != token) {
             return Err(Error::DifferentDatabase);
         }
-        let last = C::Backend::reserve(conn, key, period, count).map_err(Error::from_db)?;
+        let last = C::Backend::reserve(conn, key, period, count)?;
         Ok((token, last))
     }
 }
@@ -382,12 +409,12 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    let token = C::Backend::read_token(conn).map_err(Error::from_db)?;
+    let token = C::Backend::read_token(conn)?;
     if token.is_some() || !create {
         return Ok(token);
     }
-    C::Backend::create_token(conn, random_token()).map_err(Error::from_db)?;
-    C::Backend::read_token(conn).map_err(Error::from_db)
+    C::Backend::create_token(conn, random_token())?;
+    Ok(C::Backend::read_token(conn)?)
 }
 
 /// A random positive token from the standard library's per-process random hash keys.
@@ -417,12 +444,26 @@ fn block_ending_at(last: i64, count: u64) -> Result<Range<u64>> {
     Ok(end - count..end)
 }
 
+/// Hands out what the cursor's block still holds, up to `need`.
+fn serve<F>(cursor: &mut Cursor, spec: &Spec, need: &mut u64, emit: &mut F) -> Result<()>
+where
+    F: FnMut(&Period, Range<u64>) -> Result<()>,
+{
+    let got = cursor.take(*need);
+    if got.is_empty() {
+        return Ok(());
+    }
+    *need -= got.end - got.start;
+    let got = checked(spec, &cursor.period, got)?;
+    emit(&cursor.period, got)
+}
+
 /// Refuses counters that no longer fit the spec's pad width.
-fn checked(spec: &Spec, period: &str, counters: Range<u64>) -> Result<Range<u64>> {
+fn checked(spec: &Spec, period: &Period, counters: Range<u64>) -> Result<Range<u64>> {
     if counters.end - 1 > spec.max_counter() {
         return Err(Error::Overflow {
             key: spec.key().to_owned(),
-            period: period.to_owned(),
+            period: period.text.clone(),
             max: spec.max_counter(),
         });
     }

@@ -35,9 +35,71 @@ pub struct Spec {
     batch: u32,
     /// Digits of the date part when it is digits only and of fixed width.
     numeric_date_width: Option<u8>,
-    /// Names this spec's block in a generator: key and date pattern, length-prefixed so
-    /// that no two different pairs give the same string.
-    cache_key: String,
+    /// Names this spec's block in a generator.
+    cache_key: CacheKey,
+}
+
+/// Names a block in a generator: key and date pattern, length-prefixed so that no two
+/// different pairs give the same text, with its hash computed once when the spec is built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CacheKey {
+    hash: u64,
+    text: Box<str>,
+}
+
+impl CacheKey {
+    fn new(key: &str, date: &str) -> Self {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        let text: Box<str> = format!("{}:{key}{date}", key.len()).into();
+        let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(&text);
+        CacheKey { hash, text }
+    }
+}
+
+impl std::hash::Hash for CacheKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// A hasher that passes on the hash a [`CacheKey`] already carries.
+#[derive(Default)]
+pub(crate) struct PrehashedHasher(u64);
+
+impl std::hash::Hasher for PrehashedHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is ever called; fold anything else in, to stay a correct hasher.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A period: the formatted date part, and its value as a number when it is digits only
+/// (computed once per period, not once per ID).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Period {
+    pub(crate) text: String,
+    number: Option<i64>,
+}
+
+impl Period {
+    pub(crate) fn new(text: String) -> Self {
+        let number = if text.is_empty() {
+            Some(0)
+        } else if text.bytes().all(|b| b.is_ascii_digit()) {
+            text.parse().ok()
+        } else {
+            None
+        };
+        Period { text, number }
+    }
 }
 
 /// Builds a [`Spec`]; see [`Spec::builder`]. Defaults: no prefix, date `%Y%m%d`, pad 6,
@@ -91,7 +153,7 @@ impl Spec {
 
     /// Which block of a generator serves this spec: specs with the same key and date pattern
     /// draw from the same `db_key` rows and so share a block.
-    pub(crate) fn cache_key(&self) -> &str {
+    pub(crate) fn cache_key(&self) -> &CacheKey {
         &self.cache_key
     }
 
@@ -130,15 +192,17 @@ impl Spec {
     /// The `i64` form of counter `counter` of `period`, or `None` when the spec
     /// [is not numeric](Spec::is_numeric) or the value does not fit.
     pub fn numeric(&self, period: &str, counter: u64) -> Option<i64> {
+        self.numeric_in(&Period::new(period.to_owned()), counter)
+    }
+
+    /// [`Spec::numeric`] with the period's number already parsed.
+    pub(crate) fn numeric_in(&self, period: &Period, counter: u64) -> Option<i64> {
         if !self.is_numeric() || counter > self.max_counter() {
             return None;
         }
-        let base: i64 = if period.is_empty() {
-            0
-        } else {
-            period.parse().ok()?
-        };
-        base.checked_mul(10i64.pow(u32::from(self.pad)))?
+        period
+            .number?
+            .checked_mul(10i64.pow(u32::from(self.pad)))?
             .checked_add(i64::try_from(counter).ok()?)
     }
 }
@@ -192,7 +256,7 @@ impl SpecBuilder {
             return Err(SpecError::PrefixNotPrintable(self.prefix));
         }
         let numeric_date_width = check_date_pattern(&self.date)?;
-        let cache_key = format!("{}:{}{}", self.key.len(), self.key, self.date);
+        let cache_key = CacheKey::new(&self.key, &self.date);
         Ok(Spec {
             cache_key,
             key: self.key,

@@ -9,7 +9,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use diesel::connection::LoadConnection;
+use diesel::connection::{LoadConnection, SimpleConnection};
 use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
 use diesel_migrations::MigrationHarness;
 
@@ -25,6 +25,8 @@ pub trait TestConnection:
     fn test_url(dir: &std::path::Path) -> Option<String>;
     /// Per-connection setup (SQLite's busy timeout and WAL).
     fn setup(_conn: &mut Self) {}
+    /// Makes this connection give up waiting for a row lock after about a second.
+    fn short_lock_wait(conn: &mut Self);
 }
 
 #[cfg(feature = "sqlite")]
@@ -37,6 +39,9 @@ impl TestConnection for diesel::SqliteConnection {
     fn setup(conn: &mut Self) {
         seqgen::sqlite::configure(conn).unwrap();
     }
+    fn short_lock_wait(conn: &mut Self) {
+        conn.batch_execute("PRAGMA busy_timeout = 1000").unwrap();
+    }
 }
 
 #[cfg(feature = "postgres")]
@@ -45,6 +50,9 @@ impl TestConnection for diesel::PgConnection {
     const NAME: &'static str = "postgres";
     fn test_url(_: &std::path::Path) -> Option<String> {
         server_url("PG_DATABASE_URL")
+    }
+    fn short_lock_wait(conn: &mut Self) {
+        conn.batch_execute("SET lock_timeout = '1s'").unwrap();
     }
 }
 
@@ -55,18 +63,20 @@ impl TestConnection for diesel::MysqlConnection {
     fn test_url(_: &std::path::Path) -> Option<String> {
         server_url("MYSQL_DATABASE_URL")
     }
+    fn short_lock_wait(conn: &mut Self) {
+        conn.batch_execute("SET SESSION innodb_lock_wait_timeout = 1")
+            .unwrap();
+    }
 }
 
 fn server_url(var: &str) -> Option<String> {
     std::env::var(var)
         .or_else(|_| std::env::var("DATABASE_URL").map_err(|_| ()))
         .ok()
-        .filter(|url| {
-            let scheme_ok = match var {
-                "PG_DATABASE_URL" => url.starts_with("postgres"),
-                _ => url.starts_with("mysql"),
-            };
-            scheme_ok
+        // DATABASE_URL may name the other server: take it only for its own scheme.
+        .filter(|url| match var {
+            "PG_DATABASE_URL" => url.starts_with("postgres"),
+            _ => url.starts_with("mysql"),
         })
 }
 

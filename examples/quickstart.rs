@@ -12,13 +12,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     seqgen::sqlite::configure(&mut conn)?;
     seqgen::run_migrations(&mut conn)?;
 
-    let users = Spec::builder("users").prefix("U").date("%Y%m%d").pad(6).batch(100).build()?;
-    let menus = Spec::builder("menus").prefix("MENU").date("").pad(6).build()?;
-    let orders = Spec::builder("orders").prefix("ORD").date("%y%m").pad(4).build()?;
+    let users = Spec::builder("users")
+        .prefix("U")
+        .date("%Y%m%d")
+        .pad(6)
+        .batch(100)
+        .build()?;
+    let menus = Spec::builder("menus")
+        .prefix("MENU")
+        .date("")
+        .pad(6)
+        .build()?;
+    let orders = Spec::builder("orders")
+        .prefix("ORD")
+        .date("%y%m")
+        .pad(4)
+        .build()?;
 
     for spec in [&users, &menus, &orders] {
-        println!("{:<7} one: {}", spec.key(), seqgen::next_id(&mut conn, spec)?);
-        println!("{:<7} bulk: {:?}", "", seqgen::next_ids(&mut conn, spec, 3)?);
+        println!(
+            "{:<7} one: {}",
+            spec.key(),
+            seqgen::next_id(&mut conn, spec)?
+        );
+        println!(
+            "{:<7} bulk: {:?}",
+            "",
+            seqgen::next_ids(&mut conn, spec, 3)?
+        );
     }
     println!("run it again: the numbering goes on (holes are numbers this run had cached)");
     Ok(())

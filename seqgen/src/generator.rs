@@ -475,7 +475,7 @@ fn to_i64(n: u64) -> i64 {
 }
 
 /// The process-wide default: one generator per database, told apart by the database's token.
-fn default_generator<C>(conn: &mut C) -> Result<Generator>
+pub(crate) fn default_generator<C>(conn: &mut C) -> Result<Generator>
 where
     C: LoadConnection,
     C::Backend: Backend,

@@ -30,8 +30,10 @@
 pub mod backend;
 mod block;
 mod clock;
+mod date_pattern;
 mod error;
 mod generator;
+mod insert;
 mod migrations;
 mod schema;
 mod spec;
@@ -42,5 +44,70 @@ pub use backend::Backend;
 pub use clock::{Clock, FixedClock, OffsetClock, SystemClock};
 pub use error::{Error, Result, SpecError};
 pub use generator::{next_id, next_ids, next_number, next_numbers, Generator, GeneratorBuilder};
+pub use insert::{
+    assign_ids, assign_ids_with, insert_into, DistributedId, IncompleteInsert, InsertWithIds,
+    Records,
+};
 pub use migrations::{backend_migrations, run_migrations, with_app_migrations, WithAppMigrations};
 pub use spec::{Spec, SpecBuilder};
+
+/// Fills a Diesel model's ID fields from seqgen's `db_key` counters, just before the insert,
+/// on the insert's own connection.
+///
+/// ```
+/// use diesel::prelude::*;
+/// use seqgen::DistributedId;
+///
+/// diesel::table! { orders (order_no) { order_no -> Text, invoice_no -> Nullable<BigInt> } }
+///
+/// #[derive(Insertable, DistributedId)]
+/// #[diesel(table_name = orders)]
+/// struct NewOrder {
+///     #[distributed_id(prefix = "ORD", date = "%y%m", pad = 4, batch = 50)]
+///     order_no: String,
+///     #[distributed_id(key = "invoices", date = "", pad = 10)]
+///     invoice_no: Option<i64>,
+/// }
+///
+/// let mut conn = SqliteConnection::establish(":memory:")?;
+/// seqgen::run_migrations(&mut conn)?;
+/// diesel::sql_query("CREATE TABLE orders (order_no TEXT PRIMARY KEY, invoice_no BIGINT)")
+///     .execute(&mut conn)?;
+///
+/// let mut order = NewOrder { order_no: String::new(), invoice_no: None };
+/// seqgen::insert_into(orders::table).values(&mut order).execute(&mut conn)?;
+/// assert!(order.order_no.starts_with("ORD") && order.order_no.ends_with("0001"));
+/// assert_eq!(order.invoice_no, Some(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # `#[distributed_id(...)]`
+///
+/// | key | default | meaning |
+/// |---|---|---|
+/// | `prefix = "U"` | none | literal text before the date |
+/// | `date = "%Y%m%d"` | `"%Y%m%d"` | chrono strftime pattern of the date part (UTC); `""` for none. The counter restarts at 1 when it changes |
+/// | `pad = 6` | `6` | counter digits, 1..=18 |
+/// | `batch = 100` | `100` | numbers reserved per database round trip |
+/// | `key = "users"` | the Diesel table name | the `db_key` counter to draw from |
+///
+/// The table name comes from `#[diesel(table_name = ...)]`, or Diesel's own inference from the
+/// struct name (`NewUser` → `new_users`) when that is absent.
+///
+/// # Fields
+/// `String`, `Option<String>`, `i64` and `Option<i64>` (spelled so; type aliases are not
+/// followed). Only unset fields get an ID: an empty `String`, `None`, or `0` for a plain `i64`.
+/// An `i64` field needs a spec without prefix whose date part is digits only, with date + pad
+/// at most 18 digits. Several annotated fields are fine, each with its own key; their IDs are
+/// taken in key order.
+///
+/// Mistakes are compile errors pointing at the offending token.
+pub use seqgen_derive::DistributedId;
+
+/// What `#[derive(DistributedId)]` expands to reaches seqgen only through here.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::insert::{IdField, IdSlot};
+    pub use crate::spec::Spec;
+    pub use std::sync::LazyLock;
+}

@@ -4,9 +4,9 @@
 //! the date pattern (empty without a date part) and the counter is zero-padded to `pad`
 //! digits. The counter starts at 1 in every period.
 
-use chrono::format::{Item, StrftimeItems};
 use chrono::{DateTime, Utc};
 
+use crate::date_pattern::{check_date_pattern, DatePatternError};
 use crate::error::SpecError;
 
 /// The longest key `db_key.key_name` holds.
@@ -83,10 +83,17 @@ impl std::hash::Hasher for PrehashedHasher {
 
 /// A period: the formatted date part, and its value as a number when it is digits only
 /// (computed once per period, not once per ID).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Period {
     pub(crate) text: String,
     number: Option<i64>,
+}
+
+impl Default for Period {
+    /// The empty period (specs without a date part), with its number.
+    fn default() -> Self {
+        Period::new(String::new())
+    }
 }
 
 impl Period {
@@ -255,7 +262,10 @@ impl SpecBuilder {
         {
             return Err(SpecError::PrefixNotPrintable(self.prefix));
         }
-        let numeric_date_width = check_date_pattern(&self.date)?;
+        let numeric_date_width = check_date_pattern(&self.date).map_err(|e| match e {
+            DatePatternError::Unknown(spec) => SpecError::UnknownDateSpecifier(spec),
+            DatePatternError::SubSecond(spec) => SpecError::SubSecondDate(spec),
+        })?;
         let cache_key = CacheKey::new(&self.key, &self.date);
         Ok(Spec {
             cache_key,
@@ -267,50 +277,6 @@ impl SpecBuilder {
             numeric_date_width,
         })
     }
-}
-
-/// Validates a strftime pattern specifier by specifier, and returns how many digits it
-/// formats to when it is digits only and of fixed width.
-pub fn check_date_pattern(pattern: &str) -> Result<Option<u8>, SpecError> {
-    let mut width: Option<u8> = Some(0);
-    let mut rest = pattern;
-    while let Some(c) = rest.chars().next() {
-        if c != '%' {
-            width = if c.is_ascii_digit() {
-                width.map(|w| w + 1)
-            } else {
-                None
-            };
-            rest = &rest[c.len_utf8()..];
-            continue;
-        }
-        // A specifier: `%`, modifiers (`-_0#.:` and digits), then one conversion character.
-        let body = &rest[1..];
-        let modifiers = body
-            .find(|c: char| !matches!(c, '-' | '_' | '#' | '.' | ':' | '0'..='9'))
-            .unwrap_or(body.len());
-        let Some(conv) = body[modifiers..].chars().next() else {
-            return Err(SpecError::UnknownDateSpecifier(rest.to_owned()));
-        };
-        let len = 1 + modifiers + conv.len_utf8();
-        let spec = &rest[..len];
-        rest = &rest[len..];
-        if StrftimeItems::new(spec).any(|item| matches!(item, Item::Error)) {
-            return Err(SpecError::UnknownDateSpecifier(spec.to_owned()));
-        }
-        if matches!(conv, 'f' | '+') {
-            return Err(SpecError::SubSecondDate(spec.to_owned()));
-        }
-        let digits = match (modifiers, conv) {
-            (0, 'Y' | 'G') => Some(4),
-            (0, 'j') => Some(3),
-            (0, 'C' | 'y' | 'g' | 'm' | 'd' | 'H' | 'I' | 'M' | 'S' | 'U' | 'W' | 'V') => Some(2),
-            (0, 'u' | 'w') => Some(1),
-            _ => None,
-        };
-        width = width.zip(digits).map(|(w, d)| w + d);
-    }
-    Ok(width.filter(|&w| w > 0 || pattern.is_empty()))
 }
 
 /// Appends `n` zero-padded to at least `pad` digits, without going through `fmt`.

@@ -69,6 +69,12 @@ fn formats_the_source_examples<C: TestConnection>(db: TestDb<C>) {
         generator.next_number(&mut conn, &plain).unwrap(),
         2025070200000002
     );
+    let counter = spec(&db.key("counter"), "", "", 6, 100);
+    assert_eq!(generator.next_number(&mut conn, &counter).unwrap(), 1);
+    assert_eq!(
+        generator.next_numbers(&mut conn, &counter, 2).unwrap(),
+        [2, 3]
+    );
     assert!(matches!(
         generator.next_number(&mut conn, &users),
         Err(Error::NotNumeric { .. })

@@ -1,0 +1,158 @@
+//! The derive input as this crate sees it: a named struct, the db_key name its table gives,
+//! and its annotated fields.
+
+use syn::{Data, DeriveInput, Fields, GenericArgument, Ident, PathArguments, Type};
+
+use crate::attr::{self, FieldAttr, DISTRIBUTED_ID};
+use crate::errors::Errors;
+
+pub(crate) struct Model<'a> {
+    pub(crate) input: &'a DeriveInput,
+    /// The db_key name fields get when they set no `key`: Diesel's table name.
+    pub(crate) table_name: String,
+    pub(crate) fields: Vec<IdField<'a>>,
+}
+
+pub(crate) struct IdField<'a> {
+    pub(crate) ident: &'a Ident,
+    pub(crate) ty: &'a Type,
+    /// The attribute as a whole, for errors about the field's spec.
+    pub(crate) attr_tokens: &'a syn::Attribute,
+    pub(crate) attr: FieldAttr,
+}
+
+/// The field types seqgen fills.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FieldType {
+    Text,
+    OptionalText,
+    Number,
+    OptionalNumber,
+}
+
+impl<'a> Model<'a> {
+    /// The model, or `None` (with the error recorded) when the input is not a struct with
+    /// named fields.
+    pub(crate) fn from_input(input: &'a DeriveInput, errors: &mut Errors) -> Option<Self> {
+        let named = match &input.data {
+            Data::Struct(data) => match &data.fields {
+                Fields::Named(named) => named,
+                _ => {
+                    errors.at(
+                        &input.ident,
+                        "#[derive(DistributedId)] needs a struct with named fields",
+                    );
+                    return None;
+                }
+            },
+            Data::Enum(data) => {
+                errors.at(
+                    data.enum_token,
+                    "#[derive(DistributedId)] works on structs, not enums",
+                );
+                return None;
+            }
+            Data::Union(data) => {
+                errors.at(
+                    data.union_token,
+                    "#[derive(DistributedId)] works on structs, not unions",
+                );
+                return None;
+            }
+        };
+        let mut fields = Vec::new();
+        for field in &named.named {
+            let mut attrs = field
+                .attrs
+                .iter()
+                .filter(|a| a.path().is_ident(DISTRIBUTED_ID));
+            let Some(first) = attrs.next() else { continue };
+            for extra in attrs {
+                errors.at(extra, "duplicate #[distributed_id] attribute on one field");
+            }
+            fields.push(IdField {
+                ident: field.ident.as_ref().expect("named field"),
+                ty: &field.ty,
+                attr_tokens: first,
+                attr: attr::parse_field_attr(first, errors),
+            });
+        }
+        let table_name = attr::diesel_table_name(&input.attrs)
+            .unwrap_or_else(|| infer_table_name(&input.ident.to_string()));
+        Some(Model {
+            input,
+            table_name,
+            fields,
+        })
+    }
+}
+
+/// Diesel's own inference when `#[diesel(table_name)]` is absent: `NewUser` → `new_users`.
+fn infer_table_name(name: &str) -> String {
+    let mut table = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            table.push('_');
+        }
+        table.extend(c.to_lowercase());
+    }
+    table.push('s');
+    table
+}
+
+/// Recognises `String`, `Option<String>`, `i64`, `Option<i64>` by name (paths such as
+/// `std::string::String` included; type aliases are not followed).
+pub(crate) fn field_type(ty: &Type) -> Option<FieldType> {
+    let segment = last_segment(ty)?;
+    match segment.ident.to_string().as_str() {
+        "String" if segment.arguments.is_empty() => Some(FieldType::Text),
+        "i64" if segment.arguments.is_empty() => Some(FieldType::Number),
+        "Option" => {
+            let PathArguments::AngleBracketed(args) = &segment.arguments else {
+                return None;
+            };
+            let [GenericArgument::Type(inner)] = args.args.iter().collect::<Vec<_>>()[..] else {
+                return None;
+            };
+            match field_type(inner)? {
+                FieldType::Text => Some(FieldType::OptionalText),
+                FieldType::Number => Some(FieldType::OptionalNumber),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
+        Type::Group(group) => last_segment(&group.elem),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn infers_table_names_like_diesel() {
+        assert_eq!(infer_table_name("User"), "users");
+        assert_eq!(infer_table_name("NewUser"), "new_users");
+        assert_eq!(infer_table_name("FooBarBaz"), "foo_bar_bazs");
+    }
+
+    #[test]
+    fn recognises_the_four_field_types() {
+        let ty = |s: &str| syn::parse_str::<Type>(s).unwrap();
+        assert!(field_type(&ty("String")) == Some(FieldType::Text));
+        assert!(field_type(&ty("std::string::String")) == Some(FieldType::Text));
+        assert!(field_type(&ty("Option<String>")) == Some(FieldType::OptionalText));
+        assert!(field_type(&ty("i64")) == Some(FieldType::Number));
+        assert!(field_type(&ty("Option<i64>")) == Some(FieldType::OptionalNumber));
+        assert!(field_type(&ty("i32")).is_none());
+        assert!(field_type(&ty("Option<Option<i64>>")).is_none());
+        assert!(field_type(&ty("&str")).is_none());
+    }
+}

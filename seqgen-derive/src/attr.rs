@@ -1,0 +1,148 @@
+//! Syntax only: `#[distributed_id(...)]` on a field and Diesel's `#[diesel(table_name = ...)]`
+//! on the struct, turned into spanned values. What the values mean is `valid`'s business.
+
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, Lit, LitInt, LitStr, Meta, Token};
+
+use crate::errors::Errors;
+
+/// The attribute's name.
+pub(crate) const DISTRIBUTED_ID: &str = "distributed_id";
+pub(crate) const PREFIX: &str = "prefix";
+pub(crate) const DATE: &str = "date";
+pub(crate) const PAD: &str = "pad";
+pub(crate) const BATCH: &str = "batch";
+pub(crate) const KEY: &str = "key";
+const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`";
+const HELP: &str = r#"the correct format looks like `#[distributed_id(prefix = "U", date = "%Y%m%d", pad = 6, batch = 100)]`"#;
+
+/// The keys of one `#[distributed_id(...)]`, each as written.
+#[derive(Default)]
+pub(crate) struct FieldAttr {
+    pub(crate) prefix: Option<LitStr>,
+    pub(crate) date: Option<LitStr>,
+    pub(crate) pad: Option<LitInt>,
+    pub(crate) batch: Option<LitInt>,
+    pub(crate) key: Option<LitStr>,
+}
+
+/// Parses one `#[distributed_id(...)]`, recording every mistake and carrying on.
+pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAttr {
+    let mut parsed = FieldAttr::default();
+    if let Meta::Path(_) = attr.meta {
+        // A bare `#[distributed_id]`: all defaults.
+        return parsed;
+    }
+    let result = attr.parse_nested_meta(|meta| {
+        let Some(ident) = meta.path.get_ident() else {
+            errors.at(
+                &meta.path,
+                format!("unknown distributed_id attribute; expected one of {KEYS}"),
+            );
+            return skip_value(&meta);
+        };
+        let name = ident.to_string();
+        if ![PREFIX, DATE, PAD, BATCH, KEY].contains(&name.as_str()) {
+            errors.at(
+                ident,
+                format!("unknown distributed_id attribute `{name}`; expected one of {KEYS}"),
+            );
+            return skip_value(&meta);
+        }
+        let value: Expr = match meta.value() {
+            Ok(value) => value.parse()?,
+            Err(_) => {
+                errors.at(&meta.path, format!("`{name}` needs a value: {HELP}"));
+                return Ok(());
+            }
+        };
+        match name.as_str() {
+            PREFIX => set_str(&mut parsed.prefix, ident, &value, errors),
+            DATE => set_str(&mut parsed.date, ident, &value, errors),
+            KEY => set_str(&mut parsed.key, ident, &value, errors),
+            PAD => set_int(&mut parsed.pad, ident, &value, errors),
+            _ => set_int(&mut parsed.batch, ident, &value, errors),
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        errors.push(e);
+    }
+    parsed
+}
+
+fn skip_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    }
+    Ok(())
+}
+
+fn set_str(slot: &mut Option<LitStr>, name: &syn::Ident, value: &Expr, errors: &mut Errors) {
+    match value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => set_once(slot, name, s.clone(), errors),
+        _ => errors.at(
+            value,
+            format!(
+                "`{name}` takes a string literal, like `{name} = \"{}\"`",
+                example(name)
+            ),
+        ),
+    }
+}
+
+fn set_int(slot: &mut Option<LitInt>, name: &syn::Ident, value: &Expr, errors: &mut Errors) {
+    match value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) => set_once(slot, name, i.clone(), errors),
+        _ => errors.at(
+            value,
+            format!(
+                "`{name}` takes an integer literal, like `{name} = {}`",
+                example(name)
+            ),
+        ),
+    }
+}
+
+fn set_once<T>(slot: &mut Option<T>, name: &syn::Ident, value: T, errors: &mut Errors) {
+    if slot.is_some() {
+        errors.at(name, format!("duplicate distributed_id attribute `{name}`"));
+    } else {
+        *slot = Some(value);
+    }
+}
+
+fn example(name: &syn::Ident) -> &'static str {
+    match name.to_string().as_str() {
+        PREFIX => "U",
+        DATE => "%Y%m%d",
+        KEY => "users",
+        PAD => "6",
+        _ => "100",
+    }
+}
+
+/// The table named by Diesel's `#[diesel(table_name = path::to::table)]`, if any: its last
+/// segment. Anything else in `#[diesel(...)]` is Diesel's to check.
+pub(crate) fn diesel_table_name(attrs: &[Attribute]) -> Option<String> {
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("diesel"))
+        .filter_map(|attr| {
+            attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+                .ok()
+        })
+        .flatten()
+        .filter_map(|meta| match meta {
+            Meta::NameValue(nv) if nv.path.is_ident("table_name") => match nv.value {
+                Expr::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .last()
+}

@@ -1,0 +1,262 @@
+//! `#[derive(DistributedId)]` end to end on SQLite files: IDs filled on the insert's own
+//! connection, through `seqgen::insert_into` and through the explicit hook.
+#![cfg(feature = "sqlite")]
+
+mod common;
+
+use std::thread;
+
+use common::{assert_distinct, TestDb};
+use diesel::prelude::*;
+use seqgen::{DistributedId, Generator};
+
+diesel::table! {
+    users (id) {
+        id -> Text,
+        name -> Text,
+    }
+}
+
+diesel::table! {
+    orders (order_no) {
+        order_no -> Text,
+        invoice_no -> Nullable<BigInt>,
+        amount -> BigInt,
+    }
+}
+
+#[derive(Insertable, DistributedId, Debug, Clone)]
+#[diesel(table_name = users)]
+struct NewUser {
+    #[distributed_id(prefix = "U", date = "%Y%m%d", pad = 6, batch = 100)]
+    id: String,
+    name: String,
+}
+
+/// Two ID fields, two keys: an order number and a numeric invoice number.
+#[derive(Insertable, DistributedId, Debug)]
+#[diesel(table_name = orders)]
+struct NewOrder {
+    #[distributed_id(prefix = "ORD", date = "%y%m", pad = 4, batch = 10)]
+    order_no: String,
+    #[distributed_id(key = "invoices", date = "", pad = 12, batch = 10)]
+    invoice_no: Option<i64>,
+    amount: i64,
+}
+
+#[derive(Queryable, Debug)]
+struct User {
+    id: String,
+    name: String,
+}
+
+fn open(test: &str) -> (TestDb<SqliteConnection>, SqliteConnection) {
+    let db = TestDb::<SqliteConnection>::open(test).unwrap();
+    let mut conn = db.connect();
+    diesel::sql_query("CREATE TABLE users (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL)")
+        .execute(&mut conn)
+        .unwrap();
+    diesel::sql_query(
+        "CREATE TABLE orders (order_no TEXT PRIMARY KEY NOT NULL, invoice_no BIGINT UNIQUE, amount BIGINT NOT NULL)",
+    )
+    .execute(&mut conn)
+    .unwrap();
+    (db, conn)
+}
+
+fn user(name: &str) -> NewUser {
+    NewUser {
+        id: String::new(),
+        name: name.to_owned(),
+    }
+}
+
+fn stored_ids(conn: &mut SqliteConnection) -> Vec<String> {
+    users::table
+        .select(users::id)
+        .order(users::id)
+        .load(conn)
+        .unwrap()
+}
+
+#[test]
+fn insert_into_fills_one_row_and_a_bulk() {
+    let (_db, mut conn) = open("insert_into");
+    let mut ada = user("Ada");
+    let n = seqgen::insert_into(users::table)
+        .values(&mut ada)
+        .execute(&mut conn)
+        .unwrap();
+    assert_eq!(n, 1);
+    assert!(
+        ada.id.starts_with('U') && ada.id.ends_with("000001"),
+        "{}",
+        ada.id
+    );
+
+    let mut bulk: Vec<NewUser> = (0..5).map(|i| user(&format!("u{i}"))).collect();
+    seqgen::insert_into(users::table)
+        .values(&mut bulk)
+        .execute(&mut conn)
+        .unwrap();
+    let slice: &mut [NewUser] = &mut [user("s1"), user("s2")];
+    seqgen::insert_into(users::table)
+        .values(slice)
+        .execute(&mut conn)
+        .unwrap();
+
+    let mut expected: Vec<String> = std::iter::once(ada.id.clone())
+        .chain(bulk.iter().map(|u| u.id.clone()))
+        .collect();
+    expected.sort();
+    assert!(expected[5].ends_with("000006"));
+    let stored = stored_ids(&mut conn);
+    assert_eq!(stored.len(), 8);
+    assert!(expected.iter().all(|id| stored.contains(id)));
+}
+
+#[test]
+fn explicit_hook_then_plain_diesel() {
+    let (_db, mut conn) = open("explicit_hook");
+    let mut grace = user("Grace");
+    grace.assign_ids(&mut conn).unwrap();
+    diesel::insert_into(users::table)
+        .values(&grace)
+        .execute(&mut conn)
+        .unwrap();
+
+    let mut rows = vec![user("a"), user("b"), user("c")];
+    seqgen::assign_ids(&mut rows, &mut conn).unwrap();
+    diesel::insert_into(users::table)
+        .values(&rows)
+        .execute(&mut conn)
+        .unwrap();
+
+    let mut all: Vec<String> = rows.iter().map(|u| u.id.clone()).collect();
+    all.push(grace.id.clone());
+    all.sort();
+    assert_eq!(stored_ids(&mut conn), all);
+}
+
+#[test]
+fn ids_set_by_the_caller_are_kept() {
+    let (_db, mut conn) = open("caller_set");
+    let mut rows = vec![
+        NewUser {
+            id: "IMPORTED-1".into(),
+            name: "kept".into(),
+        },
+        user("filled"),
+    ];
+    seqgen::insert_into(users::table)
+        .values(&mut rows)
+        .execute(&mut conn)
+        .unwrap();
+    assert_eq!(rows[0].id, "IMPORTED-1");
+    assert!(rows[1].id.ends_with("000001"));
+
+    // A numeric field: 0 and None are unset, anything else is kept.
+    let mut order = NewOrder {
+        order_no: "ORD-MANUAL".into(),
+        invoice_no: Some(42),
+        amount: 0,
+    };
+    order.assign_ids(&mut conn).unwrap();
+    assert_eq!(
+        (order.order_no.as_str(), order.invoice_no),
+        ("ORD-MANUAL", Some(42))
+    );
+}
+
+#[test]
+fn two_fields_draw_from_two_keys() {
+    let (_db, mut conn) = open("two_keys");
+    let mut orders: Vec<NewOrder> = (1..=3)
+        .map(|amount| NewOrder {
+            order_no: String::new(),
+            invoice_no: None,
+            amount,
+        })
+        .collect();
+    let stored: Vec<(String, Option<i64>, i64)> = seqgen::insert_into(orders::table)
+        .values(&mut orders)
+        .get_results(&mut conn)
+        .unwrap();
+    assert_eq!(stored.len(), 3);
+    assert_eq!(
+        orders.iter().map(|o| o.invoice_no).collect::<Vec<_>>(),
+        [Some(1), Some(2), Some(3)]
+    );
+    assert!(orders[2].order_no.starts_with("ORD") && orders[2].order_no.ends_with("0003"));
+    assert_eq!(stored[0].0, orders[0].order_no);
+}
+
+#[test]
+fn get_result_returns_the_inserted_row() {
+    let (_db, mut conn) = open("get_result");
+    let mut ada = user("Ada");
+    let row: User = seqgen::insert_into(users::table)
+        .values(&mut ada)
+        .get_result(&mut conn)
+        .unwrap();
+    assert_eq!((row.id, row.name), (ada.id, "Ada".to_owned()));
+}
+
+#[test]
+fn a_thousand_rows_at_batch_100_cost_at_most_ten_reservations() {
+    let (_db, mut conn) = open("thousand");
+    let generator = Generator::new();
+    let mut ids = Vec::new();
+    for chunk in 0..10 {
+        let mut rows: Vec<NewUser> = (0..100).map(|i| user(&format!("{chunk}-{i}"))).collect();
+        seqgen::insert_into(users::table)
+            .values(&mut rows)
+            .with_generator(&generator)
+            .execute(&mut conn)
+            .unwrap();
+        ids.extend(rows.into_iter().map(|u| u.id));
+    }
+    assert!(
+        generator.reservations() <= 10,
+        "{}",
+        generator.reservations()
+    );
+    assert_distinct(&ids);
+    assert_eq!(stored_ids(&mut conn).len(), 1000);
+}
+
+/// 8 threads inserting through a pool into a table whose ID is the primary key: no constraint
+/// violation, every row there.
+#[test]
+fn eight_threads_insert_without_a_constraint_violation() {
+    let (db, _conn) = open("eight_threads");
+    let pool = db.pool(8);
+    let generator = Generator::new();
+    let handles: Vec<_> = (0..8)
+        .map(|t| {
+            let (pool, generator) = (pool.clone(), generator.clone());
+            thread::spawn(move || {
+                let mut conn = pool.get().unwrap();
+                for i in 0..125 {
+                    let mut rows = vec![user(&format!("{t}-{i}"))];
+                    if i % 5 == 0 {
+                        rows.push(user(&format!("{t}-{i}-extra")));
+                    }
+                    seqgen::insert_into(users::table)
+                        .values(&mut rows)
+                        .with_generator(&generator)
+                        .execute(&mut *conn)
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let rows: i64 = users::table
+        .count()
+        .get_result(&mut pool.get().unwrap())
+        .unwrap();
+    assert_eq!(rows, 8 * (125 + 25));
+}

@@ -1,0 +1,9 @@
+use seqgen::DistributedId;
+
+#[derive(DistributedId)]
+struct NewUser {
+    #[distributed_id(pad = 6, pad = 8)]
+    id: String,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use seqgen::DistributedId;
+
+#[derive(DistributedId)]
+struct NewUser {
+    #[distributed_id(prefix, pad = 6)]
+    id: String,
+}
+
+fn main() {}

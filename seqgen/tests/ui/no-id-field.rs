@@ -1,0 +1,9 @@
+use seqgen::DistributedId;
+
+#[derive(DistributedId)]
+struct NewUser {
+    id: String,
+    name: String,
+}
+
+fn main() {}

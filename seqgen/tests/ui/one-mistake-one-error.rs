@@ -1,0 +1,17 @@
+// A mistake in the attribute gives its one error, not a cascade where the model is used.
+use seqgen::DistributedId;
+
+#[derive(DistributedId)]
+struct NewUser {
+    #[distributed_id(pad = 0)]
+    id: String,
+}
+
+fn fill(conn: &mut diesel::SqliteConnection) -> seqgen::Result<()> {
+    let mut user = NewUser { id: String::new() };
+    user.assign_ids(conn)
+}
+
+fn main() {
+    let _ = fill;
+}

@@ -1,0 +1,9 @@
+use seqgen::DistributedId;
+
+#[derive(DistributedId)]
+struct NewUser {
+    #[distributed_id(prefix = "U")]
+    id: i64,
+}
+
+fn main() {}

@@ -43,6 +43,12 @@ pub enum Error {
     #[error("running seqgen's migrations failed: {0}")]
     Migration(#[source] Box<dyn std::error::Error + Send + Sync>),
 
+    /// The database aborted the transaction to keep it serializable (PostgreSQL 40001) or to
+    /// break a deadlock (MySQL 1213). seqgen retries its own reservations; inside your
+    /// transaction only you can.
+    #[error("the database aborted the transaction (serialization failure or deadlock): roll it back and run it again: {0}")]
+    TransactionConflict(#[source] diesel::result::Error),
+
     /// The connection pool given to the generator could not hand out a connection.
     #[error("could not get a connection from the generator's pool: {0}")]
     Pool(#[source] r2d2::Error),
@@ -103,8 +109,14 @@ impl std::error::Error for SpecError {}
 impl Error {
     /// Wraps a database error, recognising the missing-table case.
     pub(crate) fn from_db(err: diesel::result::Error) -> Self {
+        use diesel::result::{DatabaseErrorKind, Error as DieselError};
         if crate::backend::is_missing_table(&err) {
             Error::MissingTable(err)
+        } else if matches!(
+            err,
+            DieselError::DatabaseError(DatabaseErrorKind::SerializationFailure, _)
+        ) {
+            Error::TransactionConflict(err)
         } else {
             Error::Database(err)
         }

@@ -313,7 +313,7 @@ impl Generator {
     {
         let token = database_token(conn, true)?.ok_or(Error::DifferentDatabase)?;
         self.bind(token)?;
-        let last = C::Backend::reserve(conn, key, period, to_i64(count))?;
+        let last = retrying(|| C::Backend::reserve(conn, key, period, to_i64(count)))?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         Ok(last)
     }
@@ -390,8 +390,34 @@ where
         if expected.is_some_and(|e| e != token) {
             return Err(Error::DifferentDatabase);
         }
-        let last = C::Backend::reserve(conn, key, period, count)?;
+        let last = retrying(|| C::Backend::reserve(conn, key, period, count))?;
         Ok((token, last))
+    }
+}
+
+/// How often a reservation in its own transaction is tried when the database aborts it to
+/// keep transactions serializable (PostgreSQL 40001 under REPEATABLE READ or SERIALIZABLE) or
+/// to break a deadlock (MySQL 1213).
+const RESERVE_ATTEMPTS: u32 = 20;
+
+/// Runs an autocommit reservation, retrying serialization failures. Safe because the failed
+/// statement was rolled back whole: it took no number.
+fn retrying<T>(mut reserve: impl FnMut() -> diesel::QueryResult<T>) -> Result<T> {
+    let mut attempt = 1;
+    loop {
+        match reserve() {
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::SerializationFailure,
+                _,
+            )) if attempt < RESERVE_ATTEMPTS => {
+                // Back off a little more each time, so contending instances spread out.
+                std::thread::sleep(std::time::Duration::from_micros(
+                    200 * u64::from(attempt) + u64::from(std::process::id() % 7) * 50,
+                ));
+                attempt += 1;
+            }
+            result => return Ok(result?),
+        }
     }
 }
 

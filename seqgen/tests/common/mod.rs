@@ -27,6 +27,8 @@ pub trait TestConnection:
     fn setup(_conn: &mut Self) {}
     /// Makes this connection give up waiting for a row lock after about a second.
     fn short_lock_wait(conn: &mut Self);
+    /// Runs this connection's transactions (autocommit statements included) SERIALIZABLE.
+    fn serializable(conn: &mut Self);
 }
 
 #[cfg(feature = "sqlite")]
@@ -42,6 +44,9 @@ impl TestConnection for diesel::SqliteConnection {
     fn short_lock_wait(conn: &mut Self) {
         conn.batch_execute("PRAGMA busy_timeout = 1000").unwrap();
     }
+    fn serializable(_: &mut Self) {
+        // SQLite transactions are always serializable.
+    }
 }
 
 #[cfg(feature = "postgres")]
@@ -54,6 +59,10 @@ impl TestConnection for diesel::PgConnection {
     fn short_lock_wait(conn: &mut Self) {
         conn.batch_execute("SET lock_timeout = '1s'").unwrap();
     }
+    fn serializable(conn: &mut Self) {
+        conn.batch_execute("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+            .unwrap();
+    }
 }
 
 #[cfg(feature = "mysql")]
@@ -65,6 +74,10 @@ impl TestConnection for diesel::MysqlConnection {
     }
     fn short_lock_wait(conn: &mut Self) {
         conn.batch_execute("SET SESSION innodb_lock_wait_timeout = 1")
+            .unwrap();
+    }
+    fn serializable(conn: &mut Self) {
+        conn.batch_execute("SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE")
             .unwrap();
     }
 }
@@ -141,17 +154,25 @@ impl<C: TestConnection> TestDb<C> {
 
     /// A pool of `size` connections.
     pub fn pool(&self, size: u32) -> Pool<ConnectionManager<C>> {
+        self.pool_with(size, false)
+    }
+
+    /// A pool of `size` connections, all SERIALIZABLE when `serializable` is set.
+    pub fn pool_with(&self, size: u32, serializable: bool) -> Pool<ConnectionManager<C>> {
         #[derive(Debug)]
-        struct Setup;
+        struct Setup(bool);
         impl<C: TestConnection> r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
             fn on_acquire(&self, conn: &mut C) -> Result<(), diesel::r2d2::Error> {
                 C::setup(conn);
+                if self.0 {
+                    C::serializable(conn);
+                }
                 Ok(())
             }
         }
         Pool::builder()
             .max_size(size)
-            .connection_customizer(Box::new(Setup))
+            .connection_customizer(Box::new(Setup(serializable)))
             .build(ConnectionManager::new(&self.url))
             .unwrap()
     }

@@ -29,6 +29,12 @@ pub trait TestConnection:
     fn short_lock_wait(conn: &mut Self);
     /// Runs this connection's transactions (autocommit statements included) SERIALIZABLE.
     fn serializable(conn: &mut Self);
+    /// The server's id of this connection's session; `None` for SQLite (no server).
+    fn session_id(_conn: &mut Self) -> Option<i64> {
+        None
+    }
+    /// Ends session `id` from `admin`, as an operator or a network failure would.
+    fn kill_session(_admin: &mut Self, _id: i64) {}
 }
 
 #[cfg(feature = "sqlite")]
@@ -63,6 +69,20 @@ impl TestConnection for diesel::PgConnection {
         conn.batch_execute("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE")
             .unwrap();
     }
+    fn session_id(conn: &mut Self) -> Option<i64> {
+        use diesel::RunQueryDsl;
+        let pid: i32 = diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>(
+            "pg_backend_pid()",
+        ))
+        .get_result(conn)
+        .unwrap();
+        Some(i64::from(pid))
+    }
+    fn kill_session(admin: &mut Self, id: i64) {
+        admin
+            .batch_execute(&format!("SELECT pg_terminate_backend({id})"))
+            .unwrap();
+    }
 }
 
 #[cfg(feature = "mysql")]
@@ -79,6 +99,18 @@ impl TestConnection for diesel::MysqlConnection {
     fn serializable(conn: &mut Self) {
         conn.batch_execute("SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE")
             .unwrap();
+    }
+    fn session_id(conn: &mut Self) -> Option<i64> {
+        use diesel::RunQueryDsl;
+        let id: u64 = diesel::select(diesel::dsl::sql::<
+            diesel::sql_types::Unsigned<diesel::sql_types::BigInt>,
+        >("CONNECTION_ID()"))
+        .get_result(conn)
+        .unwrap();
+        Some(id as i64)
+    }
+    fn kill_session(admin: &mut Self, id: i64) {
+        admin.batch_execute(&format!("KILL {id}")).unwrap();
     }
 }
 

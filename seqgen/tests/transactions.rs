@@ -117,7 +117,10 @@ fn serializable_sessions_retry_and_never_duplicate<C: TestConnection>(db: TestDb
             })
         })
         .collect();
-    let ids: Vec<String> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
+    let ids: Vec<String> = handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .collect();
     assert_eq!(ids.len(), 320);
     assert_distinct(&ids);
 }

@@ -66,8 +66,10 @@ impl TestConnection for diesel::PgConnection {
         conn.batch_execute("SET lock_timeout = '1s'").unwrap();
     }
     fn serializable(conn: &mut Self) {
-        conn.batch_execute("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE")
-            .unwrap();
+        conn.batch_execute(
+            "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+        )
+        .unwrap();
     }
     fn session_id(conn: &mut Self) -> Option<i64> {
         use diesel::RunQueryDsl;

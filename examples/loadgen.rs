@@ -1,0 +1,14 @@
+//! Load generator: many threads taking IDs from one database, for benchmarks and for the
+//! multi-process tests.
+//!
+//! ```text
+//! cargo run --release --example loadgen -- --url URL [--key NAME] [--threads N]
+//!     [--ids N | --seconds S] [--batch N] [--mode batched|gapless] [--insert]
+//!     [--rollback P] [--clock-offset-secs S] [--date PATTERN] [--out FILE]
+//! ```
+//!
+//! Prints one JSON line at the end. See `seqgen_examples::loadgen`.
+
+fn main() -> std::process::ExitCode {
+    seqgen_examples::loadgen::main_with(std::env::args().skip(1))
+}

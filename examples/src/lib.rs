@@ -1,0 +1,3 @@
+//! Code shared by seqgen's examples and their tests.
+
+pub mod loadgen;

@@ -1,0 +1,263 @@
+//! Several app instances in separate processes against one database, on every enabled
+//! backend: 4 processes x 4 threads; a process killed with SIGKILL mid-run and started again;
+//! two processes whose clocks are a day apart. Never a duplicate.
+//!
+//! The instances are this test binary itself, re-executed with `--loadgen ARGS…`, which runs
+//! the load generator of `examples/loadgen.rs`. SQLite always runs (a file in a temp dir);
+//! PostgreSQL and MySQL run with `PG_DATABASE_URL` / `MYSQL_DATABASE_URL` and the `postgres` /
+//! `mysql` features, and under `CI=true` a missing URL fails the run.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--loadgen") {
+        return seqgen_examples::loadgen::main_with(args.into_iter().skip(1));
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut backends: Vec<(&str, String)> = Vec::new();
+    if cfg!(feature = "sqlite") {
+        backends.push((
+            "sqlite",
+            dir.path().join("multiprocess.db").display().to_string(),
+        ));
+    }
+    for (feature, enabled, var) in [
+        ("postgres", cfg!(feature = "postgres"), "PG_DATABASE_URL"),
+        ("mysql", cfg!(feature = "mysql"), "MYSQL_DATABASE_URL"),
+    ] {
+        if !enabled {
+            continue;
+        }
+        match std::env::var(var) {
+            Ok(url) => backends.push((feature, url)),
+            Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
+                eprintln!("{var} is not set: under CI=true every enabled backend must run");
+                return ExitCode::FAILURE;
+            }
+            Err(_) => println!("skipping the multi-process tests on {feature}: set {var}"),
+        }
+    }
+    let scenarios: [(&str, fn(&Path, &str) -> Result<(), String>); 3] = [
+        ("four_processes_four_threads", four_processes_four_threads),
+        ("killed_and_restarted", killed_and_restarted),
+        ("clocks_a_day_apart", clocks_a_day_apart),
+    ];
+    let (mut passed, mut failed) = (0, 0);
+    for (backend, url) in &backends {
+        for (name, scenario) in scenarios {
+            let started = Instant::now();
+            match scenario(dir.path(), url) {
+                Ok(()) => {
+                    passed += 1;
+                    println!(
+                        "test {backend}::{name} ... ok ({:.1}s)",
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+                Err(e) => {
+                    failed += 1;
+                    println!("test {backend}::{name} ... FAILED\n  {e}");
+                }
+            }
+        }
+    }
+    println!("\ntest result: {}. {passed} passed; {failed} failed; 0 ignored; 0 measured; 0 filtered out",
+        if failed == 0 { "ok" } else { "FAILED" });
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// A key no earlier run used (server databases keep their counters).
+fn fresh_key(name: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("mp_{name}_{}_{:x}", std::process::id(), nanos % 0xffff_ffff)
+}
+
+fn loadgen(url: &str, key: &str, out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().expect("own path"));
+    cmd.args(["--loadgen", "--url", url, "--key", key, "--out"])
+        .arg(out)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn finish(child: Child, what: &str) -> Result<String, String> {
+    let output = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(format!(
+            "{what} exited with {}: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// Every whole line of the files; a line cut short by SIGKILL is not an ID that was issued.
+fn read_ids(files: &[PathBuf]) -> Result<Vec<String>, String> {
+    let mut ids = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let whole = match text.rfind('\n') {
+            Some(end) => &text[..=end],
+            None => "",
+        };
+        ids.extend(whole.lines().map(str::to_owned));
+    }
+    Ok(ids)
+}
+
+fn check_distinct(ids: &[String]) -> Result<(), String> {
+    let mut seen = HashSet::with_capacity(ids.len());
+    for id in ids {
+        if !seen.insert(id) {
+            return Err(format!("duplicate ID {id} among {} IDs", ids.len()));
+        }
+    }
+    Ok(())
+}
+
+fn four_processes_four_threads(dir: &Path, url: &str) -> Result<(), String> {
+    let key = fresh_key("four");
+    let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("{key}-{i}.ids"))).collect();
+    let children: Vec<Child> = files
+        .iter()
+        .map(|out| {
+            loadgen(
+                url,
+                &key,
+                out,
+                &["--threads", "4", "--ids", "4000", "--batch", "50"],
+            )
+            .spawn()
+            .map_err(|e| e.to_string())
+        })
+        .collect::<Result<_, _>>()?;
+    for (i, child) in children.into_iter().enumerate() {
+        finish(child, &format!("process {i}"))?;
+    }
+    let ids = read_ids(&files)?;
+    if ids.len() != 16_000 {
+        return Err(format!("expected 16000 IDs, got {}", ids.len()));
+    }
+    check_distinct(&ids)
+}
+
+fn killed_and_restarted(dir: &Path, url: &str) -> Result<(), String> {
+    let key = fresh_key("killed");
+    let (first, second, steady) = (
+        dir.join(format!("{key}-killed.ids")),
+        dir.join(format!("{key}-restarted.ids")),
+        dir.join(format!("{key}-steady.ids")),
+    );
+    let load = [
+        "--threads",
+        "4",
+        "--insert",
+        "--rollback",
+        "0.1",
+        "--batch",
+        "20",
+    ];
+    let steady_child = loadgen(
+        url,
+        &key,
+        &steady,
+        &[&load[..], &["--seconds", "3"]].concat(),
+    )
+    .spawn()
+    .map_err(|e| e.to_string())?;
+    let mut doomed = loadgen(
+        url,
+        &key,
+        &first,
+        &[&load[..], &["--seconds", "30"]].concat(),
+    )
+    .spawn()
+    .map_err(|e| e.to_string())?;
+    // Kill it once it has written some IDs: mid-run, blocks cached and transactions open.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::metadata(&first).map_or(0, |m| m.len()) < 2_000 {
+        if Instant::now() > deadline {
+            let _ = doomed.kill();
+            return Err("the process to kill wrote no IDs in 20 s".into());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    doomed.kill().map_err(|e| e.to_string())?; // SIGKILL
+    doomed.wait().map_err(|e| e.to_string())?;
+    let restarted = loadgen(
+        url,
+        &key,
+        &second,
+        &[&load[..], &["--ids", "2000"]].concat(),
+    )
+    .spawn()
+    .map_err(|e| e.to_string())?;
+    finish(restarted, "the restarted process")?;
+    finish(steady_child, "the process running beside them")?;
+
+    let ids = read_ids(&[first, second, steady])?;
+    check_distinct(&ids)?;
+    let counters: Vec<u64> = ids.iter().filter_map(|id| id[1..].parse().ok()).collect();
+    let max = counters.iter().max().copied().unwrap_or(0);
+    println!(
+        "  {} committed IDs, highest counter {max}: {} holes (cached by the killed process, \
+         rolled back, or in flight)",
+        ids.len(),
+        max.saturating_sub(ids.len() as u64)
+    );
+    Ok(())
+}
+
+fn clocks_a_day_apart(dir: &Path, url: &str) -> Result<(), String> {
+    let key = fresh_key("skew");
+    let files = [
+        dir.join(format!("{key}-now.ids")),
+        dir.join(format!("{key}-behind.ids")),
+    ];
+    let common = [
+        "--threads",
+        "2",
+        "--ids",
+        "3000",
+        "--batch",
+        "25",
+        "--date",
+        "%Y%m%d",
+    ];
+    let now = loadgen(url, &key, &files[0], &common)
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let behind = loadgen(
+        url,
+        &key,
+        &files[1],
+        &[&common[..], &["--clock-offset-secs", "-86400"]].concat(),
+    )
+    .spawn()
+    .map_err(|e| e.to_string())?;
+    finish(now, "the process on time")?;
+    finish(behind, "the process a day behind")?;
+    let ids = read_ids(&files)?;
+    if ids.len() != 6000 {
+        return Err(format!("expected 6000 IDs, got {}", ids.len()));
+    }
+    let dates: HashSet<&str> = ids.iter().map(|id| &id[1..9]).collect();
+    if dates.len() < 2 {
+        return Err(format!("expected two dates in the IDs, got {dates:?}"));
+    }
+    check_distinct(&ids)
+}

@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
+/// One test: given a scratch directory and a database URL, `Err` says what went wrong.
+type Scenario = fn(&Path, &str) -> Result<(), String>;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--loadgen") {
@@ -41,7 +44,7 @@ fn main() -> ExitCode {
             Err(_) => println!("skipping the multi-process tests on {feature}: set {var}"),
         }
     }
-    let scenarios: [(&str, fn(&Path, &str) -> Result<(), String>); 3] = [
+    let scenarios: [(&str, Scenario); 3] = [
         ("four_processes_four_threads", four_processes_four_threads),
         ("killed_and_restarted", killed_and_restarted),
         ("clocks_a_day_apart", clocks_a_day_apart),

@@ -13,7 +13,11 @@ pub(crate) const DATE: &str = "date";
 pub(crate) const PAD: &str = "pad";
 pub(crate) const BATCH: &str = "batch";
 pub(crate) const KEY: &str = "key";
-const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`";
+pub(crate) const GAPLESS: &str = "gapless";
+pub(crate) const NOWAIT: &str = "nowait";
+/// Not a key: the spelling of gapless mode this crate did not pick, answered with a hint.
+const MODE: &str = "mode";
+const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`";
 const HELP: &str = r#"the correct format looks like `#[distributed_id(prefix = "U", date = "%Y%m%d", pad = 6, batch = 100)]`"#;
 
 /// The keys of one `#[distributed_id(...)]`, each as written.
@@ -24,6 +28,8 @@ pub(crate) struct FieldAttr {
     pub(crate) pad: Option<LitInt>,
     pub(crate) batch: Option<LitInt>,
     pub(crate) key: Option<LitStr>,
+    pub(crate) gapless: Option<syn::Ident>,
+    pub(crate) nowait: Option<syn::Ident>,
 }
 
 /// Parses one `#[distributed_id(...)]`, recording every mistake and carrying on.
@@ -42,6 +48,26 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             return skip_value(&meta);
         };
         let name = ident.to_string();
+        if name == MODE {
+            errors.at(
+                ident,
+                "write `gapless` (a flag) instead of `mode = \"gapless\"`; without it the mode is batched",
+            );
+            return skip_value(&meta);
+        }
+        if [GAPLESS, NOWAIT].contains(&name.as_str()) {
+            if meta.input.peek(Token![=]) {
+                errors.at(ident, format!("`{name}` is a flag: write `{name}` alone, without a value"));
+                return skip_value(&meta);
+            }
+            let slot = if name == GAPLESS {
+                &mut parsed.gapless
+            } else {
+                &mut parsed.nowait
+            };
+            set_once(slot, ident, ident.clone(), errors);
+            return Ok(());
+        }
         if ![PREFIX, DATE, PAD, BATCH, KEY].contains(&name.as_str()) {
             errors.at(
                 ident,

@@ -7,7 +7,7 @@ use syn::DeriveInput;
 
 use crate::ast::{FieldType, Model};
 use crate::errors::Errors;
-use crate::valid::{self, ValidField};
+use crate::valid::{self, Mode, ValidField};
 
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
@@ -37,6 +37,11 @@ fn implementation(input: &DeriveInput, fields: &[ValidField<'_>]) -> TokenStream
             f.pad,
             f.batch,
         );
+        let mode = match f.mode {
+            Mode::Batched => quote!(),
+            Mode::Gapless => quote!(.gapless()),
+            Mode::GaplessNowait => quote!(.gapless_nowait()),
+        };
         quote! {
             ::seqgen::__private::IdField {
                 name: #name,
@@ -45,6 +50,7 @@ fn implementation(input: &DeriveInput, fields: &[ValidField<'_>]) -> TokenStream
                     .date(#date)
                     .pad(#pad)
                     .batch(#batch)
+                    #mode
                     .build()
                     .expect("checked by #[derive(DistributedId)]"),
             }
@@ -136,6 +142,21 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("cfg"), "{out}");
+    }
+
+    #[test]
+    fn gapless_fields_build_gapless_specs() {
+        let out = expand(
+            r#"struct NewInvoice {
+                #[distributed_id(prefix = "INV", date = "%Y", gapless)] no: String,
+                #[distributed_id(key = "receipts", gapless, nowait)] receipt: String,
+            }"#,
+        );
+        assert!(
+            out.contains(". batch (100u32) . gapless () . build ()"),
+            "{out}"
+        );
+        assert!(out.contains(". gapless_nowait () . build ()"), "{out}");
     }
 
     #[test]

@@ -27,6 +27,15 @@ pub(crate) struct ValidField<'a> {
     pub(crate) date: String,
     pub(crate) pad: u32,
     pub(crate) batch: u32,
+    pub(crate) mode: Mode,
+}
+
+/// The numbering mode a field asked for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Batched,
+    Gapless,
+    GaplessNowait,
 }
 
 /// Checks every rule and returns the fields that passed, sorted by key: IDs are taken in
@@ -63,7 +72,9 @@ fn check_field<'a>(
     let (date, numeric_width) = date(field.attr.date.as_ref(), errors);
     let prefix = prefix(field.attr.prefix.as_ref(), errors);
     let key = key(model, field.attr.key.as_ref(), errors);
-    let (ty, pad, batch, date, prefix, key) = (ty?, pad?, batch?, date?, prefix?, key?);
+    let mode = mode(field, errors);
+    let (ty, pad, batch, date, prefix, key, mode) =
+        (ty?, pad?, batch?, date?, prefix?, key?, mode?);
     if matches!(ty, FieldType::Number | FieldType::OptionalNumber) {
         fits_an_i64(field, &prefix, numeric_width.flatten(), pad, errors)?;
     }
@@ -75,7 +86,33 @@ fn check_field<'a>(
         date,
         pad,
         batch,
+        mode,
     })
+}
+
+/// `gapless` takes one number per transaction: `batch` would mean nothing, and `nowait` only
+/// makes sense with it.
+fn mode(field: &IdField<'_>, errors: &mut Errors) -> Option<Mode> {
+    let attr = &field.attr;
+    match (&attr.gapless, &attr.nowait) {
+        (None, Some(nowait)) => {
+            errors.at(
+                nowait,
+                "`nowait` applies to gapless fields only: add `gapless`",
+            );
+            None
+        }
+        (Some(_), _) if attr.batch.is_some() => {
+            errors.at(
+                attr.batch.as_ref().expect("checked"),
+                "`batch` has no effect on a gapless field: it takes one number per transaction",
+            );
+            None
+        }
+        (Some(_), Some(_)) => Some(Mode::GaplessNowait),
+        (Some(_), None) => Some(Mode::Gapless),
+        (None, None) => Some(Mode::Batched),
+    }
 }
 
 fn supported_type(field: &IdField<'_>, errors: &mut Errors) -> Option<FieldType> {

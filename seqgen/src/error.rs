@@ -35,6 +35,21 @@ pub enum Error {
         key: String,
     },
 
+    /// A gapless number was asked for outside a transaction: it could be lost before the row
+    /// that uses it is written.
+    #[error("key `{key}` is gapless: take its numbers inside a transaction (`conn.transaction(|conn| …)`), or insert through `seqgen::insert_into`, which opens one")]
+    OutsideTransaction {
+        /// The `db_key` key name.
+        key: String,
+    },
+
+    /// Another transaction holds the counter, and the spec said not to wait.
+    #[error("key `{key}` is busy: another transaction holds its counter; try again after it ends")]
+    Busy {
+        /// The `db_key` key name.
+        key: String,
+    },
+
     /// A [`Generator`](crate::Generator) met a second database.
     #[error("this Generator caches numbers of another database: create one Generator per database, or use the default one (`seqgen::next_id`), which tells databases apart")]
     DifferentDatabase,

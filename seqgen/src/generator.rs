@@ -11,11 +11,11 @@ use diesel::connection::{LoadConnection, TransactionManager};
 use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
 use diesel::Connection;
 
-use crate::backend::Backend;
+use crate::backend::{is_busy, Backend, TOKEN_KEY};
 use crate::block::{Cursor, KeyState};
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
-use crate::spec::{CacheKey, Period, PrehashedHasher, Spec};
+use crate::spec::{CacheKey, Mode, Period, PrehashedHasher, Spec};
 
 /// Hands out IDs for one database, reserving `batch` numbers per round trip and serving the
 /// rest from memory.
@@ -233,6 +233,9 @@ impl Generator {
         if n == 0 {
             return Ok(());
         }
+        if let Mode::Gapless { nowait } = spec.mode() {
+            return self.take_gapless(conn, spec, n, nowait, emit);
+        }
         let clock = &*self.inner.clock;
         let mut need = n;
 
@@ -304,6 +307,38 @@ impl Generator {
         emit(&period, checked(spec, &period, mine)?)
     }
 
+    /// Gapless mode: the numbers are taken in the caller's transaction, which holds the
+    /// counter row locked until it ends; nothing is cached, so a rollback gives them back.
+    fn take_gapless<C, F>(
+        &self,
+        conn: &mut C,
+        spec: &Spec,
+        n: u64,
+        nowait: bool,
+        mut emit: F,
+    ) -> Result<()>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
+    {
+        if !in_transaction(conn) {
+            return Err(Error::OutsideTransaction {
+                key: spec.key().to_owned(),
+            });
+        }
+        let period = Period::new(spec.period_at(self.inner.clock.now()));
+        if nowait {
+            lock_nowait(conn, spec.key(), &period.text)?;
+        }
+        // Not retried: a serialization failure aborts the caller's whole transaction, which
+        // only the caller can run again (`Error::TransactionConflict`).
+        let last = C::Backend::reserve(conn, spec.key(), &period.text, to_i64(n))?;
+        self.inner.reservations.fetch_add(1, Ordering::Relaxed);
+        let mine = block_ending_at(last, n)?;
+        emit(&period, checked(spec, &period, mine)?)
+    }
+
     /// Reserves `count` numbers on the caller's connection, outside any transaction: the
     /// statement commits before it returns, so the block may be cached.
     fn reserve_committed<C>(&self, conn: &mut C, key: &str, period: &str, count: u64) -> Result<i64>
@@ -333,7 +368,7 @@ impl Generator {
     {
         let pool = self.inner.pool.as_deref().expect("checked by the caller");
         // The caller's database, if it has a token yet: the pool must point at the same one.
-        let expected = C::Backend::read_token(conn)?;
+        let expected = C::Backend::read(conn, TOKEN_KEY.0, TOKEN_KEY.1)?;
         let expected = expected.or(self.inner.database.get().copied());
         let (token, last) = pool.reserve(key, period, to_i64(count), expected)?;
         self.bind(token)?;
@@ -421,6 +456,30 @@ fn retrying<T>(mut reserve: impl FnMut() -> diesel::QueryResult<T>) -> Result<T>
     }
 }
 
+/// Locks the counter row for the rest of the caller's transaction, or fails with
+/// [`Error::Busy`] at once. The attempt runs in a savepoint, so a busy row leaves the caller's
+/// transaction usable (PostgreSQL would otherwise abort it).
+fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> Result<()>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    for _ in 0..2 {
+        match conn.transaction(|conn| C::Backend::lock_nowait(conn, key, period)) {
+            Ok(true) => return Ok(()),
+            // The period's first number: create the row, then lock it.
+            Ok(false) => C::Backend::insert_if_missing(conn, key, period, 0)?,
+            Err(e) if is_busy(&e) => {
+                return Err(Error::Busy {
+                    key: key.to_owned(),
+                })
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
 /// Whether the connection is inside a transaction Diesel knows of. A connection whose
 /// transaction state is broken counts as inside one: nothing reserved on it is cached.
 pub(crate) fn in_transaction<C: Connection>(conn: &mut C) -> bool {
@@ -435,12 +494,13 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    let token = C::Backend::read_token(conn)?;
+    let (key, period) = TOKEN_KEY;
+    let token = C::Backend::read(conn, key, period)?;
     if token.is_some() || !create {
         return Ok(token);
     }
-    C::Backend::create_token(conn, random_token())?;
-    Ok(C::Backend::read_token(conn)?)
+    C::Backend::insert_if_missing(conn, key, period, random_token())?;
+    Ok(C::Backend::read(conn, key, period)?)
 }
 
 /// A random positive token from the standard library's per-process random hash keys.

@@ -8,9 +8,10 @@ use diesel::query_dsl::methods::{ExecuteDsl, LoadQuery};
 use diesel::{Insertable, RunQueryDsl, Table};
 
 use crate::backend::Backend;
+use crate::error::Error;
 use crate::error::Result;
-use crate::generator::{default_generator, Generator};
-use crate::spec::Spec;
+use crate::generator::{default_generator, in_transaction, Generator};
+use crate::spec::{Mode, Spec};
 
 /// A Diesel model whose ID fields seqgen fills. Implement it with
 /// `#[derive(DistributedId)]` (see [the derive](derive@crate::DistributedId)).
@@ -136,6 +137,14 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
+    // Refuse before filling anything: a record must not end up half filled.
+    if let Some(gapless) = gapless_field::<T>() {
+        if !in_transaction(conn) {
+            return Err(Error::OutsideTransaction {
+                key: gapless.spec.key().to_owned(),
+            });
+        }
+    }
     for (index, field) in T::__id_fields().iter().enumerate() {
         let unset: Vec<usize> = (0..rows.len())
             .filter(|&row| rows[row].__id_slot(index).is_unset())
@@ -164,6 +173,13 @@ where
         }
     }
     Ok(())
+}
+
+/// The first gapless field of `T`, if it has one.
+fn gapless_field<T: DistributedId>() -> Option<&'static IdField> {
+    T::__id_fields()
+        .iter()
+        .find(|field| matches!(field.spec.mode(), Mode::Gapless { .. }))
 }
 
 fn unreachable_slot(field: &IdField) -> ! {
@@ -285,8 +301,9 @@ where
         C::Backend: Backend,
         InsertStatement<T, <&'a R as Insertable<T>>::Values>: ExecuteDsl<C>,
     {
-        let (target, records) = self.fill(conn)?;
-        Ok(diesel::insert_into(target).values(records).execute(conn)?)
+        self.run(conn, |target, records, conn| {
+            Ok(diesel::insert_into(target).values(records).execute(conn)?)
+        })
     }
 
     /// Fills the IDs, inserts with `RETURNING`, and loads one row (PostgreSQL, SQLite).
@@ -296,10 +313,11 @@ where
         C::Backend: Backend,
         InsertStatement<T, <&'a R as Insertable<T>>::Values>: LoadQuery<'a, C, U>,
     {
-        let (target, records) = self.fill(conn)?;
-        Ok(diesel::insert_into(target)
-            .values(records)
-            .get_result(conn)?)
+        self.run(conn, |target, records, conn| {
+            Ok(diesel::insert_into(target)
+                .values(records)
+                .get_result(conn)?)
+        })
     }
 
     /// Fills the IDs, inserts with `RETURNING`, and loads every row (PostgreSQL, SQLite).
@@ -309,22 +327,41 @@ where
         C::Backend: Backend,
         InsertStatement<T, <&'a R as Insertable<T>>::Values>: LoadQuery<'a, C, U>,
     {
-        let (target, records) = self.fill(conn)?;
-        Ok(diesel::insert_into(target)
-            .values(records)
-            .get_results(conn)?)
+        self.run(conn, |target, records, conn| {
+            Ok(diesel::insert_into(target)
+                .values(records)
+                .get_results(conn)?)
+        })
     }
 
-    fn fill<C>(self, conn: &mut C) -> Result<(T, &'a R)>
+    /// Fills the IDs and runs `insert`; with a gapless field and no transaction open, both
+    /// in one transaction, so the number and the row commit or roll back together.
+    fn run<C, O>(
+        self,
+        conn: &mut C,
+        insert: impl FnOnce(T, &'a R, &mut C) -> Result<O>,
+    ) -> Result<O>
     where
         C: LoadConnection,
         C::Backend: Backend,
     {
-        let records = self.records;
-        match self.generator {
-            Some(generator) => assign_ids_with(records.as_rows(), generator, conn)?,
-            None => assign_ids(records.as_rows(), conn)?,
+        let InsertWithIds {
+            target,
+            records,
+            generator,
+        } = self;
+        let work = move |conn: &mut C| -> Result<O> {
+            match generator {
+                Some(generator) => assign_ids_with(records.as_rows(), generator, conn)?,
+                None => assign_ids(records.as_rows(), conn)?,
+            }
+            let records: &'a R = records;
+            insert(target, records, conn)
+        };
+        if gapless_field::<R::Row>().is_some() && !in_transaction(conn) {
+            conn.transaction(work)
+        } else {
+            work(conn)
         }
-        Ok((self.target, records))
     }
 }

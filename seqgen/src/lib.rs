@@ -36,6 +36,7 @@ mod generator;
 mod insert;
 mod migrations;
 mod schema;
+mod sequence;
 mod spec;
 
 #[cfg(feature = "sqlite")]
@@ -49,7 +50,8 @@ pub use insert::{
     Records,
 };
 pub use migrations::{backend_migrations, run_migrations, with_app_migrations, WithAppMigrations};
-pub use spec::{Spec, SpecBuilder};
+pub use sequence::{next_value, next_values, Sequence};
+pub use spec::{Mode, Spec, SpecBuilder};
 
 /// Fills a Diesel model's ID fields from seqgen's `db_key` counters, just before the insert,
 /// on the insert's own connection.

@@ -33,6 +33,7 @@ pub struct Spec {
     date: String,
     pad: u8,
     batch: u32,
+    mode: Mode,
     /// Digits of the date part when it is digits only and of fixed width.
     numeric_date_width: Option<u8>,
     /// Names this spec's block in a generator.
@@ -119,6 +120,24 @@ pub struct SpecBuilder {
     date: String,
     pad: u32,
     batch: u32,
+    mode: Mode,
+}
+
+/// How numbers are taken from `db_key`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Mode {
+    /// `batch` numbers per round trip, served from memory: fast, holes possible.
+    #[default]
+    Batched,
+    /// One number at a time, taken inside the caller's transaction: the counter row stays
+    /// locked until the transaction ends, and a rollback gives the number back. Committed
+    /// numbers are exactly 1..N per period.
+    Gapless {
+        /// Fail with [`Error::Busy`](crate::Error::Busy) instead of waiting when another
+        /// transaction holds the counter.
+        nowait: bool,
+    },
 }
 
 impl Spec {
@@ -130,6 +149,7 @@ impl Spec {
             date: "%Y%m%d".to_owned(),
             pad: 6,
             batch: 100,
+            mode: Mode::Batched,
         }
     }
 
@@ -153,9 +173,14 @@ impl Spec {
         u32::from(self.pad)
     }
 
-    /// How many numbers one database round trip reserves.
+    /// How many numbers one database round trip reserves (batched mode).
     pub fn batch(&self) -> u32 {
         self.batch
+    }
+
+    /// Batched or gapless.
+    pub fn mode(&self) -> Mode {
+        self.mode
     }
 
     /// Which block of a generator serves this spec: specs with the same key and date pattern
@@ -240,6 +265,20 @@ impl SpecBuilder {
         self
     }
 
+    /// Gapless mode: numbers are taken inside the caller's transaction, one round trip per
+    /// call, and never skipped. See [`Mode::Gapless`].
+    pub fn gapless(mut self) -> Self {
+        self.mode = Mode::Gapless { nowait: false };
+        self
+    }
+
+    /// Gapless mode that fails with [`Error::Busy`](crate::Error::Busy) instead of waiting
+    /// for another transaction holding the counter.
+    pub fn gapless_nowait(mut self) -> Self {
+        self.mode = Mode::Gapless { nowait: true };
+        self
+    }
+
     /// Checks the spec and builds it.
     pub fn build(self) -> Result<Spec, SpecError> {
         if self.key.is_empty() {
@@ -274,6 +313,7 @@ impl SpecBuilder {
             date: self.date,
             pad: self.pad as u8,
             batch: self.batch,
+            mode: self.mode,
             numeric_date_width,
         })
     }

@@ -39,21 +39,45 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Reads this database's token, the value of the reserved row; `None` if it has none.
+    /// Reads the counter of (`key`, `period`) without locking it; `None` if the row is missing.
     #[doc(hidden)]
-    fn read_token<C>(conn: &mut C) -> QueryResult<Option<i64>>
+    fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Stores `token` as this database's token unless it has one already.
+    /// Creates the row (`key`, `period`) with `value`, unless it exists.
     #[doc(hidden)]
-    fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
+    fn insert_if_missing<C>(conn: &mut C, key: &str, period: &str, value: i64) -> QueryResult<()>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// Locks the row (`key`, `period`) for the rest of the caller's transaction without
+    /// waiting: `Ok(true)` when locked, `Ok(false)` when the row is missing, an error that
+    /// [`is_busy`] recognises when another transaction holds it.
+    #[doc(hidden)]
+    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<bool>
     where
         C: LoadConnection<Backend = Self>;
 }
 
 mod sealed {
     pub trait Sealed {}
+}
+
+/// Whether `err` says a lock could not be taken without waiting: PostgreSQL 55P03 "could not
+/// obtain lock on row", MySQL 3572 "…NOWAIT is set", MariaDB 1205 "Lock wait timeout
+/// exceeded", SQLite "database is locked".
+pub(crate) fn is_busy(err: &diesel::result::Error) -> bool {
+    match err {
+        diesel::result::Error::DatabaseError(_, info) => {
+            let msg = info.message();
+            msg.contains("could not obtain lock")
+                || msg.contains("NOWAIT")
+                || msg.contains("Lock wait timeout")
+                || msg.contains("database is locked")
+        }
+        _ => false,
+    }
 }
 
 /// Whether `err` says the `db_key` table is missing. The three backends word it

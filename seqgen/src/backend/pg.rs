@@ -36,29 +36,43 @@ impl super::Backend for Pg {
             .get_result(conn)
     }
 
-    fn read_token<C>(conn: &mut C) -> QueryResult<Option<i64>>
+    fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>
     where
         C: LoadConnection<Backend = Self>,
     {
         db_key::table
-            .find(super::TOKEN_KEY)
+            .find((key, period))
             .select(db_key::current_value)
             .first(conn)
             .optional()
     }
 
-    fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
+    fn insert_if_missing<C>(conn: &mut C, key: &str, period: &str, value: i64) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>,
     {
         diesel::insert_into(db_key::table)
             .values((
-                db_key::key_name.eq(super::TOKEN_KEY.0),
-                db_key::period.eq(super::TOKEN_KEY.1),
-                db_key::current_value.eq(token),
+                db_key::key_name.eq(key),
+                db_key::period.eq(period),
+                db_key::current_value.eq(value),
             ))
             .on_conflict_do_nothing()
             .execute(conn)
             .map(drop)
+    }
+
+    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<bool>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        db_key::table
+            .find((key, period))
+            .select(db_key::current_value)
+            .for_update()
+            .no_wait()
+            .first::<i64>(conn)
+            .optional()
+            .map(|row| row.is_some())
     }
 }

@@ -38,29 +38,49 @@ impl super::Backend for Sqlite {
             .get_result(conn)
     }
 
-    fn read_token<C>(conn: &mut C) -> QueryResult<Option<i64>>
+    fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>
     where
         C: LoadConnection<Backend = Self>,
     {
         db_key::table
-            .find(super::TOKEN_KEY)
+            .find((key, period))
             .select(db_key::current_value)
             .first(conn)
             .optional()
     }
 
-    fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
+    fn insert_if_missing<C>(conn: &mut C, key: &str, period: &str, value: i64) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>,
     {
         diesel::insert_or_ignore_into(db_key::table)
             .values((
-                db_key::key_name.eq(super::TOKEN_KEY.0),
-                db_key::period.eq(super::TOKEN_KEY.1),
-                db_key::current_value.eq(token),
+                db_key::key_name.eq(key),
+                db_key::period.eq(period),
+                db_key::current_value.eq(value),
             ))
             .execute(conn)
             .map(drop)
+    }
+
+    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<bool>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        // SQLite locks the whole database, not rows: take its write lock with a no-op update,
+        // with the busy timeout off for that one statement.
+        #[derive(QueryableByName)]
+        struct BusyTimeout {
+            #[diesel(sql_type = diesel::sql_types::Integer)]
+            timeout: i32,
+        }
+        let previous = diesel::sql_query("PRAGMA busy_timeout").get_result::<BusyTimeout>(conn)?;
+        diesel::sql_query("PRAGMA busy_timeout = 0").execute(conn)?;
+        let touched = diesel::update(db_key::table.find((key, period)))
+            .set(db_key::current_value.eq(db_key::current_value))
+            .execute(conn);
+        diesel::sql_query(format!("PRAGMA busy_timeout = {}", previous.timeout)).execute(conn)?;
+        Ok(touched? == 1)
     }
 }
 

@@ -2,7 +2,7 @@ use seqgen::DistributedId;
 
 #[derive(DistributedId)]
 struct NewUser {
-    #[distributed_id(prefix = "U", padding = 6, gapless)]
+    #[distributed_id(prefix = "U", padding = 6, strict)]
     id: String,
 }
 

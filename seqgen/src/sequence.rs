@@ -1,0 +1,112 @@
+//! Plain gapless counters without a model, in the spirit of django-sequences:
+//! `seqgen::next_value(conn, "invoice")` inside a transaction.
+
+use diesel::connection::LoadConnection;
+
+use crate::backend::Backend;
+use crate::error::Result;
+use crate::generator::{in_transaction, Generator};
+use crate::spec::Spec;
+
+/// A named gapless counter: 1, 2, 3, … with no gap and no repeat among committed
+/// transactions. The number is taken inside the caller's transaction, which keeps the counter
+/// locked until it commits or rolls back (and a rollback gives the number back).
+///
+/// ```
+/// use diesel::prelude::*;
+///
+/// let mut conn = SqliteConnection::establish(":memory:")?;
+/// seqgen::run_migrations(&mut conn)?;
+///
+/// let first = conn.transaction(|conn| seqgen::next_value(conn, "invoice"))?;
+/// let _rolled_back = conn.transaction(|conn| {
+///     seqgen::next_value(conn, "invoice")?; // 2, given back by the rollback
+///     Err::<(), _>(seqgen::Error::Database(diesel::result::Error::RollbackTransaction))
+/// });
+/// let second = conn.transaction(|conn| seqgen::next_value(conn, "invoice"))?;
+/// assert_eq!((first, second), (1, 2));
+///
+/// // Outside a transaction a number could be lost before the row that uses it is written.
+/// assert!(matches!(
+///     seqgen::next_value(&mut conn, "invoice"),
+///     Err(seqgen::Error::OutsideTransaction { .. })
+/// ));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Sequence {
+    spec: Spec,
+    outside_transaction: bool,
+}
+
+impl Sequence {
+    /// The counter named `key` in `db_key` (no date part: it never restarts).
+    pub fn new(key: impl Into<String>) -> Result<Self> {
+        Ok(Sequence {
+            spec: Spec::builder(key).date("").pad(18).gapless().build()?,
+            outside_transaction: false,
+        })
+    }
+
+    /// Fail with [`Error::Busy`](crate::Error::Busy) instead of waiting when another transaction holds the
+    /// counter.
+    pub fn nowait(mut self) -> Result<Self> {
+        self.spec = Spec::builder(self.spec.key())
+            .date("")
+            .pad(18)
+            .gapless_nowait()
+            .build()?;
+        Ok(self)
+    }
+
+    /// Also take numbers outside a transaction, each in a transaction of its own. Such a
+    /// number is committed as soon as it is taken: if the row that uses it is never written,
+    /// it is skipped.
+    pub fn allow_outside_transaction(mut self) -> Self {
+        self.outside_transaction = true;
+        self
+    }
+
+    /// The next value.
+    pub fn next_value<C>(&self, conn: &mut C) -> Result<i64>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        Ok(self.next_values(conn, 1)?[0])
+    }
+
+    /// The next `n` values, consecutive.
+    pub fn next_values<C>(&self, conn: &mut C, n: usize) -> Result<Vec<i64>>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        // Gapless numbers are never cached: any generator takes them the same way.
+        let generator = Generator::new();
+        if self.outside_transaction && !in_transaction(conn) {
+            conn.transaction(|conn| generator.next_numbers(conn, &self.spec, n))
+        } else {
+            generator.next_numbers(conn, &self.spec, n)
+        }
+    }
+}
+
+/// The next value of the gapless counter `key`, inside the caller's transaction. See
+/// [`Sequence`].
+pub fn next_value<C>(conn: &mut C, key: &str) -> Result<i64>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    Sequence::new(key)?.next_value(conn)
+}
+
+/// The next `n` values of the gapless counter `key`, inside the caller's transaction.
+pub fn next_values<C>(conn: &mut C, key: &str, n: usize) -> Result<Vec<i64>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    Sequence::new(key)?.next_values(conn, n)
+}

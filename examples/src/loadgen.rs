@@ -2,7 +2,7 @@
 //!
 //! Threads share one [`Generator`](seqgen::Generator) (one app instance per process) and an
 //! r2d2 pool; each takes IDs `L` + 12-digit counter (optionally with a date part), optionally
-//! inserting each into `loadgen_rows` inside a transaction and rolling back a fraction. At the
+//! inserting each into `loadgen_rows` (primary key: key and ID) inside a transaction and rolling back a fraction. At the
 //! end it prints one JSON line.
 
 use std::fs::{File, OpenOptions};
@@ -254,14 +254,14 @@ pub trait LoadgenConnection:
         Ok(())
     }
     /// Inserts one row into `loadgen_rows` (Diesel's insert is concrete per backend).
-    fn insert_row(conn: &mut Self, id: &str) -> Result<usize, DieselError>;
+    fn insert_row(conn: &mut Self, key: &str, id: &str) -> Result<usize, DieselError>;
 }
 
 macro_rules! insert_row {
     () => {
-        fn insert_row(conn: &mut Self, id: &str) -> Result<usize, DieselError> {
+        fn insert_row(conn: &mut Self, key: &str, id: &str) -> Result<usize, DieselError> {
             diesel::insert_into(loadgen_rows::table)
-                .values(loadgen_rows::id.eq(id))
+                .values((loadgen_rows::key_name.eq(key), loadgen_rows::id.eq(id)))
                 .execute(conn)
         }
     };
@@ -298,16 +298,15 @@ impl<C: LoadgenConnection> r2d2::CustomizeConnection<C, diesel::r2d2::Error> for
 }
 
 diesel::table! {
-    /// Where `--insert` puts every ID.
-    loadgen_rows (id) {
+    /// Where `--insert` puts every ID: the ID is the primary key within its counter (IDs of
+    /// different `--key`s look alike, `L` + counter, and share the table).
+    loadgen_rows (key_name, id) {
+        key_name -> Text,
         id -> Text,
     }
 }
 
 fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Report, BoxError> {
-    if args.mode == Mode::Gapless {
-        return Err("--mode gapless is not available yet".into());
-    }
     let url = args.url.strip_prefix("sqlite://").unwrap_or(&args.url);
     let pool = Pool::builder()
         .max_size(args.threads as u32 + 2)
@@ -320,14 +319,15 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
             create_rows_table(&mut *conn)?;
         }
     }
-    let spec = Arc::new(
-        Spec::builder(args.key.clone())
-            .prefix("L")
-            .date(args.date.clone())
-            .pad(12)
-            .batch(args.batch)
-            .build()?,
-    );
+    let spec = Spec::builder(args.key.clone())
+        .prefix("L")
+        .date(args.date.clone())
+        .pad(12)
+        .batch(args.batch);
+    let spec = Arc::new(match args.mode {
+        Mode::Batched => spec.build()?,
+        Mode::Gapless => spec.gapless().build()?,
+    });
     let generator = Generator::builder()
         .clock(OffsetClock(TimeDelta::seconds(args.clock_offset_secs)))
         .pool(pool.clone())
@@ -433,7 +433,7 @@ fn insert_one<C: LoadgenConnection>(
 ) -> Result<Option<String>, BoxError> {
     let result = conn.transaction(|conn| {
         let id = generator.next_id(conn, spec)?;
-        C::insert_row(conn, &id)?;
+        C::insert_row(conn, spec.key(), &id)?;
         if roll_back {
             return Err(seqgen::Error::Database(DieselError::RollbackTransaction));
         }
@@ -451,7 +451,8 @@ fn create_rows_table<C: LoadgenConnection>(conn: &mut C) -> Result<(), BoxError>
     let mut attempt = 0;
     loop {
         match conn.batch_execute(
-            "CREATE TABLE IF NOT EXISTS loadgen_rows (id VARCHAR(64) NOT NULL PRIMARY KEY)",
+            "CREATE TABLE IF NOT EXISTS loadgen_rows (key_name VARCHAR(191) NOT NULL, \
+             id VARCHAR(64) NOT NULL, PRIMARY KEY (key_name, id))",
         ) {
             Ok(()) => return Ok(()),
             // PostgreSQL: two concurrent CREATE TABLE IF NOT EXISTS can collide in pg_type.

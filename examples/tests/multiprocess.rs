@@ -193,6 +193,10 @@ fn killed_and_restarted(dir: &Path, url: &str) -> Result<(), String> {
     // Kill it once it has written some IDs: mid-run, blocks cached and transactions open.
     let deadline = Instant::now() + Duration::from_secs(20);
     while std::fs::metadata(&first).map_or(0, |m| m.len()) < 2_000 {
+        if let Ok(Some(_)) = doomed.try_wait() {
+            return finish(doomed, "the process to kill")
+                .and_then(|out| Err(format!("the process to kill ended by itself: {out}")));
+        }
         if Instant::now() > deadline {
             let _ = doomed.kill();
             return Err("the process to kill wrote no IDs in 20 s".into());

@@ -464,20 +464,13 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    for _ in 0..2 {
-        match conn.transaction(|conn| C::Backend::lock_nowait(conn, key, period)) {
-            Ok(true) => return Ok(()),
-            // The period's first number: create the row, then lock it.
-            Ok(false) => C::Backend::insert_if_missing(conn, key, period, 0)?,
-            Err(e) if is_busy(&e) => {
-                return Err(Error::Busy {
-                    key: key.to_owned(),
-                })
-            }
-            Err(e) => return Err(e.into()),
-        }
+    match conn.transaction(|conn| C::Backend::lock_nowait(conn, key, period)) {
+        Ok(()) => Ok(()),
+        Err(e) if is_busy(&e) => Err(Error::Busy {
+            key: key.to_owned(),
+        }),
+        Err(e) => Err(e.into()),
     }
-    Ok(())
 }
 
 /// Whether the connection is inside a transaction Diesel knows of. A connection whose
@@ -567,6 +560,12 @@ where
     C::Backend: Backend,
 {
     static DEFAULTS: OnceLock<Mutex<HashMap<i64, Generator>>> = OnceLock::new();
+    // On SQLite, inside a transaction, numbers are taken in that transaction anyway; reading
+    // the token first would make it a reader that must upgrade to a writer, which SQLite
+    // refuses with "database is locked" under contention instead of waiting.
+    if in_transaction(conn) && !C::Backend::RESERVE_BESIDE_TRANSACTION {
+        return Ok(Generator::new());
+    }
     // Inside a transaction the token is not created: a rollback would take it back. Without
     // one, a throwaway generator takes the numbers in that transaction, uncached.
     let create = !in_transaction(conn);

@@ -132,7 +132,9 @@ fn two_generators_get_disjoint_blocks<C: TestConnection>(db: TestDb<C>) {
 fn midnight_starts_a_new_period<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let clock = Arc::new(clock_at(2025, 7, 2, 23, 59, 59));
-    let generator = Generator::builder().clock(ClockRef(clock.clone())).build();
+    let generator = Generator::builder()
+        .clock(common::SharedClock(clock.clone()))
+        .build();
     let spec = spec(&db.key("midnight"), "U", "%Y%m%d", 6, 100);
     assert_eq!(
         generator.next_id(&mut conn, &spec).unwrap(),
@@ -158,10 +160,10 @@ fn a_clock_a_day_behind_never_reissues<C: TestConnection>(db: TestDb<C>) {
     let ahead_clock = Arc::new(clock_at(2025, 7, 3, 23, 59, 58));
     let behind_clock = Arc::new(clock_at(2025, 7, 2, 23, 59, 58));
     let ahead = Generator::builder()
-        .clock(ClockRef(ahead_clock.clone()))
+        .clock(common::SharedClock(ahead_clock.clone()))
         .build();
     let behind = Generator::builder()
-        .clock(ClockRef(behind_clock.clone()))
+        .clock(common::SharedClock(behind_clock.clone()))
         .build();
     // `%d%m%Y` as well: a period that does not sort by date must not matter either.
     for date in ["%Y%m%d", "%d%m%Y"] {
@@ -298,13 +300,4 @@ fn a_generator_refuses_a_second_database<C: TestConnection>(db: TestDb<C>) {
     generator.next_id(&mut db.connect(), &spec).unwrap();
     let err = generator.next_id(&mut other.connect(), &spec).unwrap_err();
     assert!(matches!(err, Error::DifferentDatabase), "{err:?}");
-}
-
-/// Shares one `FixedClock` between a test and a generator.
-struct ClockRef(Arc<FixedClock>);
-
-impl seqgen::Clock for ClockRef {
-    fn now(&self) -> chrono::DateTime<Utc> {
-        self.0.now()
-    }
 }

@@ -52,10 +52,11 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
         C: LoadConnection<Backend = Self>;
 
     /// Locks the row (`key`, `period`) for the rest of the caller's transaction without
-    /// waiting: `Ok(true)` when locked, `Ok(false)` when the row is missing, an error that
-    /// [`is_busy`] recognises when another transaction holds it.
+    /// waiting, creating it first if it is missing (also without waiting for another
+    /// transaction creating it). Fails with an error [`is_busy`] recognises when another
+    /// transaction holds it. Runs inside a savepoint, so it may leave statements failed.
     #[doc(hidden)]
-    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<bool>
+    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>;
 }
@@ -72,6 +73,7 @@ pub(crate) fn is_busy(err: &diesel::result::Error) -> bool {
         diesel::result::Error::DatabaseError(_, info) => {
             let msg = info.message();
             msg.contains("could not obtain lock")
+                || msg.contains("lock timeout")
                 || msg.contains("NOWAIT")
                 || msg.contains("Lock wait timeout")
                 || msg.contains("database is locked")

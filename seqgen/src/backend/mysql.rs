@@ -9,7 +9,7 @@
 use diesel::connection::LoadConnection;
 use diesel::mysql::Mysql;
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
+use diesel::sql_types::{BigInt, Unsigned};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
 use crate::schema::db_key;
@@ -23,7 +23,7 @@ diesel::define_sql_function! {
 diesel::define_sql_function! {
     /// The value this connection last remembered.
     #[sql_name = "LAST_INSERT_ID"]
-    fn last_insert_id() -> diesel::sql_types::Unsigned<BigInt>;
+    fn last_insert_id() -> Unsigned<BigInt>;
 }
 
 impl super::sealed::Sealed for Mysql {}
@@ -86,17 +86,35 @@ impl super::Backend for Mysql {
             .map(drop)
     }
 
-    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<bool>
+    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>,
     {
-        db_key::table
-            .find((key, period))
-            .select(db_key::current_value)
-            .for_update()
-            .no_wait()
-            .first::<i64>(conn)
-            .optional()
-            .map(|row| row.is_some())
+        // A locking read sees rows other transactions are inserting and fails on them too.
+        let lock = |conn: &mut C| {
+            db_key::table
+                .find((key, period))
+                .select(db_key::current_value)
+                .for_update()
+                .no_wait()
+                .first::<i64>(conn)
+                .optional()
+        };
+        if lock(conn)?.is_some() {
+            return Ok(());
+        }
+        // Missing: create it, waiting at most a second (InnoDB's smallest lock wait) should
+        // another transaction be creating it at the same moment.
+        let previous: u64 = diesel::select(diesel::dsl::sql::<Unsigned<BigInt>>(
+            "@@SESSION.innodb_lock_wait_timeout",
+        ))
+        .get_result(conn)?;
+        conn.batch_execute("SET SESSION innodb_lock_wait_timeout = 1")?;
+        let created = Self::insert_if_missing(conn, key, period, 0);
+        conn.batch_execute(&format!(
+            "SET SESSION innodb_lock_wait_timeout = {previous}"
+        ))?;
+        created?;
+        lock(conn).map(drop)
     }
 }

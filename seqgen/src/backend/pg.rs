@@ -5,6 +5,7 @@
 use diesel::connection::LoadConnection;
 use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::sql_types::Text;
 use diesel::upsert::excluded;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
@@ -62,17 +63,32 @@ impl super::Backend for Pg {
             .map(drop)
     }
 
-    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<bool>
+    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>,
     {
-        db_key::table
-            .find((key, period))
-            .select(db_key::current_value)
-            .for_update()
-            .no_wait()
-            .first::<i64>(conn)
-            .optional()
-            .map(|row| row.is_some())
+        let lock = |conn: &mut C| {
+            db_key::table
+                .find((key, period))
+                .select(db_key::current_value)
+                .for_update()
+                .no_wait()
+                .first::<i64>(conn)
+                .optional()
+        };
+        if lock(conn)?.is_some() {
+            return Ok(());
+        }
+        // The row is missing, or another transaction is creating it (invisible to us until it
+        // commits, and our insert would wait for it): create it without waiting long.
+        let previous: String =
+            diesel::select(diesel::dsl::sql::<Text>("current_setting('lock_timeout')"))
+                .get_result(conn)?;
+        conn.batch_execute("SET LOCAL lock_timeout = '1ms'")?;
+        Self::insert_if_missing(conn, key, period, 0)?;
+        diesel::sql_query("SELECT set_config('lock_timeout', $1, true)")
+            .bind::<Text, _>(&previous)
+            .execute(conn)?;
+        lock(conn).map(drop)
     }
 }

@@ -63,7 +63,7 @@ impl super::Backend for Sqlite {
             .map(drop)
     }
 
-    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<bool>
+    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>,
     {
@@ -80,7 +80,11 @@ impl super::Backend for Sqlite {
             .set(db_key::current_value.eq(db_key::current_value))
             .execute(conn);
         diesel::sql_query(format!("PRAGMA busy_timeout = {}", previous.timeout)).execute(conn)?;
-        Ok(touched? == 1)
+        if touched? == 0 {
+            // We hold the write lock now: creating the row cannot wait.
+            Self::insert_if_missing(conn, key, period, 0)?;
+        }
+        Ok(())
     }
 }
 

@@ -35,12 +35,35 @@ pub trait TestConnection:
     }
     /// Ends session `id` from `admin`, as an operator or a network failure would.
     fn kill_session(_admin: &mut Self, _id: i64) {}
+    /// The first column of every row of `sql`, as text (Diesel loads are concrete per backend).
+    fn texts(conn: &mut Self, sql: &str) -> Vec<String>;
+}
+
+#[derive(diesel::QueryableByName)]
+struct Text {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    text: String,
+}
+
+macro_rules! texts {
+    () => {
+        fn texts(conn: &mut Self, sql: &str) -> Vec<String> {
+            use diesel::RunQueryDsl;
+            diesel::sql_query(sql)
+                .load::<Text>(conn)
+                .unwrap()
+                .into_iter()
+                .map(|t| t.text)
+                .collect()
+        }
+    };
 }
 
 #[cfg(feature = "sqlite")]
 impl TestConnection for diesel::SqliteConnection {
     type B = diesel::sqlite::Sqlite;
     const NAME: &'static str = "sqlite";
+    texts!();
     fn test_url(dir: &std::path::Path) -> Option<String> {
         Some(dir.join("test.db").to_str().unwrap().to_owned())
     }
@@ -59,6 +82,7 @@ impl TestConnection for diesel::SqliteConnection {
 impl TestConnection for diesel::PgConnection {
     type B = diesel::pg::Pg;
     const NAME: &'static str = "postgres";
+    texts!();
     fn test_url(_: &std::path::Path) -> Option<String> {
         server_url("PG_DATABASE_URL")
     }
@@ -91,6 +115,7 @@ impl TestConnection for diesel::PgConnection {
 impl TestConnection for diesel::MysqlConnection {
     type B = diesel::mysql::Mysql;
     const NAME: &'static str = "mysql";
+    texts!();
     fn test_url(_: &std::path::Path) -> Option<String> {
         server_url("MYSQL_DATABASE_URL")
     }
@@ -256,5 +281,14 @@ pub fn assert_distinct<T: std::hash::Hash + Eq + std::fmt::Debug + Clone>(ids: &
             "duplicate ID {id:?} among {} IDs",
             ids.len()
         );
+    }
+}
+
+/// Shares one `FixedClock` between a test and a generator.
+pub struct SharedClock(pub std::sync::Arc<seqgen::FixedClock>);
+
+impl seqgen::Clock for SharedClock {
+    fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.0.now()
     }
 }

@@ -1,0 +1,308 @@
+//! Gapless mode on every backend: numbers taken in the caller's transaction, given back by a
+//! rollback, queued on the counter row, never skipped.
+
+mod common;
+
+use std::sync::{mpsc, Arc, Barrier};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use chrono::{TimeZone, Utc};
+use common::{assert_distinct, TestConnection, TestDb};
+use diesel::result::Error as DieselError;
+use seqgen::{DistributedId, Error, FixedClock, Generator, Sequence, Spec};
+
+backend_tests!(
+    committed_numbers_are_exactly_one_to_n,
+    a_second_transaction_waits_and_gets_the_next_number,
+    nowait_says_busy_and_leaves_the_transaction_usable,
+    two_keys_in_opposite_declaration_order_never_deadlock,
+    outside_a_transaction_is_refused_unless_allowed,
+    every_period_starts_at_one,
+);
+
+fn gapless_spec(db: &TestDb<impl TestConnection>, name: &str) -> Spec {
+    Spec::builder(db.key(name))
+        .prefix("INV")
+        .date("")
+        .pad(6)
+        .gapless()
+        .build()
+        .unwrap()
+}
+
+fn rollback() -> Error {
+    Error::Database(DieselError::RollbackTransaction)
+}
+
+fn counter(id: &str) -> u64 {
+    id[id.len() - 6..].parse().unwrap()
+}
+
+/// 8 threads insert rows in transactions, 10 % of which roll back after taking their number:
+/// the committed numbers are exactly 1..=N.
+fn committed_numbers_are_exactly_one_to_n<C: TestConnection>(db: TestDb<C>) {
+    // MySQL names are at most 64 characters: keep the unique part short.
+    let table = format!("gapless_rows_{:x}", {
+        use std::hash::{BuildHasher, RandomState};
+        RandomState::new().hash_one(db.key("rows")) >> 16
+    });
+    db.connect()
+        .batch_execute(&format!(
+            "CREATE TABLE {table} (id VARCHAR(64) NOT NULL PRIMARY KEY)"
+        ))
+        .unwrap();
+    let pool = db.pool(8);
+    let spec = Arc::new(gapless_spec(&db, "invoices"));
+    let generator = Generator::new();
+    let handles: Vec<_> = (0..8)
+        .map(|t| {
+            let (pool, spec, generator, table) =
+                (pool.clone(), spec.clone(), generator.clone(), table.clone());
+            thread::spawn(move || {
+                let mut conn = pool.get().unwrap();
+                for i in 0..25 {
+                    let result = conn.transaction(|conn| {
+                        let id = generator.next_id(conn, &spec)?;
+                        // The ID is seqgen's own formatting: safe to inline.
+                        conn.batch_execute(&format!("INSERT INTO {table} (id) VALUES ('{id}')"))?;
+                        if (t * 25 + i) % 10 == 0 {
+                            return Err(rollback());
+                        }
+                        Ok(())
+                    });
+                    match result {
+                        Ok(()) | Err(Error::Database(DieselError::RollbackTransaction)) => {}
+                        Err(e) => panic!("thread {t}: {e}"),
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let rows = C::texts(
+        &mut db.connect(),
+        &format!("SELECT id AS text FROM {table}"),
+    );
+    let mut numbers: Vec<u64> = rows.iter().map(|id| counter(id)).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers.len(), 180); // 200 transactions, 20 rolled back
+    assert_eq!(numbers, (1..=180).collect::<Vec<_>>());
+}
+
+/// A second transaction waits for the first to commit and gets the next number; after a
+/// rollback the next caller gets the rolled-back number.
+fn a_second_transaction_waits_and_gets_the_next_number<C: TestConnection>(db: TestDb<C>) {
+    let spec = Arc::new(gapless_spec(&db, "queue"));
+    let (taken_tx, taken_rx) = mpsc::channel();
+    let first = {
+        let (mut conn, spec) = (db.connect(), spec.clone());
+        thread::spawn(move || {
+            conn.transaction(|conn| {
+                let id = Generator::new().next_id(conn, &spec)?;
+                taken_tx.send(Instant::now()).unwrap();
+                thread::sleep(Duration::from_millis(400));
+                Ok::<_, Error>(id)
+            })
+            .unwrap()
+        })
+    };
+    let first_taken = taken_rx.recv().unwrap();
+    let mut conn = db.connect();
+    let second = conn
+        .transaction(|conn| Generator::new().next_id(conn, &spec))
+        .unwrap();
+    let waited = first_taken.elapsed();
+    assert_eq!(first.join().unwrap(), "INV000001");
+    assert_eq!(second, "INV000002");
+    assert!(
+        waited >= Duration::from_millis(300),
+        "the second transaction should have queued behind the first, waited {waited:?}"
+    );
+
+    let rolled_back = conn.transaction(|conn| {
+        assert_eq!(Generator::new().next_id(conn, &spec)?, "INV000003");
+        Err::<(), _>(rollback())
+    });
+    assert!(rolled_back.is_err());
+    let again = conn
+        .transaction(|conn| Generator::new().next_id(conn, &spec))
+        .unwrap();
+    assert_eq!(again, "INV000003");
+}
+
+/// With `nowait`, a transaction that finds the counter held gets `Error::Busy` at once, and
+/// can go on (and try again later).
+fn nowait_says_busy_and_leaves_the_transaction_usable<C: TestConnection>(db: TestDb<C>) {
+    let key = db.key("nowait");
+    let waits = Spec::builder(&key).date("").gapless().build().unwrap();
+    let nowait = Arc::new(
+        Spec::builder(&key)
+            .date("")
+            .gapless_nowait()
+            .build()
+            .unwrap(),
+    );
+    let (mut holder, mut other) = (db.connect(), db.connect());
+    let barrier = Arc::new(Barrier::new(2));
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let other_thread = {
+        let (barrier, nowait) = (barrier.clone(), nowait.clone());
+        thread::spawn(move || {
+            barrier.wait(); // the holder has its number
+            let started = Instant::now();
+            let busy = other.transaction(|conn| {
+                let err = Generator::new().next_id(conn, &nowait).unwrap_err();
+                // The transaction survives the refusal.
+                conn.batch_execute("SELECT 1")?;
+                Ok::<_, Error>(err)
+            });
+            let elapsed = started.elapsed();
+            release_tx.send(()).unwrap();
+            (busy.unwrap(), elapsed, other)
+        })
+    };
+    holder
+        .transaction(|conn| {
+            Generator::new().next_id(conn, &waits)?;
+            barrier.wait();
+            release_rx.recv().unwrap();
+            Ok::<_, Error>(())
+        })
+        .unwrap();
+    let (err, elapsed, mut other) = other_thread.join().unwrap();
+    assert!(
+        matches!(err, Error::Busy { ref key } if key.starts_with("nowait")),
+        "{err:?}"
+    );
+    assert!(
+        elapsed < Duration::from_secs(2),
+        "nowait waited {elapsed:?}"
+    );
+    let next = other
+        .transaction(|conn| Generator::new().next_id(conn, &nowait))
+        .unwrap();
+    assert!(next.ends_with("000002"), "{next}");
+}
+
+#[derive(DistributedId)]
+struct Forward {
+    #[distributed_id(key = "gapless_order_a", date = "", gapless)]
+    a: String,
+    #[distributed_id(key = "gapless_order_b", date = "", gapless)]
+    b: String,
+}
+
+#[derive(DistributedId)]
+struct Backward {
+    #[distributed_id(key = "gapless_order_b", date = "", gapless)]
+    b: String,
+    #[distributed_id(key = "gapless_order_a", date = "", gapless)]
+    a: String,
+}
+
+/// Two writers whose structs declare the same two gapless keys in opposite orders: both lock
+/// them in key order, so neither ever waits for the other in a cycle (PostgreSQL and MySQL
+/// would abort one with a deadlock error).
+fn two_keys_in_opposite_declaration_order_never_deadlock<C: TestConnection>(db: TestDb<C>) {
+    let barrier = Arc::new(Barrier::new(2));
+    let forward = {
+        let (mut conn, barrier) = (db.connect(), barrier.clone());
+        thread::spawn(move || {
+            barrier.wait();
+            (0..30)
+                .map(|_| {
+                    conn.transaction(|conn| {
+                        let mut row = Forward {
+                            a: String::new(),
+                            b: String::new(),
+                        };
+                        row.assign_ids(conn)?;
+                        thread::sleep(Duration::from_millis(2));
+                        Ok::<_, Error>((row.a, row.b))
+                    })
+                    .unwrap()
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let backward = {
+        let (mut conn, barrier) = (db.connect(), barrier.clone());
+        thread::spawn(move || {
+            barrier.wait();
+            (0..30)
+                .map(|_| {
+                    conn.transaction(|conn| {
+                        let mut row = Backward {
+                            b: String::new(),
+                            a: String::new(),
+                        };
+                        row.assign_ids(conn)?;
+                        thread::sleep(Duration::from_millis(2));
+                        Ok::<_, Error>((row.a, row.b))
+                    })
+                    .unwrap()
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (x, y) in forward
+        .join()
+        .unwrap()
+        .into_iter()
+        .chain(backward.join().unwrap())
+    {
+        a.push(x);
+        b.push(y);
+    }
+    assert_distinct(&a);
+    assert_distinct(&b);
+}
+
+/// A gapless number outside a transaction is refused (it could be lost before its row is
+/// written), unless the caller opts in.
+fn outside_a_transaction_is_refused_unless_allowed<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let spec = gapless_spec(&db, "outside");
+    let err = Generator::new().next_id(&mut conn, &spec).unwrap_err();
+    assert!(matches!(err, Error::OutsideTransaction { .. }), "{err:?}");
+    assert!(err.to_string().contains("inside a transaction"), "{err}");
+
+    let key = db.key("sequence");
+    assert!(seqgen::next_value(&mut conn, &key).is_err());
+    let values = conn
+        .transaction(|conn| seqgen::next_values(conn, &key, 3))
+        .unwrap();
+    assert_eq!(values, [1, 2, 3]);
+    let sequence = Sequence::new(&key).unwrap().allow_outside_transaction();
+    assert_eq!(sequence.next_value(&mut conn).unwrap(), 4);
+}
+
+/// As in batched mode, the counter starts at 1 in each new period.
+fn every_period_starts_at_one<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let clock = Arc::new(FixedClock::new(
+        Utc.with_ymd_and_hms(2025, 12, 31, 23, 59, 59).unwrap(),
+    ));
+    let generator = Generator::builder()
+        .clock(common::SharedClock(clock.clone()))
+        .build();
+    let spec = Spec::builder(db.key("yearly"))
+        .prefix("INV")
+        .date("%Y")
+        .pad(6)
+        .gapless()
+        .build()
+        .unwrap();
+    let take = |conn: &mut C| {
+        conn.transaction(|conn| generator.next_id(conn, &spec))
+            .unwrap()
+    };
+    assert_eq!(take(&mut conn), "INV2025000001");
+    assert_eq!(take(&mut conn), "INV2025000002");
+    clock.advance(chrono::TimeDelta::seconds(1));
+    assert_eq!(take(&mut conn), "INV2026000001");
+}

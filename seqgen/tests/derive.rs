@@ -44,6 +44,23 @@ struct NewOrder {
     amount: i64,
 }
 
+diesel::table! {
+    invoices (number) {
+        number -> Text,
+        order_no -> Text,
+    }
+}
+
+/// A gapless invoice number beside a batched order number, in one struct.
+#[derive(Insertable, DistributedId, Debug)]
+#[diesel(table_name = invoices)]
+struct NewInvoice {
+    #[distributed_id(prefix = "INV", date = "", pad = 6, gapless)]
+    number: String,
+    #[distributed_id(key = "invoice_orders", prefix = "O", date = "", pad = 6)]
+    order_no: String,
+}
+
 #[derive(Queryable, Debug)]
 struct User {
     id: String,
@@ -58,6 +75,11 @@ fn open(test: &str) -> (TestDb<SqliteConnection>, SqliteConnection) {
         .unwrap();
     diesel::sql_query(
         "CREATE TABLE orders (order_no TEXT PRIMARY KEY NOT NULL, invoice_no BIGINT UNIQUE, amount BIGINT NOT NULL)",
+    )
+    .execute(&mut conn)
+    .unwrap();
+    diesel::sql_query(
+        "CREATE TABLE invoices (number TEXT PRIMARY KEY NOT NULL, order_no TEXT NOT NULL UNIQUE)",
     )
     .execute(&mut conn)
     .unwrap();
@@ -259,4 +281,53 @@ fn eight_threads_insert_without_a_constraint_violation() {
         .get_result(&mut pool.get().unwrap())
         .unwrap();
     assert_eq!(rows, 8 * (125 + 25));
+}
+
+/// `insert_into` opens a transaction around a gapless fill and its insert: when the insert
+/// fails, the number goes back and the next invoice gets it.
+#[test]
+fn gapless_and_batched_fields_in_one_struct() {
+    let (_db, mut conn) = open("gapless_insert");
+    let invoice = |order_no: &str| NewInvoice {
+        number: String::new(),
+        order_no: order_no.to_owned(),
+    };
+    let mut first = invoice("");
+    seqgen::insert_into(invoices::table)
+        .values(&mut first)
+        .execute(&mut conn)
+        .unwrap();
+    assert_eq!(first.number, "INV000001");
+    assert!(first.order_no.starts_with('O'));
+
+    // The same order number again: the insert fails, and its invoice number is given back.
+    let mut clash = invoice(&first.order_no);
+    let err = seqgen::insert_into(invoices::table)
+        .values(&mut clash)
+        .execute(&mut conn)
+        .unwrap_err();
+    assert!(matches!(err, seqgen::Error::Database(_)), "{err:?}");
+    assert_eq!(clash.number, "INV000002");
+
+    let mut bulk = vec![invoice(""), invoice("")];
+    seqgen::insert_into(invoices::table)
+        .values(&mut bulk)
+        .execute(&mut conn)
+        .unwrap();
+    assert_eq!(
+        (bulk[0].number.as_str(), bulk[1].number.as_str()),
+        ("INV000002", "INV000003")
+    );
+
+    // The explicit hook refuses to take a gapless number outside a transaction.
+    let mut lone = invoice("");
+    let err = lone.assign_ids(&mut conn).unwrap_err();
+    assert!(
+        matches!(err, seqgen::Error::OutsideTransaction { .. }),
+        "{err:?}"
+    );
+    assert!(
+        lone.number.is_empty() && lone.order_no.is_empty(),
+        "nothing filled"
+    );
 }

@@ -160,7 +160,7 @@ fn batch(lit: Option<&LitInt>, errors: &mut Errors) -> Option<u32> {
 fn date(lit: Option<&LitStr>, errors: &mut Errors) -> (Option<String>, Option<Option<u8>>) {
     let pattern = lit.map_or_else(|| DEFAULT_DATE.to_owned(), LitStr::value);
     match check_date_pattern(&pattern) {
-        Ok(width) => (Some(pattern), Some(width)),
+        Ok(shape) => (Some(pattern), Some(shape.numeric_width)),
         Err(err) => {
             let message = match err {
                 DatePatternError::Unknown(spec) => format!(

@@ -15,18 +15,33 @@ pub(crate) enum DatePatternError {
     SubSecond(String),
 }
 
-/// Checks `pattern` specifier by specifier, and returns how many digits it formats to when
-/// it is digits only and of fixed width (for the `i64` form of IDs).
-pub(crate) fn check_date_pattern(pattern: &str) -> Result<Option<u8>, DatePatternError> {
-    let mut width: Option<u8> = Some(0);
+/// What a valid date pattern formats to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct DateShape {
+    /// Digits, when it formats to digits only, of fixed width.
+    pub(crate) numeric_width: Option<u8>,
+    /// Bytes, when every date formats to the same width.
+    pub(crate) fixed_width: Option<usize>,
+    /// Whether its first character is never `0` (it starts with `%Y` or `%G`), so its value
+    /// as a number keeps every digit.
+    pub(crate) leading_nonzero: bool,
+}
+
+/// Checks `pattern` specifier by specifier, and tells what it formats to.
+pub(crate) fn check_date_pattern(pattern: &str) -> Result<DateShape, DatePatternError> {
+    let mut numeric: Option<u8> = Some(0);
+    let mut fixed: Option<usize> = Some(0);
+    let mut leading_nonzero = None;
     let mut rest = pattern;
     while let Some(c) = rest.chars().next() {
         if c != '%' {
-            width = if c.is_ascii_digit() {
-                width.map(|w| w.saturating_add(1))
+            numeric = if c.is_ascii_digit() {
+                numeric.map(|w| w.saturating_add(1))
             } else {
                 None
             };
+            fixed = fixed.map(|w| w + c.len_utf8());
+            leading_nonzero.get_or_insert(matches!(c, '1'..='9'));
             rest = &rest[c.len_utf8()..];
             continue;
         }
@@ -47,14 +62,50 @@ pub(crate) fn check_date_pattern(pattern: &str) -> Result<Option<u8>, DatePatter
         if matches!(conv, 'f' | '+') {
             return Err(DatePatternError::SubSecond(spec.to_owned()));
         }
-        let digits = match (modifiers, conv) {
+        let digits: Option<u8> = match (modifiers, conv) {
             (0, 'Y' | 'G') => Some(4),
             (0, 'j') => Some(3),
             (0, 'C' | 'y' | 'g' | 'm' | 'd' | 'H' | 'I' | 'M' | 'S' | 'U' | 'W' | 'V') => Some(2),
             (0, 'u' | 'w') => Some(1),
             _ => None,
         };
-        width = width.zip(digits).map(|(w, d)| w.saturating_add(d));
+        leading_nonzero.get_or_insert(modifiers == 0 && matches!(conv, 'Y' | 'G'));
+        numeric = numeric.zip(digits).map(|(w, d)| w.saturating_add(d));
+        fixed = fixed.zip(digits).map(|(w, d)| w + usize::from(d));
     }
-    Ok(width.filter(|&w| w > 0 || pattern.is_empty()))
+    Ok(DateShape {
+        numeric_width: numeric.filter(|&w| w > 0 || pattern.is_empty()),
+        fixed_width: fixed,
+        leading_nonzero: leading_nonzero.unwrap_or(false),
+    })
+}
+
+/// A time zone as written in a spec: `utc`, `local`, or a fixed offset `+08:00` / `-05:30`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ZoneSpec {
+    Utc,
+    Local,
+    /// Seconds east of UTC.
+    Offset(i32),
+}
+
+/// Reads `utc`, `local` or `±HH:MM` (hours up to 23).
+pub(crate) fn parse_time_zone(text: &str) -> Option<ZoneSpec> {
+    match text {
+        "utc" | "UTC" | "Z" => return Some(ZoneSpec::Utc),
+        "local" => return Some(ZoneSpec::Local),
+        _ => {}
+    }
+    let (sign, rest) = match text.as_bytes().first()? {
+        b'+' => (1, &text[1..]),
+        b'-' => (-1, &text[1..]),
+        _ => return None,
+    };
+    let (hours, minutes) = rest.split_once(':')?;
+    if hours.len() != 2 || minutes.len() != 2 {
+        return None;
+    }
+    let hours: i32 = hours.parse().ok().filter(|h| (0..24).contains(h))?;
+    let minutes: i32 = minutes.parse().ok().filter(|m| (0..60).contains(m))?;
+    Some(ZoneSpec::Offset(sign * (hours * 3600 + minutes * 60)))
 }

@@ -28,6 +28,17 @@ pub enum Error {
         max: u64,
     },
 
+    /// Every series of the spec is full in this period.
+    #[error("key `{key}` used up its last series `{last}` in period `{period}`: add series codes or raise their max")]
+    SeriesExhausted {
+        /// The `db_key` key name.
+        key: String,
+        /// The period.
+        period: String,
+        /// The last series code.
+        last: String,
+    },
+
     /// The spec has no numeric form, but an `i64` ID was asked for.
     #[error("key `{key}` has no numeric form: an i64 ID needs no prefix and a date part of digits only, with date + pad at most 18 digits")]
     NotNumeric {
@@ -94,6 +105,10 @@ pub enum SpecError {
     SubSecondDate(String),
     /// The prefix contains a control or whitespace character.
     PrefixNotPrintable(String),
+    /// The template is malformed, or leaves out a part the spec sets.
+    Template(String),
+    /// The overflow policy or the series do not fit the spec.
+    Policy(String),
 }
 
 impl fmt::Display for SpecError {
@@ -115,6 +130,8 @@ impl fmt::Display for SpecError {
             SpecError::PrefixNotPrintable(prefix) => {
                 write!(f, "prefix {prefix:?} contains whitespace or a control character")
             }
+            SpecError::Template(reason) => write!(f, "template: {reason}"),
+            SpecError::Policy(reason) => f.write_str(reason),
         }
     }
 }

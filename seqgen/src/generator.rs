@@ -214,9 +214,13 @@ impl Generator {
         }
         self.take(conn, spec, n, |period, counters| {
             for c in counters {
-                // `take` refused counters past `max_counter`; a date part of digits can
-                // still fail to parse if the clock is past year 9999.
-                push(spec.numeric_in(period, c).ok_or_else(not_numeric)?);
+                // `take` refused counters past the capacity; a widened counter can still
+                // outgrow the 18 digits of an i64.
+                push(spec.numeric_in(period, c).ok_or_else(|| Error::Overflow {
+                    key: spec.key().to_owned(),
+                    period: period.text.clone(),
+                    max: c - 1,
+                })?);
             }
             Ok(())
         })
@@ -537,16 +541,23 @@ where
     emit(&cursor.period, got)
 }
 
-/// Refuses counters that no longer fit the spec's pad width.
+/// Refuses counters past the spec's capacity: an overflow, or the last series full.
 fn checked(spec: &Spec, period: &Period, counters: Range<u64>) -> Result<Range<u64>> {
-    if counters.end - 1 > spec.max_counter() {
-        return Err(Error::Overflow {
+    if counters.end - 1 <= spec.capacity() {
+        return Ok(counters);
+    }
+    Err(match spec.series() {
+        Some(series) => Error::SeriesExhausted {
             key: spec.key().to_owned(),
             period: period.text.clone(),
-            max: spec.max_counter(),
-        });
-    }
-    Ok(counters)
+            last: series.codes().last().cloned().unwrap_or_default(),
+        },
+        None => Error::Overflow {
+            key: spec.key().to_owned(),
+            period: period.text.clone(),
+            max: spec.capacity(),
+        },
+    })
 }
 
 fn to_i64(n: u64) -> i64 {

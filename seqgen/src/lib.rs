@@ -35,14 +35,17 @@ mod error;
 mod generator;
 mod insert;
 mod migrations;
+mod parse;
+mod policy;
 mod schema;
 mod sequence;
 mod spec;
+mod template;
 
 #[cfg(feature = "sqlite")]
 pub use backend::sqlite;
 pub use backend::Backend;
-pub use clock::{Clock, FixedClock, OffsetClock, SystemClock};
+pub use clock::{Clock, FixedClock, OffsetClock, SystemClock, TimeZone};
 pub use error::{Error, Result, SpecError};
 pub use generator::{next_id, next_ids, next_number, next_numbers, Generator, GeneratorBuilder};
 pub use insert::{
@@ -50,6 +53,8 @@ pub use insert::{
     Records,
 };
 pub use migrations::{backend_migrations, run_migrations, with_app_migrations, WithAppMigrations};
+pub use parse::{IdParts, ParseIdError};
+pub use policy::{Overflow, Series};
 pub use sequence::{next_value, next_values, Sequence};
 pub use spec::{Mode, Spec, SpecBuilder};
 

@@ -1,13 +1,17 @@
-//! What an ID looks like: key, prefix, date part, pad width and batch size.
+//! What an ID looks like: key, template (prefix, date part, series, counter), pad width,
+//! overflow policy, time zone, batch size and mode.
 //!
-//! An ID is `prefix + period + counter`, where the period is the clock's time formatted with
-//! the date pattern (empty without a date part) and the counter is zero-padded to `pad`
-//! digits. The counter starts at 1 in every period.
+//! By default an ID is `prefix + period + counter`, where the period is the clock's time
+//! formatted with the date pattern (empty without a date part) and the counter is zero-padded
+//! to `pad` digits. The counter starts at 1 in every period.
 
 use chrono::{DateTime, Utc};
 
-use crate::date_pattern::{check_date_pattern, DatePatternError};
+use crate::clock::TimeZone;
+use crate::date_pattern::{check_date_pattern, DatePatternError, DateShape};
 use crate::error::SpecError;
+use crate::policy::{self, Overflow, Series};
+use crate::template::{default_template, parse_template, Part};
 
 /// The longest key `db_key.key_name` holds.
 const MAX_KEY_LEN: usize = 191;
@@ -24,6 +28,16 @@ const MAX_PAD: u32 = 18;
 /// let spec = seqgen::Spec::builder("users").prefix("U").date("%Y%m%d").pad(6).build()?;
 /// let period = spec.period_at(Utc.with_ymd_and_hms(2025, 7, 2, 9, 0, 0).unwrap());
 /// assert_eq!(spec.format(&period, 1), "U20250702000001");
+///
+/// // A template with a series: series `aa` holds 1..=999, then `bb` starts at 1.
+/// let tickets = seqgen::Spec::builder("tickets")
+///     .format("T{date}-{series}{seq}")
+///     .date("%y")
+///     .pad(3)
+///     .series(["aa", "bb"], 999)
+///     .build()?;
+/// assert_eq!(tickets.format("25", 999), "T25-aa999");
+/// assert_eq!(tickets.format("25", 1000), "T25-bb001");
 /// # Ok::<(), seqgen::SpecError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,11 +45,15 @@ pub struct Spec {
     key: String,
     prefix: String,
     date: String,
-    pad: u8,
+    tz: TimeZone,
+    pad: u32,
     batch: u32,
     mode: Mode,
-    /// Digits of the date part when it is digits only and of fixed width.
-    numeric_date_width: Option<u8>,
+    overflow: Overflow,
+    series: Option<Series>,
+    template: Vec<Part>,
+    custom_template: bool,
+    shape: DateShape,
     /// Names this spec's block in a generator.
     cache_key: CacheKey,
 }
@@ -49,9 +67,9 @@ pub(crate) struct CacheKey {
 }
 
 impl CacheKey {
-    fn new(key: &str, date: &str) -> Self {
+    fn new(key: &str, date: &str, tz: TimeZone) -> Self {
         use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-        let text: Box<str> = format!("{}:{key}{date}", key.len()).into();
+        let text: Box<str> = format!("{}:{key}{}:{date}{tz:?}", key.len(), date.len()).into();
         let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(&text);
         CacheKey { hash, text }
     }
@@ -110,17 +128,21 @@ impl Period {
     }
 }
 
-/// Builds a [`Spec`]; see [`Spec::builder`]. Defaults: no prefix, date `%Y%m%d`, pad 6,
-/// batch 100 (the defaults of `#[distributed_id]`).
+/// Builds a [`Spec`]; see [`Spec::builder`]. Defaults: no prefix, date `%Y%m%d` in UTC,
+/// pad 6, batch 100, batched mode, overflow is an error.
 #[derive(Debug, Clone)]
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct SpecBuilder {
     key: String,
     prefix: String,
     date: String,
+    tz: TimeZone,
     pad: u32,
     batch: u32,
     mode: Mode,
+    overflow: Overflow,
+    series: Option<(Vec<String>, u64)>,
+    format: Option<String>,
 }
 
 /// How numbers are taken from `db_key`.
@@ -147,9 +169,13 @@ impl Spec {
             key: key.into(),
             prefix: String::new(),
             date: "%Y%m%d".to_owned(),
+            tz: TimeZone::Utc,
             pad: 6,
             batch: 100,
             mode: Mode::Batched,
+            overflow: Overflow::Error,
+            series: None,
+            format: None,
         }
     }
 
@@ -168,9 +194,14 @@ impl Spec {
         &self.date
     }
 
+    /// The time zone the date part is computed in.
+    pub fn time_zone(&self) -> TimeZone {
+        self.tz
+    }
+
     /// How many digits the counter is padded to.
     pub fn pad(&self) -> u32 {
-        u32::from(self.pad)
+        self.pad
     }
 
     /// How many numbers one database round trip reserves (batched mode).
@@ -183,24 +214,51 @@ impl Spec {
         self.mode
     }
 
-    /// Which block of a generator serves this spec: specs with the same key and date pattern
-    /// draw from the same `db_key` rows and so share a block.
+    /// What comes after counter `10^pad - 1`.
+    pub fn overflow(&self) -> Overflow {
+        self.overflow
+    }
+
+    /// The series, if the spec has them.
+    pub fn series(&self) -> Option<&Series> {
+        self.series.as_ref()
+    }
+
+    /// Which block of a generator serves this spec: specs with the same key, date pattern
+    /// and time zone draw from the same `db_key` rows and so share a block.
     pub(crate) fn cache_key(&self) -> &CacheKey {
         &self.cache_key
     }
 
-    /// The largest counter this spec can format (`10^pad - 1`).
-    pub fn max_counter(&self) -> u64 {
-        10u64.pow(u32::from(self.pad)) - 1
+    pub(crate) fn template(&self) -> &[Part] {
+        &self.template
     }
 
-    /// Whether IDs of this spec also have an `i64` form: no prefix, a date part of digits
-    /// only, and date + pad at most 18 digits.
+    pub(crate) fn shape(&self) -> DateShape {
+        self.shape
+    }
+
+    /// How many counters a period can hand out before the spec overflows (`10^pad - 1` with
+    /// the default policy; unbounded for `cycle`).
+    pub fn capacity(&self) -> u64 {
+        policy::capacity(self.pad, self.overflow, self.series.as_ref())
+    }
+
+    /// Whether IDs of this spec also have an `i64` form: no prefix, template or series, no
+    /// letters, a date part of digits only, and date + pad at most 18 digits (with `widen`,
+    /// a date part that starts with `%Y`, so no digit of it is lost as a number).
     pub fn is_numeric(&self) -> bool {
+        let Some(width) = self.shape.numeric_width else {
+            return false;
+        };
         self.prefix.is_empty()
-            && self
-                .numeric_date_width
-                .is_some_and(|w| u32::from(w) + u32::from(self.pad) <= MAX_PAD)
+            && !self.custom_template
+            && self.series.is_none()
+            && self.overflow != Overflow::Letters
+            && u32::from(width) + self.pad <= MAX_PAD
+            && (self.overflow != Overflow::Widen
+                || self.date.is_empty()
+                || self.shape.leading_nonzero)
     }
 
     /// The period at `now`: the date part as it appears in IDs (empty without a date part).
@@ -208,16 +266,31 @@ impl Spec {
         if self.date.is_empty() {
             String::new()
         } else {
-            now.format(&self.date).to_string()
+            self.tz.format(now, &self.date)
         }
     }
 
-    /// Formats counter `counter` of `period` as `prefix + period + zero-padded counter`.
+    /// Formats counter `counter` (1..=[`capacity`](Spec::capacity)) of `period`.
     pub fn format(&self, period: &str, counter: u64) -> String {
-        let mut id = String::with_capacity(self.prefix.len() + period.len() + 20);
-        id.push_str(&self.prefix);
-        id.push_str(period);
-        push_padded(&mut id, counter, usize::from(self.pad));
+        let shown = policy::show(counter, self.overflow, self.series.as_ref());
+        let mut id = String::with_capacity(self.prefix.len() + period.len() + 24);
+        for part in &self.template {
+            match part {
+                Part::Literal(text) => id.push_str(text),
+                Part::Prefix => id.push_str(&self.prefix),
+                Part::Date => id.push_str(period),
+                Part::Series => {
+                    let codes = self.series.as_ref().map(Series::codes).unwrap_or_default();
+                    id.push_str(
+                        shown
+                            .series
+                            .and_then(|i| codes.get(i))
+                            .map_or("", String::as_str),
+                    );
+                }
+                Part::Seq => policy::push_seq(&mut id, shown.seq, self.pad, self.overflow),
+            }
+        }
         id
     }
 
@@ -229,14 +302,24 @@ impl Spec {
 
     /// [`Spec::numeric`] with the period's number already parsed.
     pub(crate) fn numeric_in(&self, period: &Period, counter: u64) -> Option<i64> {
-        if !self.is_numeric() || counter > self.max_counter() {
+        if !self.is_numeric() || counter == 0 || counter > self.capacity() {
+            return None;
+        }
+        let seq = policy::show(counter, self.overflow, None).seq;
+        let digits = decimal_digits(seq).max(self.pad);
+        let date_digits = u32::from(self.shape.numeric_width?);
+        if date_digits + digits > MAX_PAD {
             return None;
         }
         period
             .number?
-            .checked_mul(10i64.pow(u32::from(self.pad)))?
-            .checked_add(i64::try_from(counter).ok()?)
+            .checked_mul(10i64.pow(digits))?
+            .checked_add(i64::try_from(seq).ok()?)
     }
+}
+
+fn decimal_digits(n: u64) -> u32 {
+    n.checked_ilog10().map_or(1, |d| d + 1)
 }
 
 impl SpecBuilder {
@@ -249,6 +332,12 @@ impl SpecBuilder {
     /// A chrono strftime pattern for the date part, e.g. `"%Y%m%d"`; `""` for none.
     pub fn date(mut self, pattern: impl Into<String>) -> Self {
         self.date = pattern.into();
+        self
+    }
+
+    /// The time zone the date part is computed in (default UTC).
+    pub fn time_zone(mut self, tz: TimeZone) -> Self {
+        self.tz = tz;
         self
     }
 
@@ -279,6 +368,33 @@ impl SpecBuilder {
         self
     }
 
+    /// What comes after counter `10^pad - 1` (default: an error).
+    pub fn overflow(mut self, overflow: Overflow) -> Self {
+        self.overflow = overflow;
+        self
+    }
+
+    /// Series rollover: counters 1..=`max` show the first code, the next `max` the second,
+    /// and so on; after the last, [`Error::SeriesExhausted`](crate::Error::SeriesExhausted).
+    /// Codes must have the same length. Without a [`format`](SpecBuilder::format) the code
+    /// sits between the date and the counter.
+    pub fn series<I>(mut self, codes: I, max: u64) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        self.series = Some((codes.into_iter().map(Into::into).collect(), max));
+        self
+    }
+
+    /// A template with placeholders `{prefix}`, `{date}`, `{series}`, `{seq}` and literal
+    /// text (`{{` and `}}` for braces), e.g. `"INV-{date}-{seq}"`. The default is
+    /// `{prefix}{date}{seq}` (`{prefix}{date}{series}{seq}` with series).
+    pub fn format(mut self, template: impl Into<String>) -> Self {
+        self.format = Some(template.into());
+        self
+    }
+
     /// Checks the spec and builds it.
     pub fn build(self) -> Result<Spec, SpecError> {
         if self.key.is_empty() {
@@ -294,46 +410,125 @@ impl SpecBuilder {
         if self.batch == 0 {
             return Err(SpecError::BatchZero);
         }
-        if self
-            .prefix
-            .chars()
-            .any(|c| c.is_control() || c.is_whitespace())
-        {
+        if !printable(&self.prefix) {
             return Err(SpecError::PrefixNotPrintable(self.prefix));
         }
-        let numeric_date_width = check_date_pattern(&self.date).map_err(|e| match e {
+        let shape = check_date_pattern(&self.date).map_err(|e| match e {
             DatePatternError::Unknown(spec) => SpecError::UnknownDateSpecifier(spec),
             DatePatternError::SubSecond(spec) => SpecError::SubSecondDate(spec),
         })?;
-        let cache_key = CacheKey::new(&self.key, &self.date);
+        let series = self.series.map(|(codes, max)| Series { codes, max });
+        let custom_template = self.format.is_some();
+        let template = match &self.format {
+            Some(text) => parse_template(text).map_err(|e| SpecError::Template(e.to_string()))?,
+            None => default_template(series.is_some()),
+        };
+        check_template(&template, &self.prefix, &self.date, series.is_some())?;
+        check_policy(self.pad, self.overflow, series.as_ref(), shape)?;
+        let cache_key = CacheKey::new(&self.key, &self.date, self.tz);
         Ok(Spec {
             cache_key,
             key: self.key,
             prefix: self.prefix,
             date: self.date,
-            pad: self.pad as u8,
+            tz: self.tz,
+            pad: self.pad,
             batch: self.batch,
             mode: self.mode,
-            numeric_date_width,
+            overflow: self.overflow,
+            series,
+            template,
+            custom_template,
+            shape,
         })
     }
 }
 
-/// Appends `n` zero-padded to at least `pad` digits, without going through `fmt`.
-pub(crate) fn push_padded(out: &mut String, mut n: u64, pad: usize) {
-    let mut buf = [b'0'; 20];
-    let mut start = buf.len();
-    loop {
-        start -= 1;
-        buf[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
+fn printable(text: &str) -> bool {
+    !text.chars().any(|c| c.is_control() || c.is_whitespace())
+}
+
+/// Every part the spec sets must appear in the template: above all the date, or periods
+/// would restart the counter under IDs that look alike.
+fn check_template(
+    template: &[Part],
+    prefix: &str,
+    date: &str,
+    series: bool,
+) -> Result<(), SpecError> {
+    let has = |part: &Part| template.contains(part);
+    let missing = if !date.is_empty() && !has(&Part::Date) {
+        Some("the date part is set but the template has no `{date}`: IDs of different periods would look alike")
+    } else if !prefix.is_empty() && !has(&Part::Prefix) {
+        Some("the prefix is set but the template has no `{prefix}`")
+    } else if series && !has(&Part::Series) {
+        Some("series are set but the template has no `{series}`")
+    } else if !series && has(&Part::Series) {
+        Some("the template has `{series}` but the spec no series")
+    } else {
+        None
+    };
+    match missing {
+        Some(reason) => Err(SpecError::Template(reason.to_owned())),
+        None => Ok(()),
+    }
+}
+
+/// The overflow policy and series must fit the pad width and keep IDs unambiguous.
+fn check_policy(
+    pad: u32,
+    overflow: Overflow,
+    series: Option<&Series>,
+    shape: DateShape,
+) -> Result<(), SpecError> {
+    let widest = policy::pow10(pad) - 1;
+    let fail = |reason: String| Err(SpecError::Policy(reason));
+    match overflow {
+        Overflow::Cycle { max } if max == 0 || max > widest => {
+            return fail(format!(
+                "cycle max must be 1..={widest} for pad {pad}, got {max}"
+            ));
+        }
+        Overflow::Widen if shape.fixed_width.is_none() => {
+            return fail(
+                "widen needs a date part of fixed width (digits without `-`/`_` modifiers), or none: \
+                 a wider counter after a shorter date could read like another ID"
+                    .to_owned(),
+            );
+        }
+        _ => {}
+    }
+    let Some(series) = series else { return Ok(()) };
+    if overflow != Overflow::Error {
+        return fail(
+            "series roll over on their own: leave the overflow policy at `error`".to_owned(),
+        );
+    }
+    if series.max == 0 || series.max > widest {
+        return fail(format!(
+            "series max must be 1..={widest} for pad {pad}, got {}",
+            series.max
+        ));
+    }
+    let Some(first) = series.codes.first() else {
+        return fail("the series list is empty".to_owned());
+    };
+    for (i, code) in series.codes.iter().enumerate() {
+        if code.is_empty() || !printable(code) {
+            return fail(format!(
+                "series code {code:?} must be printable and not empty"
+            ));
+        }
+        if code.len() != first.len() {
+            return fail(format!(
+                "series codes must have the same length: {first:?} and {code:?}"
+            ));
+        }
+        if series.codes[..i].contains(code) {
+            return fail(format!("series code {code:?} appears twice"));
         }
     }
-    let start = start.min(buf.len() - pad.min(buf.len()));
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&buf[start..]).expect("ASCII digits"));
+    Ok(())
 }
 
 #[cfg(test)]
@@ -347,19 +542,6 @@ mod tests {
             .pad(pad)
             .build()
             .unwrap()
-    }
-
-    #[test]
-    fn pads_and_keeps_wider_counters_whole() {
-        let mut s = String::new();
-        push_padded(&mut s, 42, 6);
-        assert_eq!(s, "000042");
-        s.clear();
-        push_padded(&mut s, 1234567, 3);
-        assert_eq!(s, "1234567");
-        s.clear();
-        push_padded(&mut s, u64::MAX, 18);
-        assert_eq!(s, u64::MAX.to_string());
     }
 
     #[test]
@@ -392,6 +574,24 @@ mod tests {
             err(Spec::builder("x".repeat(192))),
             SpecError::KeyTooLong(192)
         ));
+        let policy = |b: SpecBuilder| matches!(b.build(), Err(SpecError::Policy(_)));
+        assert!(policy(
+            Spec::builder("k")
+                .pad(2)
+                .overflow(Overflow::Cycle { max: 100 })
+        ));
+        assert!(policy(
+            Spec::builder("k").date("%-d").overflow(Overflow::Widen)
+        ));
+        assert!(policy(Spec::builder("k").series(["a", "bb"], 9)));
+        assert!(policy(Spec::builder("k").series(["a", "a"], 9)));
+        assert!(policy(Spec::builder("k").series(Vec::<String>::new(), 9)));
+        let template = |b: SpecBuilder| matches!(b.build(), Err(SpecError::Template(_)));
+        assert!(template(Spec::builder("k").format("{seq}")));
+        assert!(template(
+            Spec::builder("k").date("").format("{series}{seq}")
+        ));
+        assert!(template(Spec::builder("k").date("").format("{sequence}")));
     }
 
     #[test]
@@ -409,5 +609,31 @@ mod tests {
             Some(2025070200000001)
         );
         assert_eq!(spec("", "", 6).numeric("", 42), Some(42));
+        let widen = |date: &str| {
+            Spec::builder("k")
+                .date(date)
+                .pad(4)
+                .overflow(Overflow::Widen)
+                .build()
+                .unwrap()
+        };
+        assert_eq!(widen("%Y").numeric("2025", 10_000), Some(202510000));
+        assert!(
+            !widen("%m%d").is_numeric(),
+            "a leading zero of the date would be lost"
+        );
+    }
+
+    #[test]
+    fn time_zones_move_midnight() {
+        use chrono::TimeZone as _;
+        let at = Utc.with_ymd_and_hms(2025, 7, 2, 17, 30, 0).unwrap();
+        let utc = spec("", "%Y%m%d", 6);
+        let east = Spec::builder("k")
+            .time_zone(TimeZone::parse("+08:00").unwrap())
+            .build()
+            .unwrap();
+        assert_eq!(utc.period_at(at), "20250702");
+        assert_eq!(east.period_at(at), "20250703");
     }
 }

@@ -1,0 +1,164 @@
+//! Reading an ID back into its parts, for a given spec.
+
+use chrono::format::{parse, Parsed, StrftimeItems};
+
+use crate::policy::{self, Overflow};
+use crate::spec::Spec;
+use crate::template::Part;
+
+/// The parts of an ID, as [`Spec::parse`] reads them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct IdParts {
+    /// The prefix (empty without one).
+    pub prefix: String,
+    /// The period: the date part as written (empty without one).
+    pub period: String,
+    /// The series code, for specs with series.
+    pub series: Option<String>,
+    /// The sequence number the ID shows (within its series or cycle).
+    pub seq: u64,
+}
+
+/// An ID the spec could not have produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseIdError {
+    id: String,
+    reason: String,
+}
+
+impl std::fmt::Display for ParseIdError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:?} is not an ID of this spec: {}",
+            self.id, self.reason
+        )
+    }
+}
+
+impl std::error::Error for ParseIdError {}
+
+impl Spec {
+    /// Reads `id` back into its parts, or says why this spec could not have produced it.
+    ///
+    /// ```
+    /// let spec = seqgen::Spec::builder("orders").prefix("ORD").date("%y%m").pad(4).build()?;
+    /// let parts = spec.parse("ORD25070001")?;
+    /// assert_eq!((parts.period.as_str(), parts.seq), ("2507", 1));
+    /// assert!(spec.parse("ORD2507001").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn parse(&self, id: &str) -> Result<IdParts, ParseIdError> {
+        let fail = |reason: String| ParseIdError {
+            id: id.to_owned(),
+            reason,
+        };
+        let template = self.template();
+        // At most one part has no fixed width (a widened counter, or a date such as `%-d`):
+        // the parts before it are read from the left, the parts after it from the right.
+        let width = |part: &Part| -> Option<usize> {
+            match part {
+                Part::Literal(text) => Some(text.len()),
+                Part::Prefix => Some(self.prefix().len()),
+                Part::Series => self
+                    .series()
+                    .and_then(|s| s.codes().first())
+                    .map(String::len),
+                Part::Date if self.date().is_empty() => Some(0),
+                Part::Date => self.shape().fixed_width,
+                Part::Seq if self.overflow() == Overflow::Widen => None,
+                Part::Seq => Some(self.pad() as usize),
+            }
+        };
+        let split = template
+            .iter()
+            .position(|p| width(p).is_none())
+            .unwrap_or(template.len());
+        let mut pieces: Vec<&str> = vec![""; template.len()];
+        let mut start = 0;
+        for (i, part) in template[..split].iter().enumerate() {
+            let end = start + width(part).expect("fixed width");
+            pieces[i] = id.get(start..end).ok_or_else(|| fail("too short".into()))?;
+            start = end;
+        }
+        let mut end = id.len();
+        for (i, part) in template.iter().enumerate().skip(split).rev() {
+            if i == split {
+                pieces[i] = id
+                    .get(start..end)
+                    .filter(|p| !p.is_empty())
+                    .ok_or_else(|| fail("too short".into()))?;
+                end = start;
+                break;
+            }
+            let begin = end
+                .checked_sub(width(part).expect("fixed width"))
+                .filter(|&b| b >= start)
+                .ok_or_else(|| fail("too short".into()))?;
+            pieces[i] = id
+                .get(begin..end)
+                .ok_or_else(|| fail("not on a character boundary".into()))?;
+            end = begin;
+        }
+        if start < end {
+            return Err(fail(format!("{} characters too many", end - start)));
+        }
+
+        let mut parts = IdParts {
+            prefix: String::new(),
+            period: String::new(),
+            series: None,
+            seq: 0,
+        };
+        for (part, piece) in template.iter().zip(pieces) {
+            match part {
+                Part::Literal(text) if piece != text => {
+                    return Err(fail(format!("expected {text:?}, found {piece:?}")))
+                }
+                Part::Literal(_) => {}
+                Part::Prefix if piece != self.prefix() => {
+                    return Err(fail(format!(
+                        "expected the prefix {:?}, found {piece:?}",
+                        self.prefix()
+                    )))
+                }
+                Part::Prefix => parts.prefix = piece.to_owned(),
+                Part::Series => {
+                    let codes = self.series().map(|s| s.codes()).unwrap_or_default();
+                    if !codes.iter().any(|c| c == piece) {
+                        return Err(fail(format!(
+                            "{piece:?} is not one of the series {codes:?}"
+                        )));
+                    }
+                    parts.series = Some(piece.to_owned());
+                }
+                Part::Date => {
+                    if !self.date().is_empty() {
+                        let mut parsed = Parsed::new();
+                        parse(&mut parsed, piece, StrftimeItems::new(self.date())).map_err(
+                            |e| fail(format!("{piece:?} is not a date `{}`: {e}", self.date())),
+                        )?;
+                    }
+                    parts.period = piece.to_owned();
+                }
+                Part::Seq => {
+                    let seq =
+                        policy::read_seq(piece, self.pad(), self.overflow()).ok_or_else(|| {
+                            fail(format!("{piece:?} is not a counter of pad {}", self.pad()))
+                        })?;
+                    let limit = match (self.series(), self.overflow()) {
+                        (Some(series), _) => series.max(),
+                        (None, Overflow::Cycle { max }) => max,
+                        _ => self.capacity(),
+                    };
+                    if seq > limit {
+                        return Err(fail(format!("counter {seq} is past {limit}")));
+                    }
+                    parts.seq = seq;
+                }
+            }
+        }
+        Ok(parts)
+    }
+}

@@ -1,0 +1,213 @@
+//! Counter and format policies on every backend: each at its boundary, the cyclic test of
+//! source 3, series rollover across blocks and instances, time zones around midnight.
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Barrier};
+use std::thread;
+
+use chrono::{TimeDelta, TimeZone as _, Utc};
+use common::{assert_distinct, SharedClock, TestConnection, TestDb};
+use seqgen::{Error, FixedClock, Generator, Overflow, Spec, TimeZone};
+
+backend_tests!(
+    each_policy_at_its_boundary,
+    cycles_hand_out_every_value_equally,
+    series_roll_over_across_blocks_and_instances,
+    periods_follow_the_time_zone,
+);
+
+fn pad2(db: &TestDb<impl TestConnection>, name: &str) -> seqgen::SpecBuilder {
+    Spec::builder(db.key(name))
+        .prefix("P")
+        .date("")
+        .pad(2)
+        .batch(30)
+}
+
+/// The last in-range ID and the first after it, for every policy.
+fn each_policy_at_its_boundary<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let generator = Generator::new();
+    let mut around_99 = |spec: &Spec| {
+        generator.next_ids(&mut conn, spec, 98).unwrap();
+        let last = generator.next_id(&mut conn, spec).unwrap();
+        (last, generator.next_id(&mut conn, spec))
+    };
+
+    let (last, next) = around_99(&pad2(&db, "error").build().unwrap());
+    assert_eq!(last, "P99");
+    assert!(
+        matches!(next, Err(Error::Overflow { max: 99, .. })),
+        "{next:?}"
+    );
+
+    let (last, next) = around_99(
+        &pad2(&db, "widen")
+            .overflow(Overflow::Widen)
+            .build()
+            .unwrap(),
+    );
+    assert_eq!((last.as_str(), next.unwrap().as_str()), ("P99", "P100"));
+
+    let (last, next) = around_99(
+        &pad2(&db, "letters")
+            .overflow(Overflow::Letters)
+            .build()
+            .unwrap(),
+    );
+    assert_eq!((last.as_str(), next.unwrap().as_str()), ("P99", "PA0"));
+
+    let cycle = pad2(&db, "cycle")
+        .overflow(Overflow::Cycle { max: 99 })
+        .build()
+        .unwrap();
+    let (last, next) = around_99(&cycle);
+    assert_eq!((last.as_str(), next.unwrap().as_str()), ("P99", "P01"));
+
+    let series = pad2(&db, "series")
+        .series(["aa", "bb"], 99)
+        .build()
+        .unwrap();
+    let (last, next) = around_99(&series);
+    assert_eq!((last.as_str(), next.unwrap().as_str()), ("Paa99", "Pbb01"));
+    let rest = generator.next_ids(&mut conn, &series, 98).unwrap();
+    assert_eq!(rest.last().unwrap(), "Pbb99");
+    let full = generator.next_id(&mut conn, &series).unwrap_err();
+    assert!(
+        matches!(full, Error::SeriesExhausted { ref last, .. } if last == "bb"),
+        "{full:?}"
+    );
+
+    // Numeric IDs: widen grows the i64 until it no longer fits.
+    let numeric = Spec::builder(db.key("numeric"))
+        .date("")
+        .pad(2)
+        .batch(30)
+        .overflow(Overflow::Widen)
+        .build()
+        .unwrap();
+    let numbers = generator.next_numbers(&mut conn, &numeric, 100).unwrap();
+    assert_eq!(numbers[98..], [99, 100]);
+}
+
+/// Source 3's test: 20 threads x 100 IDs. With a maximum of 100 every value appears exactly
+/// 20 times; with a maximum of 2,000 exactly once. The threads share one generator, whose
+/// blocks are used up in full (separate instances would leave holes, and so uneven counts).
+fn cycles_hand_out_every_value_equally<C: TestConnection>(db: TestDb<C>) {
+    for (max, times) in [(100u64, 20usize), (2000, 1)] {
+        let spec = Arc::new(
+            Spec::builder(db.key(&format!("cycle{max}")))
+                .date("")
+                .pad(4)
+                .batch(7)
+                .overflow(Overflow::Cycle { max })
+                .build()
+                .unwrap(),
+        );
+        let pool = db.pool(20);
+        let start = Arc::new(Barrier::new(20));
+        let generator = Generator::new();
+        let handles: Vec<_> = (0..20)
+            .map(|_| {
+                let (pool, spec, start, generator) =
+                    (pool.clone(), spec.clone(), start.clone(), generator.clone());
+                thread::spawn(move || {
+                    let mut conn = pool.get().unwrap();
+                    start.wait();
+                    (0..100)
+                        .map(|_| generator.next_number(&mut *conn, &spec).unwrap())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut seen: HashMap<i64, usize> = HashMap::new();
+        for h in handles {
+            for n in h.join().unwrap() {
+                *seen.entry(n).or_default() += 1;
+            }
+        }
+        assert_eq!(seen.len() as u64, max, "every value of 1..={max} appears");
+        assert!(
+            seen.values().all(|&n| n == times),
+            "max {max}: each value {times} times"
+        );
+    }
+}
+
+/// Series of 10 numbers, blocks of 7, four instances: blocks straddle series boundaries, and
+/// still every series is used, in order, no ID twice, none skipped.
+fn series_roll_over_across_blocks_and_instances<C: TestConnection>(db: TestDb<C>) {
+    let spec = Arc::new(
+        Spec::builder(db.key("series"))
+            .date("")
+            .pad(2)
+            .batch(7)
+            .series(["A", "B", "C", "D"], 10)
+            .build()
+            .unwrap(),
+    );
+    let pool = db.pool(4);
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let (pool, spec) = (pool.clone(), spec.clone());
+            thread::spawn(move || {
+                let generator = Generator::new();
+                let mut conn = pool.get().unwrap();
+                let mut ids = Vec::new();
+                loop {
+                    match generator.next_id(&mut *conn, &spec) {
+                        Ok(id) => ids.push(id),
+                        Err(Error::SeriesExhausted { .. }) => return ids,
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            })
+        })
+        .collect();
+    let ids: Vec<String> = handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .collect();
+    assert_distinct(&ids);
+    for code in ["A", "B", "C", "D"] {
+        assert!(
+            ids.iter().any(|id| id.starts_with(code)),
+            "series {code} used"
+        );
+    }
+    assert!(ids.len() <= 40);
+}
+
+/// The period is computed in the spec's time zone: at 16:00 UTC it is already tomorrow at
+/// +08:00.
+fn periods_follow_the_time_zone<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let clock = Arc::new(FixedClock::new(
+        Utc.with_ymd_and_hms(2025, 7, 2, 15, 59, 59).unwrap(),
+    ));
+    let generator = Generator::builder()
+        .clock(SharedClock(clock.clone()))
+        .build();
+    let spec = |tz: TimeZone, name: &str| {
+        Spec::builder(db.key(name))
+            .prefix("Z")
+            .date("%Y%m%d")
+            .pad(3)
+            .time_zone(tz)
+            .build()
+            .unwrap()
+    };
+    let (utc, east) = (
+        spec(TimeZone::Utc, "tz_utc"),
+        spec(TimeZone::parse("+08:00").unwrap(), "tz_east"),
+    );
+    assert_eq!(generator.next_id(&mut conn, &utc).unwrap(), "Z20250702001");
+    assert_eq!(generator.next_id(&mut conn, &east).unwrap(), "Z20250702001");
+    clock.advance(TimeDelta::seconds(1)); // 16:00 UTC = midnight at +08:00
+    assert_eq!(generator.next_id(&mut conn, &utc).unwrap(), "Z20250702002");
+    assert_eq!(generator.next_id(&mut conn, &east).unwrap(), "Z20250703001");
+    clock.set(Utc.with_ymd_and_hms(2025, 7, 3, 0, 0, 0).unwrap());
+    assert_eq!(generator.next_id(&mut conn, &utc).unwrap(), "Z20250703001");
+}

@@ -332,6 +332,15 @@ impl Generator {
             });
         }
         let period = Period::new(spec.period_at(self.inner.clock.now()));
+        if C::Backend::CREATE_ROWS_BESIDE_TRANSACTION {
+            if let Some(pool) = &self.inner.pool {
+                // A plain read takes no lock; a row it cannot see is created in autocommit,
+                // so the caller's transaction only ever locks an existing row.
+                if C::Backend::read(conn, spec.key(), &period.text)?.is_none() {
+                    pool.create_row(spec.key(), &period.text)?;
+                }
+            }
+        }
         if nowait {
             lock_nowait(conn, spec.key(), &period.text)?;
         }
@@ -409,6 +418,9 @@ trait PoolReserve: Send + Sync {
         count: i64,
         expected: Option<i64>,
     ) -> Result<(i64, i64)>;
+
+    /// Creates the counter row (`key`, `period`) at 0 unless it exists, in autocommit.
+    fn create_row(&self, key: &str, period: &str) -> Result<()>;
 }
 
 impl<C> PoolReserve for Pool<ConnectionManager<C>>
@@ -431,6 +443,12 @@ where
         }
         let last = retrying(|| C::Backend::reserve(conn, key, period, count))?;
         Ok((token, last))
+    }
+
+    fn create_row(&self, key: &str, period: &str) -> Result<()> {
+        let mut pooled = self.get().map_err(Error::Pool)?;
+        let conn: &mut C = &mut pooled;
+        retrying(|| C::Backend::insert_if_missing(conn, key, period, 0))
     }
 }
 

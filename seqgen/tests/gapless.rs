@@ -14,6 +14,7 @@ use seqgen::{DistributedId, Error, FixedClock, Generator, Sequence, Spec};
 
 backend_tests!(
     committed_numbers_are_exactly_one_to_n,
+    first_numbers_of_a_period_without_a_pool,
     a_second_transaction_waits_and_gets_the_next_number,
     nowait_says_busy_and_leaves_the_transaction_usable,
     two_keys_in_opposite_declaration_order_never_deadlock,
@@ -52,9 +53,11 @@ fn committed_numbers_are_exactly_one_to_n<C: TestConnection>(db: TestDb<C>) {
             "CREATE TABLE {table} (id VARCHAR(64) NOT NULL PRIMARY KEY)"
         ))
         .unwrap();
-    let pool = db.pool(8);
+    let pool = db.pool(9);
     let spec = Arc::new(gapless_spec(&db, "invoices"));
-    let generator = Generator::new();
+    // With a pool, MySQL creates the period's row beside the transactions (see
+    // `first_numbers_of_a_period_without_a_pool`).
+    let generator = Generator::builder().pool(pool.clone()).build();
     let handles: Vec<_> = (0..8)
         .map(|t| {
             let (pool, spec, generator, table) =
@@ -90,6 +93,39 @@ fn committed_numbers_are_exactly_one_to_n<C: TestConnection>(db: TestDb<C>) {
     numbers.sort_unstable();
     assert_eq!(numbers.len(), 180); // 200 transactions, 20 rolled back
     assert_eq!(numbers, (1..=180).collect::<Vec<_>>());
+}
+
+/// Without a pool, transactions racing for a period's very first number may deadlock on
+/// MySQL (InnoDB gap locks while creating the row): the database aborts one of them, the
+/// caller gets `Error::TransactionConflict` and runs it again, as it would for any deadlock.
+/// Never a gap, never a repeat.
+fn first_numbers_of_a_period_without_a_pool<C: TestConnection>(db: TestDb<C>) {
+    let pool = db.pool(8);
+    let spec = Arc::new(gapless_spec(&db, "racing"));
+    let start = Arc::new(Barrier::new(8));
+    let handles: Vec<_> = (0..8)
+        .map(|_| {
+            let (pool, spec, start) = (pool.clone(), spec.clone(), start.clone());
+            thread::spawn(move || {
+                let mut conn = pool.get().unwrap();
+                start.wait();
+                let mut conflicts = 0;
+                loop {
+                    match conn.transaction(|conn| Generator::new().next_id(conn, &spec)) {
+                        Ok(id) => return (id, conflicts),
+                        Err(Error::TransactionConflict(_)) if conflicts < 20 => conflicts += 1,
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut numbers: Vec<u64> = handles
+        .into_iter()
+        .map(|h| counter(&h.join().unwrap().0))
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=8).collect::<Vec<_>>());
 }
 
 /// A second transaction waits for the first to commit and gets the next number; after a

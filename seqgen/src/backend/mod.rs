@@ -27,6 +27,12 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     #[doc(hidden)]
     const RESERVE_BESIDE_TRANSACTION: bool;
 
+    /// Whether creating a counter row inside a transaction can deadlock with other
+    /// transactions creating it (InnoDB's gap locks under REPEATABLE READ). Gapless mode then
+    /// creates a missing row through the generator's pool, in autocommit, when it has one.
+    #[doc(hidden)]
+    const CREATE_ROWS_BESIDE_TRANSACTION: bool;
+
     /// The embedded `db_key` migrations of this backend.
     #[doc(hidden)]
     const MIGRATIONS: EmbeddedMigrations;

@@ -29,6 +29,7 @@ diesel::define_sql_function! {
 impl super::sealed::Sealed for Mysql {}
 
 impl super::Backend for Mysql {
+    const CREATE_ROWS_BESIDE_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/mysql");
 

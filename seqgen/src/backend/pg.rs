@@ -14,6 +14,7 @@ use crate::schema::db_key;
 impl super::sealed::Sealed for Pg {}
 
 impl super::Backend for Pg {
+    const CREATE_ROWS_BESIDE_TRANSACTION: bool = false;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/postgres");
 

@@ -15,6 +15,7 @@ use crate::schema::db_key;
 impl super::sealed::Sealed for Sqlite {}
 
 impl super::Backend for Sqlite {
+    const CREATE_ROWS_BESIDE_TRANSACTION: bool = false;
     const RESERVE_BESIDE_TRANSACTION: bool = false;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/sqlite");
 

@@ -15,9 +15,14 @@ pub(crate) const BATCH: &str = "batch";
 pub(crate) const KEY: &str = "key";
 pub(crate) const GAPLESS: &str = "gapless";
 pub(crate) const NOWAIT: &str = "nowait";
+pub(crate) const OVERFLOW: &str = "overflow";
+pub(crate) const MAX: &str = "max";
+pub(crate) const SERIES: &str = "series";
+pub(crate) const FORMAT: &str = "format";
+pub(crate) const TZ: &str = "tz";
 /// Not a key: the spelling of gapless mode this crate did not pick, answered with a hint.
 const MODE: &str = "mode";
-const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`";
+const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`";
 const HELP: &str = r#"the correct format looks like `#[distributed_id(prefix = "U", date = "%Y%m%d", pad = 6, batch = 100)]`"#;
 
 /// The keys of one `#[distributed_id(...)]`, each as written.
@@ -30,6 +35,11 @@ pub(crate) struct FieldAttr {
     pub(crate) key: Option<LitStr>,
     pub(crate) gapless: Option<syn::Ident>,
     pub(crate) nowait: Option<syn::Ident>,
+    pub(crate) overflow: Option<LitStr>,
+    pub(crate) max: Option<LitInt>,
+    pub(crate) series: Option<(syn::ExprArray, Vec<LitStr>)>,
+    pub(crate) format: Option<LitStr>,
+    pub(crate) tz: Option<LitStr>,
 }
 
 /// Parses one `#[distributed_id(...)]`, recording every mistake and carrying on.
@@ -68,7 +78,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             set_once(slot, ident, ident.clone(), errors);
             return Ok(());
         }
-        if ![PREFIX, DATE, PAD, BATCH, KEY].contains(&name.as_str()) {
+        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ].contains(&name.as_str()) {
             errors.at(
                 ident,
                 format!("unknown distributed_id attribute `{name}`; expected one of {KEYS}"),
@@ -86,7 +96,12 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             PREFIX => set_str(&mut parsed.prefix, ident, &value, errors),
             DATE => set_str(&mut parsed.date, ident, &value, errors),
             KEY => set_str(&mut parsed.key, ident, &value, errors),
+            OVERFLOW => set_str(&mut parsed.overflow, ident, &value, errors),
+            FORMAT => set_str(&mut parsed.format, ident, &value, errors),
+            TZ => set_str(&mut parsed.tz, ident, &value, errors),
             PAD => set_int(&mut parsed.pad, ident, &value, errors),
+            MAX => set_int(&mut parsed.max, ident, &value, errors),
+            SERIES => set_list(&mut parsed.series, ident, &value, errors),
             _ => set_int(&mut parsed.batch, ident, &value, errors),
         }
         Ok(())
@@ -134,6 +149,35 @@ fn set_int(slot: &mut Option<LitInt>, name: &syn::Ident, value: &Expr, errors: &
     }
 }
 
+fn set_list(
+    slot: &mut Option<(syn::ExprArray, Vec<LitStr>)>,
+    name: &syn::Ident,
+    value: &Expr,
+    errors: &mut Errors,
+) {
+    let list = match value {
+        Expr::Array(array) => array
+            .elems
+            .iter()
+            .map(|e| match e {
+                Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => Ok(s.clone()),
+                other => Err(other),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(|codes| (array.clone(), codes)),
+        _ => Err(value),
+    };
+    match list {
+        Ok(list) => set_once(slot, name, list, errors),
+        Err(bad) => errors.at(
+            bad,
+            format!("`{name}` takes a list of string literals, like `{name} = [\"aa\", \"bb\"]`"),
+        ),
+    }
+}
+
 fn set_once<T>(slot: &mut Option<T>, name: &syn::Ident, value: T, errors: &mut Errors) {
     if slot.is_some() {
         errors.at(name, format!("duplicate distributed_id attribute `{name}`"));
@@ -147,6 +191,9 @@ fn example(name: &syn::Ident) -> &'static str {
         PREFIX => "U",
         DATE => "%Y%m%d",
         KEY => "users",
+        OVERFLOW => "widen",
+        FORMAT => "{prefix}{date}-{seq}",
+        TZ => "+08:00",
         PAD => "6",
         _ => "100",
     }

@@ -7,7 +7,7 @@ use syn::DeriveInput;
 
 use crate::ast::{FieldType, Model};
 use crate::errors::Errors;
-use crate::valid::{self, Mode, ValidField};
+use crate::valid::{self, Mode, Overflow, ValidField};
 
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
@@ -42,6 +42,21 @@ fn implementation(input: &DeriveInput, fields: &[ValidField<'_>]) -> TokenStream
             Mode::Gapless => quote!(.gapless()),
             Mode::GaplessNowait => quote!(.gapless_nowait()),
         };
+        let overflow = match f.overflow {
+            Overflow::Error => quote!(),
+            Overflow::Widen => quote!(.overflow(::seqgen::__private::Overflow::Widen)),
+            Overflow::Letters => quote!(.overflow(::seqgen::__private::Overflow::Letters)),
+            Overflow::Cycle(max) => {
+                quote!(.overflow(::seqgen::__private::Overflow::Cycle { max: #max }))
+            }
+        };
+        let series = f.series.as_ref().map(|(codes, max)| quote!(.series([#(#codes),*], #max)));
+        let format = f.format.as_ref().map(|t| quote!(.format(#t)));
+        let tz = f.tz.as_ref().map(|tz| {
+            quote!(.time_zone(
+                ::seqgen::__private::TimeZone::parse(#tz).expect("checked by #[derive(DistributedId)]")
+            ))
+        });
         quote! {
             ::seqgen::__private::IdField {
                 name: #name,
@@ -51,6 +66,10 @@ fn implementation(input: &DeriveInput, fields: &[ValidField<'_>]) -> TokenStream
                     .pad(#pad)
                     .batch(#batch)
                     #mode
+                    #overflow
+                    #series
+                    #format
+                    #tz
                     .build()
                     .expect("checked by #[derive(DistributedId)]"),
             }
@@ -157,6 +176,22 @@ mod tests {
             "{out}"
         );
         assert!(out.contains(". gapless_nowait () . build ()"), "{out}");
+    }
+
+    #[test]
+    fn policies_reach_the_builder() {
+        let out = expand(
+            r#"struct Ticket {
+                #[distributed_id(date = "", pad = 2, overflow = "cycle", max = 99, tz = "+08:00")] no: String,
+                #[distributed_id(key = "t2", format = "{date}-{series}{seq}", series = ["a", "b"], max = 9, pad = 1)] t: String,
+            }"#,
+        );
+        assert!(out.contains("Overflow :: Cycle { max : 99u64 }"), "{out}");
+        assert!(out.contains("TimeZone :: parse (\"+08:00\")"), "{out}");
+        assert!(
+            out.contains(". series ([\"a\" , \"b\"] , 9u64) . format (\"{date}-{series}{seq}\")"),
+            "{out}"
+        );
     }
 
     #[test]

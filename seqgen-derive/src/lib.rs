@@ -11,6 +11,9 @@ mod attr;
 mod date_pattern;
 mod errors;
 mod expand;
+#[path = "../../seqgen/src/template.rs"]
+#[allow(dead_code)] // the runtime uses more of this shared file than the derive does
+mod template;
 mod valid;
 
 use proc_macro::TokenStream;

@@ -9,8 +9,9 @@ use quote::ToTokens;
 use syn::{Ident, LitInt, LitStr};
 
 use crate::ast::{field_type, FieldType, IdField, Model};
-use crate::date_pattern::{check_date_pattern, DatePatternError};
+use crate::date_pattern::{check_date_pattern, parse_time_zone, DatePatternError, DateShape};
 use crate::errors::Errors;
+use crate::template::{check_template, parse_template};
 
 const DEFAULT_DATE: &str = "%Y%m%d";
 const DEFAULT_PAD: u32 = 6;
@@ -28,6 +29,19 @@ pub(crate) struct ValidField<'a> {
     pub(crate) pad: u32,
     pub(crate) batch: u32,
     pub(crate) mode: Mode,
+    pub(crate) overflow: Overflow,
+    pub(crate) series: Option<(Vec<String>, u64)>,
+    pub(crate) format: Option<String>,
+    pub(crate) tz: Option<String>,
+}
+
+/// The overflow policy a field asked for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Overflow {
+    Error,
+    Widen,
+    Letters,
+    Cycle(u64),
 }
 
 /// The numbering mode a field asked for.
@@ -69,14 +83,19 @@ fn check_field<'a>(
     let ty = supported_type(field, errors);
     let pad = pad(field.attr.pad.as_ref(), errors);
     let batch = batch(field.attr.batch.as_ref(), errors);
-    let (date, numeric_width) = date(field.attr.date.as_ref(), errors);
+    let (date, shape) = date(field.attr.date.as_ref(), errors);
     let prefix = prefix(field.attr.prefix.as_ref(), errors);
     let key = key(model, field.attr.key.as_ref(), errors);
     let mode = mode(field, errors);
-    let (ty, pad, batch, date, prefix, key, mode) =
-        (ty?, pad?, batch?, date?, prefix?, key?, mode?);
+    let tz = time_zone(field.attr.tz.as_ref(), errors);
+    let (ty, pad, batch, date, shape, prefix, key, mode, tz) =
+        (ty?, pad?, batch?, date?, shape?, prefix?, key?, mode?, tz?);
+    let overflow = overflow(field, pad, shape, errors);
+    let series = series(field, errors);
+    let (overflow, series) = (overflow?, series?);
+    let format = format(field, &prefix, &date, series.is_some(), errors)?;
     if matches!(ty, FieldType::Number | FieldType::OptionalNumber) {
-        fits_an_i64(field, &prefix, numeric_width.flatten(), pad, errors)?;
+        fits_an_i64(field, &prefix, shape, pad, overflow, errors)?;
     }
     Some(ValidField {
         ident: field.ident,
@@ -87,7 +106,158 @@ fn check_field<'a>(
         pad,
         batch,
         mode,
+        overflow,
+        series,
+        format,
+        tz,
     })
+}
+
+fn time_zone(lit: Option<&LitStr>, errors: &mut Errors) -> Option<Option<String>> {
+    let Some(lit) = lit else { return Some(None) };
+    if parse_time_zone(&lit.value()).is_none() {
+        errors.at(
+            lit,
+            "`tz` must be \"utc\", \"local\" or a fixed offset like \"+08:00\"",
+        );
+        return None;
+    }
+    Some(Some(lit.value()))
+}
+
+/// `overflow` and `max`: the runtime's `check_policy`, as compile errors.
+fn overflow(
+    field: &IdField<'_>,
+    pad: u32,
+    shape: DateShape,
+    errors: &mut Errors,
+) -> Option<Overflow> {
+    let attr = &field.attr;
+    let widest = 10u64.pow(pad) - 1;
+    let max = match &attr.max {
+        Some(lit) => match lit.base10_parse::<u64>() {
+            Ok(max) if (1..=widest).contains(&max) => Some(max),
+            _ => {
+                errors.at(
+                    lit,
+                    format!("`max` must be 1..={widest} for pad {pad}, got {lit}"),
+                );
+                return None;
+            }
+        },
+        None => None,
+    };
+    let Some(lit) = &attr.overflow else {
+        if let (Some(max_lit), None) = (&attr.max, &attr.series) {
+            errors.at(
+                max_lit,
+                "`max` applies to `overflow = \"cycle\"` and to `series`",
+            );
+            return None;
+        }
+        return Some(Overflow::Error);
+    };
+    let policy = match lit.value().as_str() {
+        "error" => Overflow::Error,
+        "widen" => Overflow::Widen,
+        "letters" => Overflow::Letters,
+        "cycle" => match max {
+            Some(max) => Overflow::Cycle(max),
+            None => {
+                errors.at(lit, "`overflow = \"cycle\"` needs `max = ...`: the largest number before it starts again at 1 (IDs then repeat by design)");
+                return None;
+            }
+        },
+        other => {
+            errors.at(lit, format!("unknown overflow policy `{other}`; expected `error`, `widen`, `letters` or `cycle`"));
+            return None;
+        }
+    };
+    if policy == Overflow::Widen && shape.fixed_width.is_none() {
+        errors.at(lit, "`widen` needs a date part of fixed width (digits without `-`/`_` modifiers), or none: a wider counter after a shorter date could read like another ID");
+        return None;
+    }
+    if policy != Overflow::Error && attr.series.is_some() {
+        errors.at(lit, "series roll over on their own: drop `overflow`");
+        return None;
+    }
+    if max.is_some() && !matches!(policy, Overflow::Cycle(_)) && attr.series.is_none() {
+        errors.at(
+            attr.max.as_ref().expect("checked"),
+            "`max` applies to `overflow = \"cycle\"` and to `series`",
+        );
+        return None;
+    }
+    Some(policy)
+}
+
+/// `series` and its `max` (checked against the pad width by `overflow`): codes of one
+/// length, distinct, printable.
+fn series(field: &IdField<'_>, errors: &mut Errors) -> Option<Option<(Vec<String>, u64)>> {
+    let attr = &field.attr;
+    let Some((array, codes)) = &attr.series else {
+        return Some(None);
+    };
+    let Some(max) = attr.max.as_ref().and_then(|m| m.base10_parse::<u64>().ok()) else {
+        if attr.max.is_none() {
+            errors.at(
+                array,
+                "`series` needs `max = ...`: how many numbers each series holds",
+            );
+        }
+        return None;
+    };
+    let Some(first) = codes.first() else {
+        errors.at(array, "the series list is empty");
+        return None;
+    };
+    let mut ok = true;
+    for (i, code) in codes.iter().enumerate() {
+        let text = code.value();
+        if text.is_empty() || text.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            errors.at(code, "a series code must be printable and not empty");
+            ok = false;
+        } else if text.len() != first.value().len() {
+            errors.at(
+                code,
+                format!(
+                    "series codes must have the same length as {:?}",
+                    first.value()
+                ),
+            );
+            ok = false;
+        } else if codes[..i].iter().any(|c| c.value() == text) {
+            errors.at(code, format!("series code {text:?} appears twice"));
+            ok = false;
+        }
+    }
+    ok.then(|| Some((codes.iter().map(LitStr::value).collect(), max)))
+}
+
+/// `format`: the template parses, and shows every part the field sets.
+fn format(
+    field: &IdField<'_>,
+    prefix: &str,
+    date: &str,
+    series: bool,
+    errors: &mut Errors,
+) -> Option<Option<String>> {
+    let Some(lit) = &field.attr.format else {
+        return Some(None);
+    };
+    let result = parse_template(&lit.value())
+        .map_err(|e| e.to_string())
+        .and_then(|parts| {
+            check_template(&parts, !prefix.is_empty(), !date.is_empty(), series)
+                .map_err(str::to_owned)
+        });
+    match result {
+        Ok(()) => Some(Some(lit.value())),
+        Err(reason) => {
+            errors.at(lit, format!("`format`: {reason}"));
+            None
+        }
+    }
 }
 
 /// `gapless` takes one number per transaction: `batch` would mean nothing, and `nowait` only
@@ -156,11 +326,11 @@ fn batch(lit: Option<&LitInt>, errors: &mut Errors) -> Option<u32> {
     }
 }
 
-/// The date pattern and, when it is digits only, its width.
-fn date(lit: Option<&LitStr>, errors: &mut Errors) -> (Option<String>, Option<Option<u8>>) {
+/// The date pattern and its shape.
+fn date(lit: Option<&LitStr>, errors: &mut Errors) -> (Option<String>, Option<DateShape>) {
     let pattern = lit.map_or_else(|| DEFAULT_DATE.to_owned(), LitStr::value);
     match check_date_pattern(&pattern) {
-        Ok(shape) => (Some(pattern), Some(shape.numeric_width)),
+        Ok(shape) => (Some(pattern), Some(shape)),
         Err(err) => {
             let message = match err {
                 DatePatternError::Unknown(spec) => format!(
@@ -211,11 +381,37 @@ fn key(model: &Model<'_>, lit: Option<&LitStr>, errors: &mut Errors) -> Option<S
 fn fits_an_i64(
     field: &IdField<'_>,
     prefix: &str,
-    date_width: Option<u8>,
+    shape: DateShape,
     pad: u32,
+    overflow: Overflow,
     errors: &mut Errors,
 ) -> Option<()> {
     let attr = &field.attr;
+    let date_width = shape.numeric_width;
+    let no_digits = |tokens: &dyn ToTokens, what: &str, errors: &mut Errors| {
+        errors.at(
+            tokens,
+            format!("an `i64` ID field cannot have {what}: use a `String` field"),
+        );
+    };
+    if let (Some(lit), Overflow::Letters) = (&attr.overflow, overflow) {
+        no_digits(lit, "letters", errors);
+        return None;
+    }
+    if let Some((array, _)) = &attr.series {
+        no_digits(array, "series", errors);
+        return None;
+    }
+    if let Some(lit) = &attr.format {
+        no_digits(lit, "a template", errors);
+        return None;
+    }
+    if let (Some(lit), Overflow::Widen) = (&attr.overflow, overflow) {
+        if !shape.leading_nonzero && attr.date.as_ref().is_some_and(|d| !d.value().is_empty()) {
+            errors.at(lit, "`widen` on an `i64` field needs a date part starting with `%Y` (or none): a leading 0 of the date would be lost in the number and two IDs could meet");
+            return None;
+        }
+    }
     if !prefix.is_empty() {
         errors.at(
             attr.prefix.as_ref().expect("non-empty prefix was written"),

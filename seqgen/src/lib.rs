@@ -114,7 +114,9 @@ pub use seqgen_derive::DistributedId;
 /// What `#[derive(DistributedId)]` expands to reaches seqgen only through here.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::clock::TimeZone;
     pub use crate::insert::{IdField, IdSlot};
+    pub use crate::policy::Overflow;
     pub use crate::spec::Spec;
     pub use std::sync::LazyLock;
 }

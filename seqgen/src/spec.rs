@@ -11,7 +11,7 @@ use crate::clock::TimeZone;
 use crate::date_pattern::{check_date_pattern, DatePatternError, DateShape};
 use crate::error::SpecError;
 use crate::policy::{self, Overflow, Series};
-use crate::template::{default_template, parse_template, Part};
+use crate::template::{check_template, default_template, parse_template, Part};
 
 /// The longest key `db_key.key_name` holds.
 const MAX_KEY_LEN: usize = 191;
@@ -423,7 +423,13 @@ impl SpecBuilder {
             Some(text) => parse_template(text).map_err(|e| SpecError::Template(e.to_string()))?,
             None => default_template(series.is_some()),
         };
-        check_template(&template, &self.prefix, &self.date, series.is_some())?;
+        check_template(
+            &template,
+            !self.prefix.is_empty(),
+            !self.date.is_empty(),
+            series.is_some(),
+        )
+        .map_err(|reason| SpecError::Template(reason.to_owned()))?;
         check_policy(self.pad, self.overflow, series.as_ref(), shape)?;
         let cache_key = CacheKey::new(&self.key, &self.date, self.tz);
         Ok(Spec {
@@ -446,32 +452,6 @@ impl SpecBuilder {
 
 fn printable(text: &str) -> bool {
     !text.chars().any(|c| c.is_control() || c.is_whitespace())
-}
-
-/// Every part the spec sets must appear in the template: above all the date, or periods
-/// would restart the counter under IDs that look alike.
-fn check_template(
-    template: &[Part],
-    prefix: &str,
-    date: &str,
-    series: bool,
-) -> Result<(), SpecError> {
-    let has = |part: &Part| template.contains(part);
-    let missing = if !date.is_empty() && !has(&Part::Date) {
-        Some("the date part is set but the template has no `{date}`: IDs of different periods would look alike")
-    } else if !prefix.is_empty() && !has(&Part::Prefix) {
-        Some("the prefix is set but the template has no `{prefix}`")
-    } else if series && !has(&Part::Series) {
-        Some("series are set but the template has no `{series}`")
-    } else if !series && has(&Part::Series) {
-        Some("the template has `{series}` but the spec no series")
-    } else {
-        None
-    };
-    match missing {
-        Some(reason) => Err(SpecError::Template(reason.to_owned())),
-        None => Ok(()),
-    }
 }
 
 /// The overflow policy and series must fit the pad width and keep IDs unambiguous.

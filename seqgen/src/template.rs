@@ -108,3 +108,25 @@ pub(crate) fn parse_template(template: &str) -> Result<Vec<Part>, TemplateError>
     }
     Ok(parts)
 }
+
+/// Every part a spec sets must appear in its template: above all the date, or the counter's
+/// restart in a new period would give IDs that look like the last period's.
+pub(crate) fn check_template(
+    template: &[Part],
+    prefix: bool,
+    date: bool,
+    series: bool,
+) -> Result<(), &'static str> {
+    let has = |part: &Part| template.contains(part);
+    if date && !has(&Part::Date) {
+        Err("the date part is set but the template has no `{date}`: IDs of different periods would look alike")
+    } else if prefix && !has(&Part::Prefix) {
+        Err("the prefix is set but the template has no `{prefix}`")
+    } else if series && !has(&Part::Series) {
+        Err("series are set but the template has no `{series}`")
+    } else if !series && has(&Part::Series) {
+        Err("the template has `{series}` but no series are set")
+    } else {
+        Ok(())
+    }
+}

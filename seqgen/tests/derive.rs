@@ -331,3 +331,83 @@ fn gapless_and_batched_fields_in_one_struct() {
         "nothing filled"
     );
 }
+
+/// Every policy attribute reaches the runtime: a ticket number that cycles, a template with a
+/// series, a date in a fixed time zone, letters after the digits run out.
+#[derive(DistributedId, Debug)]
+struct Ticket {
+    #[distributed_id(
+        key = "tickets",
+        date = "",
+        pad = 2,
+        batch = 50,
+        overflow = "cycle",
+        max = 3
+    )]
+    ticket: String,
+    #[distributed_id(
+        key = "boxes",
+        format = "BOX/{date}/{series}-{seq}",
+        date = "%Y",
+        tz = "+08:00",
+        pad = 1,
+        series = ["A", "B"],
+        max = 2
+    )]
+    r#box: String,
+    #[distributed_id(key = "codes", date = "", pad = 1, overflow = "letters")]
+    code: String,
+}
+
+#[test]
+fn policies_through_the_derive() {
+    let (_db, mut conn) = open("policies");
+    let mut tickets: Vec<Ticket> = (0..4)
+        .map(|_| Ticket {
+            ticket: String::new(),
+            r#box: String::new(),
+            code: String::new(),
+        })
+        .collect();
+    seqgen::assign_ids(&mut tickets, &mut conn).unwrap();
+    let year = chrono::Utc::now()
+        .with_timezone(&chrono::FixedOffset::east_opt(8 * 3600).unwrap())
+        .format("%Y")
+        .to_string();
+    let got: Vec<(&str, &str, &str)> = tickets
+        .iter()
+        .map(|t| (t.ticket.as_str(), t.r#box.as_str(), t.code.as_str()))
+        .collect();
+    let boxes: Vec<String> = ["A-1", "A-2", "B-1", "B-2"]
+        .iter()
+        .map(|s| format!("BOX/{year}/{s}"))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("01", boxes[0].as_str(), "1"),
+            ("02", boxes[1].as_str(), "2"),
+            ("03", boxes[2].as_str(), "3"),
+            ("01", boxes[3].as_str(), "4"),
+        ]
+    );
+    let mut more: Vec<Ticket> = (0..6)
+        .map(|_| Ticket {
+            ticket: "kept".into(),
+            r#box: "kept".into(),
+            code: String::new(),
+        })
+        .collect();
+    seqgen::assign_ids(&mut more, &mut conn).unwrap();
+    assert_eq!(more.last().unwrap().code, "A", "after 9 comes A");
+    let mut full = Ticket {
+        ticket: "kept".into(),
+        r#box: String::new(),
+        code: "kept".into(),
+    };
+    let err = full.assign_ids(&mut conn).unwrap_err();
+    assert!(
+        matches!(err, seqgen::Error::SeriesExhausted { .. }),
+        "{err:?}"
+    );
+}

@@ -1,0 +1,9 @@
+use seqgen::DistributedId;
+
+#[derive(DistributedId)]
+struct NewUser {
+    #[distributed_id(tz = "Europe/Paris")]
+    id: String,
+}
+
+fn main() {}

@@ -9,8 +9,9 @@ use std::fmt;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The `db_key` table does not exist in this database.
-    #[error("the db_key table does not exist: run seqgen's migrations first (`seqgen::run_migrations(conn)`)")]
+    /// The `db_key` table does not exist in this database, or lacks columns of a later
+    /// seqgen migration.
+    #[error("the db_key table is missing or out of date: run seqgen's migrations (`seqgen::run_migrations(conn)`)")]
     MissingTable(#[source] diesel::result::Error),
 
     /// An ID spec was rejected when it was built.

@@ -299,11 +299,10 @@ impl Generator {
         if need == 0 {
             return Ok(());
         }
-        let count = need.max(u64::from(spec.batch()));
-        let last = if through_pool {
-            self.reserve_through_pool(conn, spec.key(), &period.text, count)?
+        let (last, count) = if through_pool {
+            self.reserve_through_pool(conn, spec, &period.text, need)?
         } else {
-            self.reserve_committed(conn, spec.key(), &period.text, count)?
+            self.reserve_committed(conn, spec, &period.text, need)?
         };
         let block = block_ending_at(last, count)?;
         let mine = block.start..block.start + need;
@@ -354,16 +353,25 @@ impl Generator {
 
     /// Reserves `count` numbers on the caller's connection, outside any transaction: the
     /// statement commits before it returns, so the block may be cached.
-    fn reserve_committed<C>(&self, conn: &mut C, key: &str, period: &str, count: u64) -> Result<i64>
+    /// Returns the last number of the block and its size: `need`, or the batch (the key
+    /// row's `batch_size` if an operator set one, else the spec's), whichever is larger.
+    fn reserve_committed<C>(
+        &self,
+        conn: &mut C,
+        spec: &Spec,
+        period: &str,
+        need: u64,
+    ) -> Result<(i64, u64)>
     where
         C: LoadConnection,
         C::Backend: Backend,
     {
         let token = database_token(conn, true)?.ok_or(Error::DifferentDatabase)?;
         self.bind(token)?;
-        let last = retrying(|| C::Backend::reserve(conn, key, period, to_i64(count)))?;
+        let count = block_size(C::Backend::batch_override(conn, spec.key())?, spec, need);
+        let last = retrying(|| C::Backend::reserve(conn, spec.key(), period, to_i64(count)))?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
-        Ok(last)
+        Ok((last, count))
     }
 
     /// Reserves `count` numbers through the pool while the caller's connection is inside a
@@ -371,10 +379,10 @@ impl Generator {
     fn reserve_through_pool<C>(
         &self,
         conn: &mut C,
-        key: &str,
+        spec: &Spec,
         period: &str,
-        count: u64,
-    ) -> Result<i64>
+        need: u64,
+    ) -> Result<(i64, u64)>
     where
         C: LoadConnection,
         C::Backend: Backend,
@@ -383,10 +391,10 @@ impl Generator {
         // The caller's database, if it has a token yet: the pool must point at the same one.
         let expected = C::Backend::read(conn, TOKEN_KEY.0, TOKEN_KEY.1)?;
         let expected = expected.or(self.inner.database.get().copied());
-        let (token, last) = pool.reserve(key, period, to_i64(count), expected)?;
+        let (token, last, count) = pool.reserve(spec, period, need, expected)?;
         self.bind(token)?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
-        Ok(last)
+        Ok((last, count))
     }
 
     /// Remembers the database this generator serves, or refuses a different one.
@@ -410,14 +418,14 @@ impl Generator {
 
 /// A type-erased r2d2 pool that can reserve a block on one of its connections.
 trait PoolReserve: Send + Sync {
-    /// Returns the pool's database token and the last number of the block.
+    /// Returns the pool's database token, the last number of the block and its size.
     fn reserve(
         &self,
-        key: &str,
+        spec: &Spec,
         period: &str,
-        count: i64,
+        need: u64,
         expected: Option<i64>,
-    ) -> Result<(i64, i64)>;
+    ) -> Result<(i64, i64, u64)>;
 
     /// Creates the counter row (`key`, `period`) at 0 unless it exists, in autocommit.
     fn create_row(&self, key: &str, period: &str) -> Result<()>;
@@ -430,25 +438,26 @@ where
 {
     fn reserve(
         &self,
-        key: &str,
+        spec: &Spec,
         period: &str,
-        count: i64,
+        need: u64,
         expected: Option<i64>,
-    ) -> Result<(i64, i64)> {
+    ) -> Result<(i64, i64, u64)> {
         let mut pooled = self.get().map_err(Error::Pool)?;
         let conn: &mut C = &mut pooled;
         let token = database_token(conn, true)?.ok_or(Error::DifferentDatabase)?;
         if expected.is_some_and(|e| e != token) {
             return Err(Error::DifferentDatabase);
         }
-        let last = retrying(|| C::Backend::reserve(conn, key, period, count))?;
-        Ok((token, last))
+        let count = block_size(C::Backend::batch_override(conn, spec.key())?, spec, need);
+        let last = retrying(|| C::Backend::reserve(conn, spec.key(), period, to_i64(count)))?;
+        Ok((token, last, count))
     }
 
     fn create_row(&self, key: &str, period: &str) -> Result<()> {
         let mut pooled = self.get().map_err(Error::Pool)?;
         let conn: &mut C = &mut pooled;
-        retrying(|| C::Backend::insert_if_missing(conn, key, period, 0))
+        retrying(|| C::Backend::create_row(conn, key, period))
     }
 }
 
@@ -576,6 +585,17 @@ fn checked(spec: &Spec, period: &Period, counters: Range<u64>) -> Result<Range<u
             max: spec.capacity(),
         },
     })
+}
+
+/// How many numbers a reservation takes: what is needed, or a batch if that is more. The
+/// batch is the key row's `batch_size` when an operator set one (a positive value), else the
+/// spec's.
+fn block_size(batch_override: Option<i64>, spec: &Spec, need: u64) -> u64 {
+    let batch = batch_override
+        .and_then(|b| u64::try_from(b).ok())
+        .filter(|&b| b > 0)
+        .unwrap_or(u64::from(spec.batch()));
+    need.max(batch)
 }
 
 fn to_i64(n: u64) -> i64 {

@@ -13,5 +13,9 @@ diesel::table! {
         created_at -> Timestamp,
         /// When a number was last reserved.
         updated_at -> Timestamp,
+        /// On the key's row (period ''): numbers per reservation, overriding the spec's batch.
+        batch_size -> Nullable<BigInt>,
+        /// On the key's row (period ''): the first number of a new period.
+        start_value -> Nullable<BigInt>,
     }
 }

@@ -16,6 +16,7 @@ backend_tests!(
     cycles_hand_out_every_value_equally,
     series_roll_over_across_blocks_and_instances,
     periods_follow_the_time_zone,
+    settings_in_the_table_apply_at_the_next_reservation,
 );
 
 fn pad2(db: &TestDb<impl TestConnection>, name: &str) -> seqgen::SpecBuilder {
@@ -210,4 +211,63 @@ fn periods_follow_the_time_zone<C: TestConnection>(db: TestDb<C>) {
     assert_eq!(generator.next_id(&mut conn, &east).unwrap(), "Z20250703001");
     clock.set(Utc.with_ymd_and_hms(2025, 7, 3, 0, 0, 0).unwrap());
     assert_eq!(generator.next_id(&mut conn, &utc).unwrap(), "Z20250703001");
+}
+
+/// An operator raises a hot key's batch and sets where new periods start, in `db_key`, with
+/// no redeploy: both apply at the next reservation.
+fn settings_in_the_table_apply_at_the_next_reservation<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let generator = Generator::new();
+    let key = db.key("hot");
+    let spec = Spec::builder(&key)
+        .prefix("H")
+        .date("")
+        .pad(6)
+        .batch(10)
+        .build()
+        .unwrap();
+    assert_eq!(generator.next_id(&mut conn, &spec).unwrap(), "H000001");
+    assert_eq!(generator.reservations(), 1);
+    // Undated key: its key row is its counter row.
+    conn.batch_execute(&format!(
+        "UPDATE db_key SET batch_size = 100 WHERE key_name = '{key}' AND period = ''"
+    ))
+    .unwrap();
+    generator.next_ids(&mut conn, &spec, 9).unwrap(); // the rest of the first block
+    assert_eq!(generator.next_id(&mut conn, &spec).unwrap(), "H000011");
+    generator.next_ids(&mut conn, &spec, 99).unwrap();
+    assert_eq!(generator.reservations(), 2, "one reservation of 100");
+
+    // A start beyond the counter: the next block jumps forward, never back.
+    conn.batch_execute(&format!(
+        "UPDATE db_key SET start_value = 5000 WHERE key_name = '{key}' AND period = ''"
+    ))
+    .unwrap();
+    assert_eq!(generator.next_id(&mut conn, &spec).unwrap(), "H005000");
+
+    // A dated key: a settings row (period '') gives every new period its start.
+    let dated = db.key("dated");
+    conn.batch_execute(&format!(
+        "INSERT INTO db_key (key_name, period, current_value, start_value) VALUES ('{dated}', '', 0, 1000)"
+    ))
+    .unwrap();
+    let spec = Spec::builder(&dated)
+        .prefix("D")
+        .date("%Y")
+        .pad(6)
+        .build()
+        .unwrap();
+    let id = generator.next_id(&mut conn, &spec).unwrap();
+    assert!(id.ends_with("001000"), "{id}");
+    let gapless = Spec::builder(&dated)
+        .prefix("G")
+        .date("%y")
+        .pad(6)
+        .gapless()
+        .build()
+        .unwrap();
+    let id = conn
+        .transaction(|conn| generator.next_id(conn, &gapless))
+        .unwrap();
+    assert!(id.ends_with("001000"), "{id}");
 }

@@ -39,7 +39,9 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
 
     /// Adds `count` to the counter of (`key`, `period`), creating the row if it is missing,
     /// in one atomic step, and returns the new value: the numbers
-    /// `new - count + 1 ..= new` are the caller's.
+    /// `new - count + 1 ..= new` are the caller's. A new row starts at its key row's
+    /// `start_value` (the row with period ''); a counter behind its own `start_value` jumps
+    /// to it. Numbers only ever move forward.
     #[doc(hidden)]
     fn reserve<C>(conn: &mut C, key: &str, period: &str, count: i64) -> QueryResult<i64>
     where
@@ -48,6 +50,19 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     /// Reads the counter of (`key`, `period`) without locking it; `None` if the row is missing.
     #[doc(hidden)]
     fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// Creates the counter row (`key`, `period`) unless it exists, at the key row's
+    /// `start_value - 1` (0 without one).
+    #[doc(hidden)]
+    fn create_row<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// The key row's `batch_size`, if an operator set one.
+    #[doc(hidden)]
+    fn batch_override<C>(conn: &mut C, key: &str) -> QueryResult<Option<i64>>
     where
         C: LoadConnection<Backend = Self>;
 
@@ -88,18 +103,49 @@ pub(crate) fn is_busy(err: &diesel::result::Error) -> bool {
     }
 }
 
-/// Whether `err` says the `db_key` table is missing. The three backends word it
-/// differently: "no such table: db_key", `relation "db_key" does not exist`,
-/// "Table 'test.db_key' doesn't exist".
+/// Whether `err` says the `db_key` table (or a column a later migration adds) is missing.
+/// The three backends word it differently: "no such table: db_key",
+/// `relation "db_key" does not exist`, "Table 'test.db_key' doesn't exist".
 pub(crate) fn is_missing_table(err: &diesel::result::Error) -> bool {
     match err {
         diesel::result::Error::DatabaseError(_, info) => {
             let msg = info.message();
-            msg.contains("db_key")
+            let table_missing = msg.contains("db_key")
                 && (msg.contains("no such table")
                     || msg.contains("does not exist")
-                    || msg.contains("doesn't exist"))
+                    || msg.contains("doesn't exist"));
+            // A db_key from before the settings migration.
+            let column_missing = (msg.contains("start_value") || msg.contains("batch_size"))
+                && (msg.contains("no such column")
+                    || msg.contains("does not exist")
+                    || msg.contains("Unknown column"));
+            table_missing || column_missing
         }
         _ => false,
     }
+}
+
+/// The per-key settings an operator sets on the key row (period ''), read with the DSL.
+macro_rules! settings_queries {
+    () => {
+        fn batch_override<C>(conn: &mut C, key: &str) -> QueryResult<Option<i64>>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            db_key::table
+                .find((key, ""))
+                .select(db_key::batch_size)
+                .first::<Option<i64>>(conn)
+                .optional()
+                .map(Option::flatten)
+        }
+    };
+}
+pub(crate) use settings_queries;
+
+/// The value `RETURNING current_value` gives back.
+#[derive(diesel::QueryableByName)]
+pub(crate) struct CurrentValue {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub(crate) current_value: i64,
 }

@@ -9,16 +9,10 @@
 use diesel::connection::LoadConnection;
 use diesel::mysql::Mysql;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Unsigned};
+use diesel::sql_types::{BigInt, Text, Unsigned};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
 use crate::schema::db_key;
-
-diesel::define_sql_function! {
-    /// Returns `value` and remembers it as this connection's `LAST_INSERT_ID()`.
-    #[sql_name = "LAST_INSERT_ID"]
-    fn remember_last_insert_id(value: BigInt) -> BigInt;
-}
 
 diesel::define_sql_function! {
     /// The value this connection last remembered.
@@ -38,22 +32,19 @@ impl super::Backend for Mysql {
         C: LoadConnection<Backend = Self>,
     {
         let bump = |conn: &mut C| {
-            diesel::update(db_key::table.find((key, period)))
-                .set((
-                    db_key::current_value
-                        .eq(remember_last_insert_id(db_key::current_value + count)),
-                    db_key::updated_at.eq(diesel::dsl::now),
-                ))
-                .execute(conn)
+            diesel::sql_query(
+                "UPDATE db_key SET current_value = \
+                 LAST_INSERT_ID(GREATEST(current_value, COALESCE(start_value, 1) - 1) + ?), \
+                 updated_at = CURRENT_TIMESTAMP(6) \
+                 WHERE key_name = ? AND period = ?",
+            )
+            .bind::<BigInt, _>(count)
+            .bind::<Text, _>(key)
+            .bind::<Text, _>(period)
+            .execute(conn)
         };
         if bump(conn)? == 0 {
-            diesel::insert_or_ignore_into(db_key::table)
-                .values((
-                    db_key::key_name.eq(key),
-                    db_key::period.eq(period),
-                    db_key::current_value.eq(0),
-                ))
-                .execute(conn)?;
+            Self::create_row(conn, key, period)?;
             if bump(conn)? == 0 {
                 return Err(diesel::result::Error::NotFound);
             }
@@ -61,6 +52,24 @@ impl super::Backend for Mysql {
         let value: u64 = diesel::select(last_insert_id()).get_result(conn)?;
         i64::try_from(value).map_err(|e| diesel::result::Error::DeserializationError(e.into()))
     }
+
+    fn create_row<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        diesel::sql_query(
+            "INSERT IGNORE INTO db_key (key_name, period, current_value) \
+             SELECT ?, ?, COALESCE(MAX(start_value), 1) - 1 \
+             FROM db_key WHERE key_name = ? AND period = ''",
+        )
+        .bind::<Text, _>(key)
+        .bind::<Text, _>(period)
+        .bind::<Text, _>(key)
+        .execute(conn)
+        .map(drop)
+    }
+
+    super::settings_queries!();
 
     fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>
     where
@@ -111,7 +120,7 @@ impl super::Backend for Mysql {
         ))
         .get_result(conn)?;
         conn.batch_execute("SET SESSION innodb_lock_wait_timeout = 1")?;
-        let created = Self::insert_if_missing(conn, key, period, 0);
+        let created = Self::create_row(conn, key, period);
         conn.batch_execute(&format!(
             "SET SESSION innodb_lock_wait_timeout = {previous}"
         ))?;

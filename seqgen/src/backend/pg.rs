@@ -1,14 +1,14 @@
-//! PostgreSQL: one `INSERT … ON CONFLICT DO UPDATE … RETURNING` per reservation. The
+//! PostgreSQL: one `INSERT … SELECT … ON CONFLICT DO UPDATE … RETURNING` per reservation. The
 //! conflicting row is locked and re-read at its latest committed value, so under READ
 //! COMMITTED concurrent reservations queue on the row and never overlap.
 
 use diesel::connection::LoadConnection;
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::sql_types::Text;
-use diesel::upsert::excluded;
+use diesel::sql_types::{BigInt, Text};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
+use super::CurrentValue;
 use crate::schema::db_key;
 
 impl super::sealed::Sealed for Pg {}
@@ -22,21 +22,39 @@ impl super::Backend for Pg {
     where
         C: LoadConnection<Backend = Self>,
     {
-        diesel::insert_into(db_key::table)
-            .values((
-                db_key::key_name.eq(key),
-                db_key::period.eq(period),
-                db_key::current_value.eq(count),
-            ))
-            .on_conflict((db_key::key_name, db_key::period))
-            .do_update()
-            .set((
-                db_key::current_value.eq(db_key::current_value + excluded(db_key::current_value)),
-                db_key::updated_at.eq(diesel::dsl::now),
-            ))
-            .returning(db_key::current_value)
-            .get_result(conn)
+        diesel::sql_query(
+            "INSERT INTO db_key (key_name, period, current_value) \
+             SELECT $1, $2, COALESCE(MAX(start_value), 1) - 1 + $3 \
+             FROM db_key WHERE key_name = $1 AND period = '' \
+             ON CONFLICT (key_name, period) DO UPDATE SET \
+             current_value = GREATEST(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) + $3, \
+             updated_at = CURRENT_TIMESTAMP \
+             RETURNING current_value",
+        )
+        .bind::<Text, _>(key)
+        .bind::<Text, _>(period)
+        .bind::<BigInt, _>(count)
+        .get_result::<CurrentValue>(conn)
+        .map(|row| row.current_value)
     }
+
+    fn create_row<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        diesel::sql_query(
+            "INSERT INTO db_key (key_name, period, current_value) \
+             SELECT $1, $2, COALESCE(MAX(start_value), 1) - 1 \
+             FROM db_key WHERE key_name = $1 AND period = '' \
+             ON CONFLICT DO NOTHING",
+        )
+        .bind::<Text, _>(key)
+        .bind::<Text, _>(period)
+        .execute(conn)
+        .map(drop)
+    }
+
+    super::settings_queries!();
 
     fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>
     where
@@ -86,7 +104,7 @@ impl super::Backend for Pg {
             diesel::select(diesel::dsl::sql::<Text>("current_setting('lock_timeout')"))
                 .get_result(conn)?;
         conn.batch_execute("SET LOCAL lock_timeout = '1ms'")?;
-        Self::insert_if_missing(conn, key, period, 0)?;
+        Self::create_row(conn, key, period)?;
         diesel::sql_query("SELECT set_config('lock_timeout', $1, true)")
             .bind::<Text, _>(&previous)
             .execute(conn)?;

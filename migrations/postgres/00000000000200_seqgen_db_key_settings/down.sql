@@ -1,0 +1,2 @@
+ALTER TABLE db_key DROP COLUMN IF EXISTS start_value;
+ALTER TABLE db_key DROP COLUMN IF EXISTS batch_size;

@@ -94,10 +94,10 @@ pub(crate) fn show(counter: u64, overflow: Overflow, series: Option<&Series>) ->
 
 /// Writes sequence number `seq` as the policy shows it.
 pub(crate) fn push_seq(out: &mut String, seq: u64, pad: u32, overflow: Overflow) {
-    let digits = pow10(pad);
-    if overflow != Overflow::Letters || seq < digits {
+    if overflow != Overflow::Letters || seq < pow10(pad) {
         return push_padded(out, seq, pad as usize);
     }
+    let digits = pow10(pad);
     // Tier k (1..=pad): k-1 'Z's, one letter, then pad-k digits.
     let mut rest = seq - digits;
     for k in 1..=pad {

@@ -54,6 +54,9 @@ pub struct Spec {
     template: Vec<Part>,
     custom_template: bool,
     shape: DateShape,
+    /// Computed once when built: both are read for every ID.
+    numeric: bool,
+    capacity: u64,
     /// Names this spec's block in a generator.
     cache_key: CacheKey,
 }
@@ -241,13 +244,17 @@ impl Spec {
     /// How many counters a period can hand out before the spec overflows (`10^pad - 1` with
     /// the default policy; unbounded for `cycle`).
     pub fn capacity(&self) -> u64 {
-        policy::capacity(self.pad, self.overflow, self.series.as_ref())
+        self.capacity
     }
 
     /// Whether IDs of this spec also have an `i64` form: no prefix, template or series, no
     /// letters, a date part of digits only, and date + pad at most 18 digits (with `widen`,
     /// a date part that starts with `%Y`, so no digit of it is lost as a number).
     pub fn is_numeric(&self) -> bool {
+        self.numeric
+    }
+
+    fn compute_numeric(&self) -> bool {
         let Some(width) = self.shape.numeric_width else {
             return false;
         };
@@ -432,7 +439,8 @@ impl SpecBuilder {
         .map_err(|reason| SpecError::Template(reason.to_owned()))?;
         check_policy(self.pad, self.overflow, series.as_ref(), shape)?;
         let cache_key = CacheKey::new(&self.key, &self.date, self.tz);
-        Ok(Spec {
+        let capacity = policy::capacity(self.pad, self.overflow, series.as_ref());
+        let mut spec = Spec {
             cache_key,
             key: self.key,
             prefix: self.prefix,
@@ -446,7 +454,11 @@ impl SpecBuilder {
             template,
             custom_template,
             shape,
-        })
+            numeric: false,
+            capacity,
+        };
+        spec.numeric = spec.compute_numeric();
+        Ok(spec)
     }
 }
 

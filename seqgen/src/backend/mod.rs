@@ -125,9 +125,21 @@ pub(crate) fn is_missing_table(err: &diesel::result::Error) -> bool {
     }
 }
 
-/// The per-key settings an operator sets on the key row (period ''), read with the DSL.
-macro_rules! settings_queries {
+/// The queries every backend writes the same way with the DSL (the DSL is concrete per
+/// backend, so they are stamped into each `impl` rather than written once generically).
+macro_rules! shared_queries {
     () => {
+        fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            db_key::table
+                .find((key, period))
+                .select(db_key::current_value)
+                .first(conn)
+                .optional()
+        }
+
         fn batch_override<C>(conn: &mut C, key: &str) -> QueryResult<Option<i64>>
         where
             C: LoadConnection<Backend = Self>,
@@ -141,7 +153,7 @@ macro_rules! settings_queries {
         }
     };
 }
-pub(crate) use settings_queries;
+pub(crate) use shared_queries;
 
 /// The value `RETURNING current_value` gives back.
 #[derive(diesel::QueryableByName)]

@@ -56,18 +56,7 @@ impl super::Backend for Sqlite {
         .map(drop)
     }
 
-    super::settings_queries!();
-
-    fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        db_key::table
-            .find((key, period))
-            .select(db_key::current_value)
-            .first(conn)
-            .optional()
-    }
+    super::shared_queries!();
 
     fn insert_if_missing<C>(conn: &mut C, key: &str, period: &str, value: i64) -> QueryResult<()>
     where

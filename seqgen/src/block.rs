@@ -15,6 +15,9 @@ pub(crate) struct KeyState {
     /// Held across the reservation, so that when a block runs dry exactly one thread
     /// reserves and the others wait for it.
     refill: Mutex<()>,
+    /// The last period whose `db_key` row is known to exist (rows are never deleted): lets
+    /// gapless mode skip looking for it.
+    known_row: Mutex<Option<String>>,
 }
 
 /// A block of committed numbers `next..end` of one period.
@@ -37,6 +40,23 @@ impl KeyState {
 
     pub(crate) fn refill(&self) -> MutexGuard<'_, ()> {
         self.refill.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether the row of `period` is known to exist.
+    pub(crate) fn row_known(&self, period: &str) -> bool {
+        self.known_row
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_deref()
+            == Some(period)
+    }
+
+    /// Remembers that the row of `period` exists.
+    pub(crate) fn remember_row(&self, period: &str) {
+        let mut known = self.known_row.lock().unwrap_or_else(|e| e.into_inner());
+        if known.as_deref() != Some(period) {
+            *known = Some(period.to_owned());
+        }
     }
 }
 

@@ -331,13 +331,14 @@ impl Generator {
             });
         }
         let period = Period::new(spec.period_at(self.inner.clock.now()));
-        if C::Backend::CREATE_ROWS_BESIDE_TRANSACTION {
+        let state = self.key_state(spec);
+        if C::Backend::CREATE_ROWS_BESIDE_TRANSACTION && !state.row_known(&period.text) {
             if let Some(pool) = &self.inner.pool {
-                // A plain read takes no lock; a row it cannot see is created in autocommit,
-                // so the caller's transaction only ever locks an existing row.
-                if C::Backend::read(conn, spec.key(), &period.text)?.is_none() {
-                    pool.create_row(spec.key(), &period.text)?;
-                }
+                // A missing row is created beside the caller's transaction, in autocommit, so
+                // the transaction only ever locks an existing row. Looked for on the pool's
+                // connection too: in the caller's transaction, under SERIALIZABLE, the read
+                // would take a lock that the creation then waits for.
+                pool.create_row(spec.key(), &period.text)?;
             }
         }
         if nowait {
@@ -347,6 +348,7 @@ impl Generator {
         // only the caller can run again (`Error::TransactionConflict`).
         let last = C::Backend::reserve(conn, spec.key(), &period.text, to_i64(n))?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
+        state.remember_row(&period.text);
         let mine = block_ending_at(last, n)?;
         emit(&period, checked(spec, &period, mine)?)
     }
@@ -406,6 +408,21 @@ impl Generator {
         }
     }
 
+    fn key_state(&self, spec: &Spec) -> Arc<KeyState> {
+        let keys = self
+            .inner
+            .keys
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        match keys.get(spec.cache_key()) {
+            Some(state) => Arc::clone(state),
+            None => {
+                drop(keys);
+                self.insert_key(spec)
+            }
+        }
+    }
+
     fn insert_key(&self, spec: &Spec) -> Arc<KeyState> {
         let mut keys = self
             .inner
@@ -427,7 +444,7 @@ trait PoolReserve: Send + Sync {
         expected: Option<i64>,
     ) -> Result<(i64, i64, u64)>;
 
-    /// Creates the counter row (`key`, `period`) at 0 unless it exists, in autocommit.
+    /// Creates the counter row (`key`, `period`) unless it exists, in autocommit.
     fn create_row(&self, key: &str, period: &str) -> Result<()>;
 }
 
@@ -457,6 +474,9 @@ where
     fn create_row(&self, key: &str, period: &str) -> Result<()> {
         let mut pooled = self.get().map_err(Error::Pool)?;
         let conn: &mut C = &mut pooled;
+        if C::Backend::read(conn, key, period)?.is_some() {
+            return Ok(());
+        }
         retrying(|| C::Backend::create_row(conn, key, period))
     }
 }

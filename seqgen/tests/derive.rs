@@ -411,3 +411,18 @@ fn policies_through_the_derive() {
         "{err:?}"
     );
 }
+
+/// A plain `i64` field: 0 means unset and gets an ID, anything else is kept.
+#[derive(DistributedId, Debug)]
+struct Counter {
+    #[distributed_id(key = "plain_numbers", date = "", pad = 10)]
+    n: i64,
+}
+
+#[test]
+fn a_plain_i64_field_is_unset_at_zero() {
+    let (_db, mut conn) = open("plain_i64");
+    let mut rows = vec![Counter { n: 0 }, Counter { n: 77 }, Counter { n: 0 }];
+    seqgen::assign_ids(&mut rows, &mut conn).unwrap();
+    assert_eq!(rows.iter().map(|r| r.n).collect::<Vec<_>>(), [1, 77, 2]);
+}

@@ -368,9 +368,9 @@ impl Generator {
         C: LoadConnection,
         C::Backend: Backend,
     {
-        let token = database_token(conn, true)?.ok_or(Error::DifferentDatabase)?;
+        let (token, batch) = token_and_batch(conn, spec.key())?;
         self.bind(token)?;
-        let count = block_size(C::Backend::batch_override(conn, spec.key())?, spec, need);
+        let count = block_size(batch, spec, need);
         let last = retrying(|| C::Backend::reserve(conn, spec.key(), period, to_i64(count)))?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         Ok((last, count))
@@ -462,11 +462,11 @@ where
     ) -> Result<(i64, i64, u64)> {
         let mut pooled = self.get().map_err(Error::Pool)?;
         let conn: &mut C = &mut pooled;
-        let token = database_token(conn, true)?.ok_or(Error::DifferentDatabase)?;
+        let (token, batch) = token_and_batch(conn, spec.key())?;
         if expected.is_some_and(|e| e != token) {
             return Err(Error::DifferentDatabase);
         }
-        let count = block_size(C::Backend::batch_override(conn, spec.key())?, spec, need);
+        let count = block_size(batch, spec, need);
         let last = retrying(|| C::Backend::reserve(conn, spec.key(), period, to_i64(count)))?;
         Ok((token, last, count))
     }
@@ -545,6 +545,21 @@ where
     }
     C::Backend::insert_if_missing(conn, key, period, random_token())?;
     Ok(C::Backend::read(conn, key, period)?)
+}
+
+/// The database's token (created if missing) and the key row's batch override: one query in
+/// the common case, where the token exists.
+fn token_and_batch<C>(conn: &mut C, key: &str) -> Result<(i64, Option<i64>)>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let (token, batch) = C::Backend::token_and_batch(conn, key)?;
+    let token = match token {
+        Some(token) => token,
+        None => database_token(conn, true)?.ok_or(Error::DifferentDatabase)?,
+    };
+    Ok((token, batch))
 }
 
 /// A random positive token from the standard library's per-process random hash keys.

@@ -114,7 +114,11 @@ fn first_numbers_of_a_period_without_a_pool<C: TestConnection>(db: TestDb<C>) {
                 loop {
                     match conn.transaction(|conn| Generator::new().next_id(conn, &spec)) {
                         Ok(id) => return (id, conflicts),
-                        Err(Error::TransactionConflict(_)) if conflicts < 20 => conflicts += 1,
+                        Err(Error::TransactionConflict(_)) if conflicts < 200 => {
+                            // Back off a little, as a caller retrying a deadlock should.
+                            conflicts += 1;
+                            thread::sleep(Duration::from_millis(1 + conflicts % 7));
+                        }
                         Err(e) => panic!("{e}"),
                     }
                 }
@@ -361,7 +365,10 @@ fn serializable_transactions_conflict_and_retry_without_a_gap<C: TestConnection>
                 while ids.len() < 10 {
                     match conn.transaction(|conn| generator.next_id(conn, &spec)) {
                         Ok(id) => ids.push(id),
-                        Err(Error::TransactionConflict(_)) if conflicts < 500 => conflicts += 1,
+                        Err(Error::TransactionConflict(_)) if conflicts < 500 => {
+                            conflicts += 1;
+                            thread::sleep(Duration::from_millis(1 + conflicts % 7));
+                        }
                         Err(e) => panic!("{e}"),
                     }
                 }

@@ -11,6 +11,7 @@ mod mysql;
 mod pg;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+mod statement;
 
 /// The key of the reserved `db_key` row whose value names the database.
 pub(crate) const TOKEN_KEY: (&str, &str) = ("", "");
@@ -60,9 +61,10 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// The key row's `batch_size`, if an operator set one.
+    /// In one query, what a reservation needs to know first: the database's token (the
+    /// value of the reserved row) and the key row's `batch_size`, if an operator set one.
     #[doc(hidden)]
-    fn batch_override<C>(conn: &mut C, key: &str) -> QueryResult<Option<i64>>
+    fn token_and_batch<C>(conn: &mut C, key: &str) -> QueryResult<(Option<i64>, Option<i64>)>
     where
         C: LoadConnection<Backend = Self>;
 
@@ -140,24 +142,17 @@ macro_rules! shared_queries {
                 .optional()
         }
 
-        fn batch_override<C>(conn: &mut C, key: &str) -> QueryResult<Option<i64>>
+        fn token_and_batch<C>(conn: &mut C, key: &str) -> QueryResult<(Option<i64>, Option<i64>)>
         where
             C: LoadConnection<Backend = Self>,
         {
-            db_key::table
-                .find((key, ""))
-                .select(db_key::batch_size)
-                .first::<Option<i64>>(conn)
-                .optional()
-                .map(Option::flatten)
+            use super::statement::{Statement, TokenAndBatch};
+            let rows: Vec<(String, i64, Option<i64>)> =
+                Statement::<TokenAndBatch>::new(key, "", 0).load(conn)?;
+            let token = rows.iter().find(|r| r.0.is_empty()).map(|r| r.1);
+            let batch = rows.iter().find(|r| r.0 == key).and_then(|r| r.2);
+            Ok((token, batch))
         }
     };
 }
 pub(crate) use shared_queries;
-
-/// The value `RETURNING current_value` gives back.
-#[derive(diesel::QueryableByName)]
-pub(crate) struct CurrentValue {
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    pub(crate) current_value: i64,
-}

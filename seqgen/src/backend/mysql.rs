@@ -12,7 +12,27 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text, Unsigned};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
+use super::statement::{Piece, Statement, Text as StatementText};
 use crate::schema::db_key;
+
+/// Adds to an existing counter and remembers the new value as `LAST_INSERT_ID()`. A counter
+/// behind its own `start_value` jumps forward to it.
+struct Bump;
+
+impl StatementText for Bump {
+    const PIECES: &'static [Piece] = &[
+        Piece::Sql(
+            "UPDATE db_key SET current_value = \
+             LAST_INSERT_ID(GREATEST(current_value, COALESCE(start_value, 1) - 1) + ",
+        ),
+        Piece::Count,
+        Piece::Sql("), updated_at = CURRENT_TIMESTAMP(6) WHERE key_name = "),
+        Piece::Key,
+        Piece::Sql(" AND period = "),
+        Piece::Period,
+    ];
+    type SqlType = BigInt;
+}
 
 diesel::define_sql_function! {
     /// The value this connection last remembered.
@@ -31,18 +51,7 @@ impl super::Backend for Mysql {
     where
         C: LoadConnection<Backend = Self>,
     {
-        let bump = |conn: &mut C| {
-            diesel::sql_query(
-                "UPDATE db_key SET current_value = \
-                 LAST_INSERT_ID(GREATEST(current_value, COALESCE(start_value, 1) - 1) + ?), \
-                 updated_at = CURRENT_TIMESTAMP(6) \
-                 WHERE key_name = ? AND period = ?",
-            )
-            .bind::<BigInt, _>(count)
-            .bind::<Text, _>(key)
-            .bind::<Text, _>(period)
-            .execute(conn)
-        };
+        let bump = |conn: &mut C| Statement::<Bump>::new(key, period, count).execute(conn);
         if bump(conn)? == 0 {
             Self::create_row(conn, key, period)?;
             if bump(conn)? == 0 {

@@ -1,0 +1,94 @@
+//! seqgen's hand-written statements as Diesel queries whose prepared statements are cached.
+//!
+//! Diesel caches neither `sql_query` nor `ON CONFLICT DO UPDATE`; an uncached statement costs
+//! PostgreSQL and MySQL an extra round trip to prepare it, on every reservation. Each statement
+//! here is a type of its own (its [`Text`] marker), which is what lets Diesel cache it safely.
+
+use std::marker::PhantomData;
+
+use diesel::backend::Backend;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::serialize::ToSql;
+use diesel::sql_types::{BigInt, HasSqlType, Text as SqlText};
+use diesel::{QueryResult, RunQueryDsl};
+
+/// A piece of a statement: SQL text, or where a value is bound.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Piece {
+    Sql(&'static str),
+    Key,
+    Period,
+    Count,
+}
+
+/// The text of one statement, and the type of the rows it returns.
+pub(crate) trait Text: 'static {
+    const PIECES: &'static [Piece];
+    type SqlType;
+}
+
+/// One run of statement `S`, with its values.
+#[derive(Debug)]
+pub(crate) struct Statement<'a, S> {
+    key: &'a str,
+    period: &'a str,
+    count: i64,
+    text: PhantomData<S>,
+}
+
+impl<'a, S> Statement<'a, S> {
+    pub(crate) fn new(key: &'a str, period: &'a str, count: i64) -> Self {
+        Statement {
+            key,
+            period,
+            count,
+            text: PhantomData,
+        }
+    }
+}
+
+impl<S: Text> QueryId for Statement<'_, S> {
+    type QueryId = S;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl<S: Text> Query for Statement<'_, S> {
+    type SqlType = S::SqlType;
+}
+
+impl<S, DB> QueryFragment<DB> for Statement<'_, S>
+where
+    S: Text,
+    DB: Backend + HasSqlType<SqlText> + HasSqlType<BigInt>,
+    str: ToSql<SqlText, DB>,
+    i64: ToSql<BigInt, DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        for piece in S::PIECES {
+            match piece {
+                Piece::Sql(sql) => out.push_sql(sql),
+                Piece::Key => out.push_bind_param::<SqlText, str>(self.key)?,
+                Piece::Period => out.push_bind_param::<SqlText, str>(self.period)?,
+                Piece::Count => out.push_bind_param::<BigInt, i64>(&self.count)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<S, Conn> RunQueryDsl<Conn> for Statement<'_, S> {}
+
+/// The token row and the key row, read together before a reservation.
+pub(crate) struct TokenAndBatch;
+
+impl Text for TokenAndBatch {
+    const PIECES: &'static [Piece] = &[
+        Piece::Sql(
+            "SELECT key_name, current_value, batch_size FROM db_key \
+             WHERE period = '' AND key_name IN ('', ",
+        ),
+        Piece::Key,
+        Piece::Sql(")"),
+    ];
+    type SqlType = (SqlText, BigInt, diesel::sql_types::Nullable<BigInt>);
+}

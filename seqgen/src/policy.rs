@@ -171,8 +171,9 @@ pub(crate) fn push_padded(out: &mut String, mut n: u64, pad: usize) {
         }
     }
     let start = start.min(buf.len() - pad.min(buf.len()));
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&buf[start..]).expect("ASCII digits"));
+    // SAFETY: `buf` holds ASCII digits only, which are valid UTF-8. (This runs for every ID;
+    // the checked conversion was a measurable share of the cached path.)
+    out.push_str(unsafe { std::str::from_utf8_unchecked(&buf[start..]) });
 }
 
 #[cfg(test)]

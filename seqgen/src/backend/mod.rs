@@ -34,6 +34,10 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     #[doc(hidden)]
     const CREATE_ROWS_BESIDE_TRANSACTION: bool;
 
+    /// The SQL function giving the larger of two values.
+    #[doc(hidden)]
+    const GREATEST: &'static str;
+
     /// The embedded `db_key` migrations of this backend.
     #[doc(hidden)]
     const MIGRATIONS: EmbeddedMigrations;

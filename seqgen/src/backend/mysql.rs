@@ -22,8 +22,8 @@ struct Bump;
 impl StatementText for Bump {
     const PIECES: &'static [Piece] = &[
         Piece::Sql(
-            "UPDATE db_key SET current_value = \
-             LAST_INSERT_ID(GREATEST(current_value, COALESCE(start_value, 1) - 1) + ",
+            "UPDATE db_key SET current_value = LAST_INSERT_ID(GREATEST(current_value, \
+             COALESCE(start_value, 1) - 1) + ",
         ),
         Piece::Count,
         Piece::Sql("), updated_at = CURRENT_TIMESTAMP(6) WHERE key_name = "),
@@ -43,6 +43,7 @@ diesel::define_sql_function! {
 impl super::sealed::Sealed for Mysql {}
 
 impl super::Backend for Mysql {
+    const GREATEST: &'static str = "GREATEST";
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/mysql");

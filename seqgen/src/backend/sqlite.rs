@@ -6,40 +6,18 @@
 
 use diesel::connection::{LoadConnection, SimpleConnection};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::Text;
 
-/// Adds to the counter, creating the row at the key row's start if it is missing; returns
-/// the new value. A counter behind its own `start_value` jumps forward to it.
-struct Reserve;
-
-impl StatementText for Reserve {
-    const PIECES: &'static [Piece] = &[
-        Piece::Sql("INSERT INTO db_key (key_name, period, current_value) SELECT "),
-        Piece::Key,
-        Piece::Sql(", "),
-        Piece::Period,
-        Piece::Sql(", COALESCE(MAX(start_value), 1) - 1 + "),
-        Piece::Count,
-        Piece::Sql(" FROM db_key WHERE key_name = "),
-        Piece::Key,
-        Piece::Sql(
-            " AND period = '' ON CONFLICT (key_name, period) DO UPDATE SET \
-             current_value = MAX(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) + ",
-        ),
-        Piece::Count,
-        Piece::Sql(", updated_at = CURRENT_TIMESTAMP RETURNING current_value"),
-    ];
-    type SqlType = BigInt;
-}
 use diesel::sqlite::{Sqlite, SqliteConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
-use super::statement::{Piece, Statement, Text as StatementText};
+use super::statement::{Statement, UpsertReturning};
 use crate::schema::db_key;
 
 impl super::sealed::Sealed for Sqlite {}
 
 impl super::Backend for Sqlite {
+    const GREATEST: &'static str = "MAX";
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = false;
     const RESERVE_BESIDE_TRANSACTION: bool = false;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/sqlite");
@@ -48,7 +26,7 @@ impl super::Backend for Sqlite {
     where
         C: LoadConnection<Backend = Self>,
     {
-        Statement::<Reserve>::new(key, period, count).get_result(conn)
+        Statement::<UpsertReturning>::new(key, period, count).get_result(conn)
     }
 
     fn create_row<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>

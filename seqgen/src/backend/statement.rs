@@ -6,7 +6,6 @@
 
 use std::marker::PhantomData;
 
-use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
 use diesel::sql_types::{BigInt, HasSqlType, Text as SqlText};
@@ -16,6 +15,8 @@ use diesel::{QueryResult, RunQueryDsl};
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Piece {
     Sql(&'static str),
+    /// The backend's two-argument maximum: `GREATEST`, or `MAX` on SQLite.
+    Greatest,
     Key,
     Period,
     Count,
@@ -59,7 +60,7 @@ impl<S: Text> Query for Statement<'_, S> {
 impl<S, DB> QueryFragment<DB> for Statement<'_, S>
 where
     S: Text,
-    DB: Backend + HasSqlType<SqlText> + HasSqlType<BigInt>,
+    DB: super::Backend + HasSqlType<SqlText> + HasSqlType<BigInt>,
     str: ToSql<SqlText, DB>,
     i64: ToSql<BigInt, DB>,
 {
@@ -67,6 +68,7 @@ where
         for piece in S::PIECES {
             match piece {
                 Piece::Sql(sql) => out.push_sql(sql),
+                Piece::Greatest => out.push_sql(DB::GREATEST),
                 Piece::Key => out.push_bind_param::<SqlText, str>(self.key)?,
                 Piece::Period => out.push_bind_param::<SqlText, str>(self.period)?,
                 Piece::Count => out.push_bind_param::<BigInt, i64>(&self.count)?,
@@ -91,4 +93,30 @@ impl Text for TokenAndBatch {
         Piece::Sql(")"),
     ];
     type SqlType = (SqlText, BigInt, diesel::sql_types::Nullable<BigInt>);
+}
+
+/// Adds to the counter, creating the row at its key row's start if it is missing, and returns
+/// the new value (`INSERT … ON CONFLICT DO UPDATE … RETURNING`: SQLite, PostgreSQL). A counter
+/// behind its own `start_value` jumps forward to it.
+pub(crate) struct UpsertReturning;
+
+impl Text for UpsertReturning {
+    const PIECES: &'static [Piece] = &[
+        Piece::Sql("INSERT INTO db_key (key_name, period, current_value) SELECT "),
+        Piece::Key,
+        Piece::Sql(", "),
+        Piece::Period,
+        Piece::Sql(", COALESCE(MAX(start_value), 1) - 1 + "),
+        Piece::Count,
+        Piece::Sql(" FROM db_key WHERE key_name = "),
+        Piece::Key,
+        Piece::Sql(
+            " AND period = '' ON CONFLICT (key_name, period) DO UPDATE SET current_value = ",
+        ),
+        Piece::Greatest,
+        Piece::Sql("(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) + "),
+        Piece::Count,
+        Piece::Sql(", updated_at = CURRENT_TIMESTAMP RETURNING current_value"),
+    ];
+    type SqlType = BigInt;
 }

@@ -339,6 +339,9 @@ fn date(lit: Option<&LitStr>, errors: &mut Errors) -> (Option<String>, Option<Da
                 DatePatternError::SubSecond(spec) => format!(
                     "date specifier `{spec}` changes faster than once a second; a period must last at least a second"
                 ),
+                DatePatternError::TooLong(len) => format!(
+                    "this date part can be {len} bytes long; db_key.period holds 64"
+                ),
             };
             errors.at(lit.expect("the default pattern is valid"), message);
             (None, None)

@@ -13,7 +13,12 @@ pub(crate) enum DatePatternError {
     Unknown(String),
     /// A specifier that changes faster than once a second (`%f`, `%.3f`, `%+`).
     SubSecond(String),
+    /// The formatted date can be longer than `db_key.period` holds (64 bytes).
+    TooLong(usize),
 }
+
+/// The most `db_key.period` holds.
+const MAX_PERIOD_LEN: usize = 64;
 
 /// What a valid date pattern formats to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -72,6 +77,17 @@ pub(crate) fn check_date_pattern(pattern: &str) -> Result<DateShape, DatePattern
         leading_nonzero.get_or_insert(modifiers == 0 && matches!(conv, 'Y' | 'G'));
         numeric = numeric.zip(digits).map(|(w, d)| w.saturating_add(d));
         fixed = fixed.zip(digits).map(|(w, d)| w + usize::from(d));
+    }
+    // A date with long names (Wednesday, September) and two-digit everything, as a bound.
+    let longest = chrono::NaiveDate::from_ymd_opt(2026, 9, 30)
+        .and_then(|d| d.and_hms_opt(23, 59, 59))
+        .expect("a valid date")
+        .and_utc()
+        .format(pattern)
+        .to_string()
+        .len();
+    if longest > MAX_PERIOD_LEN {
+        return Err(DatePatternError::TooLong(longest));
     }
     Ok(DateShape {
         numeric_width: numeric.filter(|&w| w > 0 || pattern.is_empty()),

@@ -106,6 +106,8 @@ pub enum SpecError {
     SubSecondDate(String),
     /// The prefix contains a control or whitespace character.
     PrefixNotPrintable(String),
+    /// The date part can format longer than `db_key.period` holds (64 bytes).
+    DateTooLong(usize),
     /// The template is malformed, or leaves out a part the spec sets.
     Template(String),
     /// The overflow policy or the series do not fit the spec.
@@ -131,6 +133,10 @@ impl fmt::Display for SpecError {
             SpecError::PrefixNotPrintable(prefix) => {
                 write!(f, "prefix {prefix:?} contains whitespace or a control character")
             }
+            SpecError::DateTooLong(len) => write!(
+                f,
+                "the date part can be {len} bytes long; db_key.period holds 64"
+            ),
             SpecError::Template(reason) => write!(f, "template: {reason}"),
             SpecError::Policy(reason) => f.write_str(reason),
         }

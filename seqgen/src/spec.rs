@@ -423,6 +423,7 @@ impl SpecBuilder {
         let shape = check_date_pattern(&self.date).map_err(|e| match e {
             DatePatternError::Unknown(spec) => SpecError::UnknownDateSpecifier(spec),
             DatePatternError::SubSecond(spec) => SpecError::SubSecondDate(spec),
+            DatePatternError::TooLong(len) => SpecError::DateTooLong(len),
         })?;
         let series = self.series.map(|(codes, max)| Series { codes, max });
         let custom_template = self.format.is_some();
@@ -578,6 +579,10 @@ mod tests {
         assert!(policy(Spec::builder("k").series(["a", "bb"], 9)));
         assert!(policy(Spec::builder("k").series(["a", "a"], 9)));
         assert!(policy(Spec::builder("k").series(Vec::<String>::new(), 9)));
+        assert!(matches!(
+            err(Spec::builder("k").date("%A %B ".repeat(4))),
+            SpecError::DateTooLong(_)
+        ));
         let template = |b: SpecBuilder| matches!(b.build(), Err(SpecError::Template(_)));
         assert!(template(Spec::builder("k").format("{seq}")));
         assert!(template(

@@ -19,12 +19,23 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Where to start
+//! - [`#[derive(DistributedId)]`](derive@DistributedId) on a Diesel model, then
+//!   [`insert_into`] (or [`DistributedId::assign_ids`] and plain Diesel).
+//! - [`run_migrations`] creates the `db_key` table; [`with_app_migrations`] runs it beside
+//!   yours.
+//! - Without a model: a [`Spec`] and [`next_id`] / [`next_ids`] / [`next_number`], or your own
+//!   [`Generator`] per database (with a pool for transactions on PostgreSQL and MySQL).
+//! - Gapless numbering: [`Spec::builder`]`(..).gapless()`, `#[distributed_id(gapless)]`, or
+//!   [`next_value`] for plain counters.
+//! - Policies: [`Overflow`], series, templates, [`TimeZone`]; [`Spec::parse`] reads IDs back.
+//!
 //! # Features
 //! - `sqlite` (default): SQLite, bundled: no system library needed.
 //! - `postgres`: PostgreSQL, through libpq.
 //! - `mysql`: MySQL and MariaDB, through libmysqlclient or libmariadb.
 //!
-//! They are additive: enable any combination.
+//! They are additive and forward to Diesel's features of the same names.
 #![warn(missing_docs)]
 
 pub mod backend;

@@ -1,6 +1,6 @@
 //! The load generator behind `examples/loadgen.rs` and the multi-process tests.
 //!
-//! Threads share one [`Generator`](seqgen::Generator) (one app instance per process) and an
+//! Threads share one `seqgen::Generator` (one app instance per process) and an
 //! r2d2 pool; each takes IDs `L` + 12-digit counter (optionally with a date part), optionally
 //! inserting each into `loadgen_rows` (primary key: key and ID) inside a transaction and rolling back a fraction. At the
 //! end it prints one JSON line.

@@ -496,10 +496,11 @@ fn retrying<T>(mut reserve: impl FnMut() -> diesel::QueryResult<T>) -> Result<T>
                 diesel::result::DatabaseErrorKind::SerializationFailure,
                 _,
             )) if attempt < RESERVE_ATTEMPTS => {
-                // Back off a little more each time, so contending instances spread out.
-                std::thread::sleep(std::time::Duration::from_micros(
-                    200 * u64::from(attempt) + u64::from(std::process::id() % 7) * 50,
-                ));
+                // Back off a little more each time, with jitter, so contending instances and
+                // threads do not retry in lockstep.
+                let step = 200 * u64::from(attempt);
+                let jitter = (random_token() as u64) % step;
+                std::thread::sleep(std::time::Duration::from_micros(step + jitter));
                 attempt += 1;
             }
             result => return Ok(result?),

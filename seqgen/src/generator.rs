@@ -638,13 +638,55 @@ fn to_i64(n: u64) -> i64 {
     i64::try_from(n).expect("fewer than 2^63 numbers asked for")
 }
 
+/// The process-wide default generators, one per database token.
+fn defaults() -> std::sync::MutexGuard<'static, HashMap<i64, Generator>> {
+    static DEFAULTS: OnceLock<Mutex<HashMap<i64, Generator>>> = OnceLock::new();
+    DEFAULTS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// Gives the process-wide default generator (the one behind [`next_id`], `assign_ids` and
+/// [`insert_into`](crate::insert_into)) a pool for the database the pool connects to: blocks
+/// needed inside your transactions are then reserved beside them (PostgreSQL, MySQL), and
+/// your transactions never hold the counter row. Call it once at start-up, per database.
+///
+/// ```
+/// use diesel::r2d2::{ConnectionManager, Pool};
+/// use diesel::SqliteConnection;
+///
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("app.db");
+/// let pool = Pool::builder()
+///     .connection_customizer(Box::new(seqgen::sqlite::SqliteSetup))
+///     .build(ConnectionManager::<SqliteConnection>::new(path.to_str().unwrap()))?;
+/// seqgen::run_migrations(&mut *pool.get()?)?;
+/// seqgen::use_pool(pool)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn use_pool<C>(pool: Pool<ConnectionManager<C>>) -> Result<()>
+where
+    C: R2D2Connection + LoadConnection + 'static,
+    C::Backend: Backend,
+{
+    let token = {
+        let mut conn = pool.get().map_err(Error::Pool)?;
+        database_token(&mut *conn, true)?.ok_or(Error::DifferentDatabase)?
+    };
+    let generator = Generator::builder().pool(pool).build();
+    generator.bind(token)?;
+    // A generator this replaces keeps serving the block it holds: both are disjoint.
+    defaults().insert(token, generator);
+    Ok(())
+}
+
 /// The process-wide default: one generator per database, told apart by the database's token.
 pub(crate) fn default_generator<C>(conn: &mut C) -> Result<Generator>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    static DEFAULTS: OnceLock<Mutex<HashMap<i64, Generator>>> = OnceLock::new();
     // On SQLite, inside a transaction, numbers are taken in that transaction anyway; reading
     // the token first would make it a reader that must upgrade to a writer, which SQLite
     // refuses with "database is locked" under contention instead of waiting.
@@ -657,11 +699,7 @@ where
     let Some(token) = database_token(conn, create)? else {
         return Ok(Generator::new());
     };
-    let mut defaults = DEFAULTS
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    Ok(defaults
+    Ok(defaults()
         .entry(token)
         .or_insert_with(|| Generator::bound_to(token))
         .clone())

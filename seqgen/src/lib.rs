@@ -58,7 +58,9 @@ pub use backend::sqlite;
 pub use backend::Backend;
 pub use clock::{Clock, FixedClock, OffsetClock, SystemClock, TimeZone};
 pub use error::{Error, Result, SpecError};
-pub use generator::{next_id, next_ids, next_number, next_numbers, Generator, GeneratorBuilder};
+pub use generator::{
+    next_id, next_ids, next_number, next_numbers, use_pool, Generator, GeneratorBuilder,
+};
 pub use insert::{
     assign_ids, assign_ids_with, insert_into, DistributedId, IncompleteInsert, InsertWithIds,
     Records,

@@ -10,6 +10,7 @@ backend_tests!(
     with_a_pool_the_caller_never_holds_the_counter_lock,
     without_a_pool_numbers_are_taken_in_the_transaction,
     serializable_sessions_retry_and_never_duplicate,
+    the_default_generator_uses_a_pool_given_to_it,
 );
 
 fn spec(db: &TestDb<impl TestConnection>, name: &str) -> Spec {
@@ -123,4 +124,28 @@ fn serializable_sessions_retry_and_never_duplicate<C: TestConnection>(db: TestDb
         .collect();
     assert_eq!(ids.len(), 320);
     assert_distinct(&ids);
+}
+
+/// `seqgen::use_pool` gives the process-wide default generator (behind `next_id` and the
+/// derive) a pool: inside a transaction its blocks are reserved beside it, and the counter row
+/// stays free for other instances.
+fn the_default_generator_uses_a_pool_given_to_it<C: TestConnection>(db: TestDb<C>) {
+    if C::NAME == "sqlite" {
+        return; // inside a SQLite transaction numbers are always taken in it
+    }
+    seqgen::use_pool(db.pool(2)).unwrap();
+    let spec = spec(&db, "default_pool");
+    let (mut caller, mut other_conn) = (db.connect(), db.connect());
+    C::short_lock_wait(&mut other_conn);
+    let other = Generator::new();
+    let (mine, theirs) = caller
+        .transaction(|conn| {
+            let mine = seqgen::next_ids(conn, &spec, 2)?;
+            // Would time out if this transaction held the counter row.
+            let theirs = other.next_id(&mut other_conn, &spec)?;
+            Ok::<_, seqgen::Error>((mine, theirs))
+        })
+        .unwrap();
+    assert_eq!(mine, ["X00000001", "X00000002"]);
+    assert_eq!(theirs, "X00000011");
 }

@@ -23,7 +23,7 @@ use seqgen::{Generator, OffsetClock, Spec};
 
 const USAGE: &str = "usage: loadgen --url URL [--key NAME] [--threads N] [--ids N | --seconds S] \
 [--batch N] [--mode batched|gapless] [--insert] [--rollback P] [--clock-offset-secs S] \
-[--date PATTERN] [--out FILE]
+[--date PATTERN] [--series CODES --series-max N] [--out FILE]
 
   --url URL               a SQLite file path, postgres://... or mysql://... (the scheme picks the backend)
   --key NAME              db_key counter name (default: loadgen)
@@ -36,6 +36,9 @@ const USAGE: &str = "usage: loadgen --url URL [--key NAME] [--threads N] [--ids 
   --rollback P            roll back that fraction (0..=1) of the inserts, after the ID was taken
   --clock-offset-secs S   shift this process's clock by S seconds (may be negative)
   --date PATTERN          a date part for the IDs, e.g. %Y%m%d (default: none)
+  --series CODES          series codes, comma-separated (e.g. A,B,C): the run ends when the
+                          last is full
+  --series-max N          numbers per series (with --series)
   --out FILE              append every committed ID to FILE, one per line";
 
 /// Numbering modes.
@@ -72,6 +75,10 @@ pub struct Args {
     pub clock_offset_secs: i64,
     /// Date pattern of the IDs.
     pub date: String,
+    /// Series codes, if any.
+    pub series: Vec<String>,
+    /// Numbers per series.
+    pub series_max: u64,
     /// File to append committed IDs to.
     pub out: Option<PathBuf>,
 }
@@ -90,6 +97,8 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         rollback: 0.0,
         clock_offset_secs: 0,
         date: String::new(),
+        series: Vec::new(),
+        series_max: 0,
         out: None,
     };
     let (mut ids_given, mut args) = (false, args.into_iter());
@@ -116,6 +125,8 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
             "--rollback" => parsed.rollback = number(&flag, &value()?)?,
             "--clock-offset-secs" => parsed.clock_offset_secs = number(&flag, &value()?)?,
             "--date" => parsed.date = value()?,
+            "--series" => parsed.series = value()?.split(',').map(str::to_owned).collect(),
+            "--series-max" => parsed.series_max = number(&flag, &value()?)?,
             "--out" => parsed.out = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown argument {other}")),
         }
@@ -134,6 +145,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
     }
     if parsed.rollback > 0.0 && !parsed.insert {
         return Err("--rollback needs --insert".into());
+    }
+    if parsed.series.is_empty() != (parsed.series_max == 0) {
+        return Err("--series and --series-max go together".into());
     }
     if parsed.seconds.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
         return Err("--seconds must be positive".into());
@@ -324,6 +338,11 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         .date(args.date.clone())
         .pad(12)
         .batch(args.batch);
+    let spec = if args.series.is_empty() {
+        spec
+    } else {
+        spec.series(args.series.clone(), args.series_max)
+    };
     let spec = Arc::new(match args.mode {
         Mode::Batched => spec.build()?,
         Mode::Gapless => spec.gapless().build()?,
@@ -372,6 +391,15 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                     };
                     let id = match result {
                         Ok(id) => id,
+                        // The last series is full: the run is over, for every thread.
+                        Err(e)
+                            if matches!(
+                                e.downcast_ref::<seqgen::Error>(),
+                                Some(seqgen::Error::SeriesExhausted { .. })
+                            ) =>
+                        {
+                            return Ok(done)
+                        }
                         Err(e) => {
                             failed.store(true, Ordering::Relaxed);
                             return Err(e);

@@ -1,6 +1,7 @@
 //! Several app instances in separate processes against one database, on every enabled
 //! backend: 4 processes x 4 threads; a process killed with SIGKILL mid-run and started again;
-//! two processes whose clocks are a day apart. Never a duplicate.
+//! two processes whose clocks are a day apart; series rolling over while three processes take
+//! numbers. Never a duplicate.
 //!
 //! The instances are this test binary itself, re-executed with `--loadgen ARGS…`, which runs
 //! the load generator of `examples/loadgen.rs`. SQLite always runs (a file in a temp dir);
@@ -44,10 +45,14 @@ fn main() -> ExitCode {
             Err(_) => println!("skipping the multi-process tests on {feature}: set {var}"),
         }
     }
-    let scenarios: [(&str, Scenario); 3] = [
+    let scenarios: [(&str, Scenario); 4] = [
         ("four_processes_four_threads", four_processes_four_threads),
         ("killed_and_restarted", killed_and_restarted),
         ("clocks_a_day_apart", clocks_a_day_apart),
+        (
+            "series_roll_over_across_processes",
+            series_roll_over_across_processes,
+        ),
     ];
     let (mut passed, mut failed) = (0, 0);
     for (backend, url) in &backends {
@@ -267,4 +272,44 @@ fn clocks_a_day_apart(dir: &Path, url: &str) -> Result<(), String> {
         return Err(format!("expected two dates in the IDs, got {dates:?}"));
     }
     check_distinct(&ids)
+}
+
+fn series_roll_over_across_processes(dir: &Path, url: &str) -> Result<(), String> {
+    let key = fresh_key("series");
+    let files: Vec<PathBuf> = (0..3).map(|i| dir.join(format!("{key}-{i}.ids"))).collect();
+    let args = [
+        "--threads",
+        "2",
+        "--ids",
+        "100000",
+        "--batch",
+        "25",
+        "--series",
+        "A,B,C,D",
+        "--series-max",
+        "300",
+    ];
+    let children: Vec<Child> = files
+        .iter()
+        .map(|out| {
+            loadgen(url, &key, out, &args)
+                .spawn()
+                .map_err(|e| e.to_string())
+        })
+        .collect::<Result<_, _>>()?;
+    for (i, child) in children.into_iter().enumerate() {
+        finish(child, &format!("process {i}"))?;
+    }
+    let ids = read_ids(&files)?;
+    check_distinct(&ids)?;
+    if ids.len() > 1200 {
+        return Err(format!("{} IDs from 4 series of 300", ids.len()));
+    }
+    for code in ["A", "B", "C", "D"] {
+        // `L` + series code + 12 digits: every series was used, none skipped.
+        if !ids.iter().any(|id| id[1..].starts_with(code)) {
+            return Err(format!("series {code} was skipped"));
+        }
+    }
+    Ok(())
 }

@@ -113,6 +113,22 @@ fn finish(child: Child, what: &str) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
 }
 
+/// One loadgen process per file, all at once, with the same arguments; waits for them all.
+fn run_processes(url: &str, key: &str, files: &[PathBuf], args: &[&str]) -> Result<(), String> {
+    let children: Vec<Child> = files
+        .iter()
+        .map(|out| {
+            loadgen(url, key, out, args)
+                .spawn()
+                .map_err(|e| e.to_string())
+        })
+        .collect::<Result<_, _>>()?;
+    for (i, child) in children.into_iter().enumerate() {
+        finish(child, &format!("process {i}"))?;
+    }
+    Ok(())
+}
+
 /// Every whole line of the files; a line cut short by SIGKILL is not an ID that was issued.
 fn read_ids(files: &[PathBuf]) -> Result<Vec<String>, String> {
     let mut ids = Vec::new();
@@ -140,22 +156,12 @@ fn check_distinct(ids: &[String]) -> Result<(), String> {
 fn four_processes_four_threads(dir: &Path, url: &str) -> Result<(), String> {
     let key = fresh_key("four");
     let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("{key}-{i}.ids"))).collect();
-    let children: Vec<Child> = files
-        .iter()
-        .map(|out| {
-            loadgen(
-                url,
-                &key,
-                out,
-                &["--threads", "4", "--ids", "4000", "--batch", "50"],
-            )
-            .spawn()
-            .map_err(|e| e.to_string())
-        })
-        .collect::<Result<_, _>>()?;
-    for (i, child) in children.into_iter().enumerate() {
-        finish(child, &format!("process {i}"))?;
-    }
+    run_processes(
+        url,
+        &key,
+        &files,
+        &["--threads", "4", "--ids", "4000", "--batch", "50"],
+    )?;
     let ids = read_ids(&files)?;
     if ids.len() != 16_000 {
         return Err(format!("expected 16000 IDs, got {}", ids.len()));
@@ -289,17 +295,7 @@ fn series_roll_over_across_processes(dir: &Path, url: &str) -> Result<(), String
         "--series-max",
         "300",
     ];
-    let children: Vec<Child> = files
-        .iter()
-        .map(|out| {
-            loadgen(url, &key, out, &args)
-                .spawn()
-                .map_err(|e| e.to_string())
-        })
-        .collect::<Result<_, _>>()?;
-    for (i, child) in children.into_iter().enumerate() {
-        finish(child, &format!("process {i}"))?;
-    }
+    run_processes(url, &key, &files, &args)?;
     let ids = read_ids(&files)?;
     check_distinct(&ids)?;
     if ids.len() > 1200 {

@@ -249,46 +249,26 @@ struct Backward {
 /// would abort one with a deadlock error).
 fn two_keys_in_opposite_declaration_order_never_deadlock<C: TestConnection>(db: TestDb<C>) {
     let barrier = Arc::new(Barrier::new(2));
-    let forward = {
-        let (mut conn, barrier) = (db.connect(), barrier.clone());
-        thread::spawn(move || {
-            barrier.wait();
-            (0..30)
-                .map(|_| {
-                    conn.transaction(|conn| {
-                        let mut row = Forward {
-                            a: String::new(),
-                            b: String::new(),
-                        };
-                        row.assign_ids(conn)?;
-                        thread::sleep(Duration::from_millis(2));
-                        Ok::<_, Error>((row.a, row.b))
-                    })
-                    .unwrap()
-                })
-                .collect::<Vec<_>>()
-        })
-    };
-    let backward = {
-        let (mut conn, barrier) = (db.connect(), barrier.clone());
-        thread::spawn(move || {
-            barrier.wait();
-            (0..30)
-                .map(|_| {
-                    conn.transaction(|conn| {
-                        let mut row = Backward {
-                            b: String::new(),
-                            a: String::new(),
-                        };
-                        row.assign_ids(conn)?;
-                        thread::sleep(Duration::from_millis(2));
-                        Ok::<_, Error>((row.a, row.b))
-                    })
-                    .unwrap()
-                })
-                .collect::<Vec<_>>()
-        })
-    };
+    let forward = writer(&db, &barrier, || {
+        let mut row = Forward {
+            a: String::new(),
+            b: String::new(),
+        };
+        move |conn: &mut C| {
+            row.assign_ids(conn)
+                .map(|()| (row.a.clone(), row.b.clone()))
+        }
+    });
+    let backward = writer(&db, &barrier, || {
+        let mut row = Backward {
+            b: String::new(),
+            a: String::new(),
+        };
+        move |conn: &mut C| {
+            row.assign_ids(conn)
+                .map(|()| (row.a.clone(), row.b.clone()))
+        }
+    });
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for (x, y) in forward
         .join()
@@ -301,6 +281,35 @@ fn two_keys_in_opposite_declaration_order_never_deadlock<C: TestConnection>(db: 
     }
     assert_distinct(&a);
     assert_distinct(&b);
+}
+
+/// A thread that fills 30 records in 30 short transactions, once `barrier` lets it start;
+/// `record` makes a fresh record's filler.
+fn writer<C, F, G>(
+    db: &TestDb<C>,
+    barrier: &Arc<Barrier>,
+    record: F,
+) -> thread::JoinHandle<Vec<(String, String)>>
+where
+    C: TestConnection,
+    F: Fn() -> G + Send + 'static,
+    G: FnMut(&mut C) -> Result<(String, String), Error>,
+{
+    let (mut conn, barrier) = (db.connect(), barrier.clone());
+    thread::spawn(move || {
+        barrier.wait();
+        (0..30)
+            .map(|_| {
+                let mut fill = record();
+                conn.transaction(|conn| {
+                    let ids = fill(conn)?;
+                    thread::sleep(Duration::from_millis(2));
+                    Ok::<_, Error>(ids)
+                })
+                .unwrap()
+            })
+            .collect()
+    })
 }
 
 /// A gapless number outside a transaction is refused (it could be lost before its row is

@@ -544,7 +544,7 @@ where
     if token.is_some() || !create {
         return Ok(token);
     }
-    C::Backend::insert_if_missing(conn, key, period, random_token())?;
+    C::Backend::create_token(conn, random_token())?;
     Ok(C::Backend::read(conn, key, period)?)
 }
 

@@ -38,6 +38,10 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     #[doc(hidden)]
     const GREATEST: &'static str;
 
+    /// How an insert skips rows already there: the words before `db_key`, and after the rest.
+    #[doc(hidden)]
+    const INSERT_IGNORING: (&'static str, &'static str);
+
     /// The embedded `db_key` migrations of this backend.
     #[doc(hidden)]
     const MIGRATIONS: EmbeddedMigrations;
@@ -72,9 +76,9 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Creates the row (`key`, `period`) with `value`, unless it exists.
+    /// Stores `token` as this database's token, unless it has one.
     #[doc(hidden)]
-    fn insert_if_missing<C>(conn: &mut C, key: &str, period: &str, value: i64) -> QueryResult<()>
+    fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>;
 
@@ -131,10 +135,29 @@ pub(crate) fn is_missing_table(err: &diesel::result::Error) -> bool {
     }
 }
 
-/// The queries every backend writes the same way with the DSL (the DSL is concrete per
-/// backend, so they are stamped into each `impl` rather than written once generically).
+/// The queries every backend runs the same way (Diesel's queries are concrete per backend, so
+/// they are stamped into each `impl` rather than written once generically).
 macro_rules! shared_queries {
     () => {
+        fn create_row<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            super::statement::Statement::<super::statement::CreateRow>::new(key, period, 0)
+                .execute(conn)
+                .map(drop)
+        }
+
+        fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            let (key, period) = super::TOKEN_KEY;
+            super::statement::Statement::<super::statement::CreateToken>::new(key, period, token)
+                .execute(conn)
+                .map(drop)
+        }
+
         fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>
         where
             C: LoadConnection<Backend = Self>,

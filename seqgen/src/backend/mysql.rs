@@ -9,10 +9,10 @@
 use diesel::connection::LoadConnection;
 use diesel::mysql::Mysql;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text, Unsigned};
+use diesel::sql_types::{BigInt, Unsigned};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
-use super::statement::{Piece, Statement, Text as StatementText};
+use super::statement::{LockNowait, Piece, Statement, Text as StatementText};
 use crate::schema::db_key;
 
 /// Adds to an existing counter and remembers the new value as `LAST_INSERT_ID()`. A counter
@@ -43,6 +43,7 @@ diesel::define_sql_function! {
 impl super::sealed::Sealed for Mysql {}
 
 impl super::Backend for Mysql {
+    const INSERT_IGNORING: (&'static str, &'static str) = ("INSERT IGNORE INTO", "");
     const GREATEST: &'static str = "GREATEST";
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
@@ -63,37 +64,7 @@ impl super::Backend for Mysql {
         i64::try_from(value).map_err(|e| diesel::result::Error::DeserializationError(e.into()))
     }
 
-    fn create_row<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        diesel::sql_query(
-            "INSERT IGNORE INTO db_key (key_name, period, current_value) \
-             SELECT ?, ?, COALESCE(MAX(start_value), 1) - 1 \
-             FROM db_key WHERE key_name = ? AND period = ''",
-        )
-        .bind::<Text, _>(key)
-        .bind::<Text, _>(period)
-        .bind::<Text, _>(key)
-        .execute(conn)
-        .map(drop)
-    }
-
     super::shared_queries!();
-
-    fn insert_if_missing<C>(conn: &mut C, key: &str, period: &str, value: i64) -> QueryResult<()>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        diesel::insert_or_ignore_into(db_key::table)
-            .values((
-                db_key::key_name.eq(key),
-                db_key::period.eq(period),
-                db_key::current_value.eq(value),
-            ))
-            .execute(conn)
-            .map(drop)
-    }
 
     fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where
@@ -101,12 +72,8 @@ impl super::Backend for Mysql {
     {
         // A locking read sees rows other transactions are inserting and fails on them too.
         let lock = |conn: &mut C| {
-            db_key::table
-                .find((key, period))
-                .select(db_key::current_value)
-                .for_update()
-                .no_wait()
-                .first::<i64>(conn)
+            Statement::<LockNowait>::new(key, period, 0)
+                .get_result::<i64>(conn)
                 .optional()
         };
         if lock(conn)?.is_some() {

@@ -6,7 +6,6 @@
 
 use diesel::connection::{LoadConnection, SimpleConnection};
 use diesel::prelude::*;
-use diesel::sql_types::Text;
 
 use diesel::sqlite::{Sqlite, SqliteConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
@@ -17,6 +16,7 @@ use crate::schema::db_key;
 impl super::sealed::Sealed for Sqlite {}
 
 impl super::Backend for Sqlite {
+    const INSERT_IGNORING: (&'static str, &'static str) = ("INSERT OR IGNORE INTO", "");
     const GREATEST: &'static str = "MAX";
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = false;
     const RESERVE_BESIDE_TRANSACTION: bool = false;
@@ -29,37 +29,7 @@ impl super::Backend for Sqlite {
         Statement::<UpsertReturning>::new(key, period, count).get_result(conn)
     }
 
-    fn create_row<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        diesel::sql_query(
-            "INSERT INTO db_key (key_name, period, current_value) \
-             SELECT ?1, ?2, COALESCE(MAX(start_value), 1) - 1 \
-             FROM db_key WHERE key_name = ?1 AND period = '' \
-             ON CONFLICT DO NOTHING",
-        )
-        .bind::<Text, _>(key)
-        .bind::<Text, _>(period)
-        .execute(conn)
-        .map(drop)
-    }
-
     super::shared_queries!();
-
-    fn insert_if_missing<C>(conn: &mut C, key: &str, period: &str, value: i64) -> QueryResult<()>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        diesel::insert_or_ignore_into(db_key::table)
-            .values((
-                db_key::key_name.eq(key),
-                db_key::period.eq(period),
-                db_key::current_value.eq(value),
-            ))
-            .execute(conn)
-            .map(drop)
-    }
 
     fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where

@@ -17,6 +17,10 @@ pub(crate) enum Piece {
     Sql(&'static str),
     /// The backend's two-argument maximum: `GREATEST`, or `MAX` on SQLite.
     Greatest,
+    /// The start of an insert that skips rows already there (`INSERT IGNORE INTO`, ...).
+    InsertIgnoring,
+    /// Its end, where the backend says it there (`ON CONFLICT DO NOTHING` on PostgreSQL).
+    InsertIgnoringEnd,
     Key,
     Period,
     Count,
@@ -69,6 +73,8 @@ where
             match piece {
                 Piece::Sql(sql) => out.push_sql(sql),
                 Piece::Greatest => out.push_sql(DB::GREATEST),
+                Piece::InsertIgnoring => out.push_sql(DB::INSERT_IGNORING.0),
+                Piece::InsertIgnoringEnd => out.push_sql(DB::INSERT_IGNORING.1),
                 Piece::Key => out.push_bind_param::<SqlText, str>(self.key)?,
                 Piece::Period => out.push_bind_param::<SqlText, str>(self.period)?,
                 Piece::Count => out.push_bind_param::<BigInt, i64>(&self.count)?,
@@ -117,6 +123,57 @@ impl Text for UpsertReturning {
         Piece::Sql("(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) + "),
         Piece::Count,
         Piece::Sql(", updated_at = CURRENT_TIMESTAMP RETURNING current_value"),
+    ];
+    type SqlType = BigInt;
+}
+
+/// Creates a counter row at its key row's `start_value - 1` (0 without one), unless it exists.
+pub(crate) struct CreateRow;
+
+impl Text for CreateRow {
+    const PIECES: &'static [Piece] = &[
+        Piece::InsertIgnoring,
+        Piece::Sql(" db_key (key_name, period, current_value) SELECT "),
+        Piece::Key,
+        Piece::Sql(", "),
+        Piece::Period,
+        Piece::Sql(", COALESCE(MAX(start_value), 1) - 1 FROM db_key WHERE key_name = "),
+        Piece::Key,
+        Piece::Sql(" AND period = ''"),
+        Piece::InsertIgnoringEnd,
+    ];
+    type SqlType = BigInt;
+}
+
+/// Stores the database's token (the count) in the reserved row, unless it has one.
+pub(crate) struct CreateToken;
+
+impl Text for CreateToken {
+    const PIECES: &'static [Piece] = &[
+        Piece::InsertIgnoring,
+        Piece::Sql(" db_key (key_name, period, current_value) VALUES ("),
+        Piece::Key,
+        Piece::Sql(", "),
+        Piece::Period,
+        Piece::Sql(", "),
+        Piece::Count,
+        Piece::Sql(")"),
+        Piece::InsertIgnoringEnd,
+    ];
+    type SqlType = BigInt;
+}
+
+/// Locks an existing counter row without waiting (PostgreSQL, MySQL): no row when it is
+/// missing, an error when another transaction holds it.
+pub(crate) struct LockNowait;
+
+impl Text for LockNowait {
+    const PIECES: &'static [Piece] = &[
+        Piece::Sql("SELECT current_value FROM db_key WHERE key_name = "),
+        Piece::Key,
+        Piece::Sql(" AND period = "),
+        Piece::Period,
+        Piece::Sql(" FOR UPDATE NOWAIT"),
     ];
     type SqlType = BigInt;
 }

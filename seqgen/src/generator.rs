@@ -687,16 +687,16 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
+    let in_transaction = in_transaction(conn);
     // On SQLite, inside a transaction, numbers are taken in that transaction anyway; reading
     // the token first would make it a reader that must upgrade to a writer, which SQLite
     // refuses with "database is locked" under contention instead of waiting.
-    if in_transaction(conn) && !C::Backend::RESERVE_BESIDE_TRANSACTION {
+    if in_transaction && !C::Backend::RESERVE_BESIDE_TRANSACTION {
         return Ok(Generator::new());
     }
     // Inside a transaction the token is not created: a rollback would take it back. Without
     // one, a throwaway generator takes the numbers in that transaction, uncached.
-    let create = !in_transaction(conn);
-    let Some(token) = database_token(conn, create)? else {
+    let Some(token) = database_token(conn, !in_transaction)? else {
         return Ok(Generator::new());
     };
     Ok(defaults()

@@ -331,13 +331,18 @@ impl Generator {
             });
         }
         let period = Period::new(spec.period_at(self.inner.clock.now()));
-        let state = self.key_state(spec);
-        if C::Backend::CREATE_ROWS_BESIDE_TRANSACTION && !state.row_known(&period.text) {
-            if let Some(pool) = &self.inner.pool {
-                // A missing row is created beside the caller's transaction, in autocommit, so
-                // the transaction only ever locks an existing row. Looked for on the pool's
-                // connection too: in the caller's transaction, under SERIALIZABLE, the read
-                // would take a lock that the creation then waits for.
+        // MySQL with a pool: a missing row is created beside the caller's transaction, in
+        // autocommit, so the transaction only ever locks an existing row. Looked for on the
+        // pool's connection too: in the caller's transaction, under SERIALIZABLE, the read
+        // would take a lock that the creation then waits for.
+        let beside = match self.inner.pool.as_deref() {
+            Some(pool) if C::Backend::CREATE_ROWS_BESIDE_TRANSACTION => {
+                Some((pool, self.key_state(spec)))
+            }
+            _ => None,
+        };
+        if let Some((pool, state)) = &beside {
+            if !state.row_known(&period.text) {
                 pool.create_row(spec.key(), &period.text)?;
             }
         }
@@ -348,13 +353,15 @@ impl Generator {
         // only the caller can run again (`Error::TransactionConflict`).
         let last = C::Backend::reserve(conn, spec.key(), &period.text, to_i64(n))?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
-        state.remember_row(&period.text);
+        if let Some((_, state)) = &beside {
+            state.remember_row(&period.text);
+        }
         let mine = block_ending_at(last, n)?;
         emit(&period, checked(spec, &period, mine)?)
     }
 
-    /// Reserves `count` numbers on the caller's connection, outside any transaction: the
-    /// statement commits before it returns, so the block may be cached.
+    /// Reserves a block of at least `need` numbers on the caller's connection, outside any
+    /// transaction: the statement commits before it returns, so the block may be cached.
     /// Returns the last number of the block and its size: `need`, or the batch (the key
     /// row's `batch_size` if an operator set one, else the spec's), whichever is larger.
     fn reserve_committed<C>(
@@ -376,8 +383,8 @@ impl Generator {
         Ok((last, count))
     }
 
-    /// Reserves `count` numbers through the pool while the caller's connection is inside a
-    /// transaction (which is never handed a lock on the `db_key` row).
+    /// Reserves a block of at least `need` numbers through the pool while the caller's
+    /// connection is inside a transaction (which is never handed a lock on the `db_key` row).
     fn reserve_through_pool<C>(
         &self,
         conn: &mut C,

@@ -286,7 +286,7 @@ impl<'a, T, R> InsertWithIds<'a, T, R>
 where
     T: Table,
     R: Records + ?Sized,
-    &'a R: Insertable<T>,
+    for<'b> &'b R: Insertable<T>,
 {
     /// Takes IDs from `generator` instead of the process-wide default.
     pub fn with_generator(mut self, generator: &'a Generator) -> Self {
@@ -299,7 +299,7 @@ where
     where
         C: LoadConnection,
         C::Backend: Backend,
-        InsertStatement<T, <&'a R as Insertable<T>>::Values>: ExecuteDsl<C>,
+        for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
     {
         self.run(conn, |target, records, conn| {
             Ok(diesel::insert_into(target).values(records).execute(conn)?)
@@ -311,7 +311,7 @@ where
     where
         C: LoadConnection,
         C::Backend: Backend,
-        InsertStatement<T, <&'a R as Insertable<T>>::Values>: LoadQuery<'a, C, U>,
+        for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: LoadQuery<'b, C, U>,
     {
         self.run(conn, |target, records, conn| {
             Ok(diesel::insert_into(target)
@@ -325,7 +325,7 @@ where
     where
         C: LoadConnection,
         C::Backend: Backend,
-        InsertStatement<T, <&'a R as Insertable<T>>::Values>: LoadQuery<'a, C, U>,
+        for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: LoadQuery<'b, C, U>,
     {
         self.run(conn, |target, records, conn| {
             Ok(diesel::insert_into(target)
@@ -336,11 +336,7 @@ where
 
     /// Fills the IDs and runs `insert`; with a gapless field and no transaction open, both
     /// in one transaction, so the number and the row commit or roll back together.
-    fn run<C, O>(
-        self,
-        conn: &mut C,
-        insert: impl FnOnce(T, &'a R, &mut C) -> Result<O>,
-    ) -> Result<O>
+    fn run<C, O>(self, conn: &mut C, insert: impl FnOnce(T, &R, &mut C) -> Result<O>) -> Result<O>
     where
         C: LoadConnection,
         C::Backend: Backend,
@@ -355,8 +351,7 @@ where
                 Some(generator) => assign_ids_with(records.as_rows(), generator, conn)?,
                 None => assign_ids(records.as_rows(), conn)?,
             }
-            let records: &'a R = records;
-            insert(target, records, conn)
+            insert(target, &*records, conn)
         };
         if gapless_field::<R::Row>().is_some() && !in_transaction(conn) {
             conn.transaction(work)

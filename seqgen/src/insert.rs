@@ -123,11 +123,7 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let generator = default_generator(conn)?;
-    assign_ids_with(rows, &generator, conn)
+    fill(rows, None, conn, &mut Vec::new())
 }
 
 /// [`assign_ids`] with your own [`Generator`].
@@ -137,6 +133,25 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
+    fill(rows, Some(generator), conn, &mut Vec::new())
+}
+
+/// Fills the unset ID fields of `rows` (from the default generator without `generator`),
+/// noting each (row, field) it fills in `filled`, so that a failed insert can undo them.
+fn fill<T, C>(
+    rows: &mut [T],
+    generator: Option<&Generator>,
+    conn: &mut C,
+    filled: &mut Vec<(usize, usize)>,
+) -> Result<()>
+where
+    T: DistributedId,
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    if rows.is_empty() {
+        return Ok(());
+    }
     // Refuse before filling anything: a record must not end up half filled.
     if let Some(gapless) = gapless_field::<T>() {
         if !in_transaction(conn) {
@@ -145,6 +160,14 @@ where
             });
         }
     }
+    let default;
+    let generator = match generator {
+        Some(generator) => generator,
+        None => {
+            default = default_generator(conn)?;
+            &default
+        }
+    };
     for (index, field) in T::__id_fields().iter().enumerate() {
         let unset: Vec<usize> = (0..rows.len())
             .filter(|&row| rows[row].__id_slot(index).is_unset())
@@ -160,6 +183,7 @@ where
                     IdSlot::OptionalNumber(n) => *n = Some(id),
                     IdSlot::Text(_) | IdSlot::OptionalText(_) => unreachable_slot(field),
                 }
+                filled.push((row, index));
             }
         } else {
             let ids = generator.next_ids(conn, &field.spec, unset.len())?;
@@ -169,10 +193,23 @@ where
                     IdSlot::OptionalText(s) => *s = Some(id),
                     IdSlot::Number(_) | IdSlot::OptionalNumber(_) => unreachable_slot(field),
                 }
+                filled.push((row, index));
             }
         }
     }
     Ok(())
+}
+
+/// Sets the noted fields back to unset.
+fn unfill<T: DistributedId>(rows: &mut [T], filled: &[(usize, usize)]) {
+    for &(row, index) in filled {
+        match rows[row].__id_slot(index) {
+            IdSlot::Text(s) => s.clear(),
+            IdSlot::OptionalText(s) => *s = None,
+            IdSlot::Number(n) => *n = 0,
+            IdSlot::OptionalNumber(n) => *n = None,
+        }
+    }
 }
 
 /// The first gapless field of `T`, if it has one.
@@ -335,7 +372,8 @@ where
     }
 
     /// Fills the IDs and runs `insert`; with a gapless field and no transaction open, both
-    /// in one transaction, so the number and the row commit or roll back together.
+    /// in one transaction, so the number and the row commit or roll back together, and a
+    /// failure leaves the records as they were given.
     fn run<C, O>(self, conn: &mut C, insert: impl FnOnce(T, &R, &mut C) -> Result<O>) -> Result<O>
     where
         C: LoadConnection,
@@ -346,17 +384,21 @@ where
             records,
             generator,
         } = self;
-        let work = move |conn: &mut C| -> Result<O> {
-            match generator {
-                Some(generator) => assign_ids_with(records.as_rows(), generator, conn)?,
-                None => assign_ids(records.as_rows(), conn)?,
-            }
+        let own_transaction = gapless_field::<R::Row>().is_some() && !in_transaction(conn);
+        let mut filled = Vec::new();
+        let work = |conn: &mut C| -> Result<O> {
+            fill(records.as_rows(), generator, conn, &mut filled)?;
             insert(target, &*records, conn)
         };
-        if gapless_field::<R::Row>().is_some() && !in_transaction(conn) {
-            conn.transaction(work)
-        } else {
-            work(conn)
+        if !own_transaction {
+            return work(conn);
         }
+        let result = conn.transaction(work);
+        if result.is_err() {
+            // The rollback gave the gapless numbers back: the next caller gets them. Left in
+            // the records, a retry of this insert would reuse them — a duplicate.
+            unfill(records.as_rows(), &filled);
+        }
+        result
     }
 }

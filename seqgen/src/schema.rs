@@ -17,5 +17,8 @@ diesel::table! {
         batch_size -> Nullable<BigInt>,
         /// On the key's row (period ''): the first number of a new period.
         start_value -> Nullable<BigInt>,
+        /// On the key's row (period ''): the printed form of the key's IDs, recorded at first
+        /// use ([`Spec::shape`](crate::Spec::shape)).
+        shape -> Nullable<Text>,
     }
 }

@@ -53,13 +53,24 @@ impl Clock for SystemClock {
 }
 
 /// The system clock shifted by a fixed offset: for simulating an instance whose clock is off.
+/// An offset past the range chrono can show stops at its first or last moment.
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetClock(pub TimeDelta);
 
 impl Clock for OffsetClock {
     fn now(&self) -> DateTime<Utc> {
-        Utc::now() + self.0
+        shifted(Utc::now(), self.0)
     }
+}
+
+/// `at + by`, saturating at the ends of chrono's range instead of panicking.
+fn shifted(at: DateTime<Utc>, by: TimeDelta) -> DateTime<Utc> {
+    at.checked_add_signed(by)
+        .unwrap_or(if by < TimeDelta::zero() {
+            DateTime::<Utc>::MIN_UTC
+        } else {
+            DateTime::<Utc>::MAX_UTC
+        })
 }
 
 /// A clock that stands still until it is set: for tests and examples.
@@ -90,19 +101,39 @@ impl FixedClock {
         self.micros.store(at.timestamp_micros(), Ordering::SeqCst);
     }
 
-    /// Moves the time by `by` (negative to go back).
+    /// Moves the time by `by` (negative to go back), stopping at the ends of chrono's range.
     pub fn advance(&self, by: TimeDelta) {
-        let by = by
-            .num_microseconds()
-            .expect("advance by less than 292,000 years");
-        self.micros.fetch_add(by, Ordering::SeqCst);
+        // One atomic step, so concurrent advances add up.
+        let _ = self
+            .micros
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |micros| {
+                Some(shifted(from_micros(micros), by).timestamp_micros())
+            });
     }
+}
+
+/// A time from microseconds that came from a `DateTime`, clamped to chrono's range.
+fn from_micros(micros: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_micros(micros).unwrap_or(if micros < 0 {
+        DateTime::<Utc>::MIN_UTC
+    } else {
+        DateTime::<Utc>::MAX_UTC
+    })
 }
 
 impl Clock for FixedClock {
     fn now(&self) -> DateTime<Utc> {
-        DateTime::from_timestamp_micros(self.micros.load(Ordering::SeqCst))
-            .expect("a FixedClock holds a valid time")
+        from_micros(self.micros.load(Ordering::SeqCst))
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
+    fn now(&self) -> DateTime<Utc> {
+        (**self).now()
+    }
+
+    fn unix_second(&self) -> i64 {
+        (**self).unix_second()
     }
 }
 

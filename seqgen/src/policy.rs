@@ -78,12 +78,12 @@ pub(crate) fn capacity(pad: u32, overflow: Overflow, series: Option<&Series>) ->
 pub(crate) fn show(counter: u64, overflow: Overflow, series: Option<&Series>) -> Shown {
     match (series, overflow) {
         (Some(series), _) => Shown {
-            series: Some(((counter - 1) / series.max) as usize),
-            seq: (counter - 1) % series.max + 1,
+            series: Some((counter.saturating_sub(1) / series.max) as usize),
+            seq: counter.saturating_sub(1) % series.max + 1,
         },
         (None, Overflow::Cycle { max }) => Shown {
             series: None,
-            seq: (counter - 1) % max + 1,
+            seq: counter.saturating_sub(1) % max + 1,
         },
         (None, _) => Shown {
             series: None,

@@ -377,6 +377,18 @@ fn key(model: &Model<'_>, lit: Option<&LitStr>, errors: &mut Errors) -> Option<S
         );
         return None;
     }
+    // Some collations (MariaDB's PAD SPACE) compare `"pk "` equal to `"pk"`.
+    if key.starts_with(char::is_whitespace)
+        || key.ends_with(char::is_whitespace)
+        || key.chars().any(char::is_control)
+    {
+        errors.at(
+            lit,
+            "`key` must not start or end with whitespace or contain control characters: \
+             some databases compare such keys equal to others",
+        );
+        return None;
+    }
     Some(key)
 }
 

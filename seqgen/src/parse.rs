@@ -66,7 +66,7 @@ impl Spec {
                     .and_then(|s| s.codes().first())
                     .map(String::len),
                 Part::Date if self.date().is_empty() => Some(0),
-                Part::Date => self.shape().fixed_width,
+                Part::Date => self.date_shape().fixed_width,
                 Part::Seq if self.overflow() == Overflow::Widen => None,
                 Part::Seq => Some(self.pad() as usize),
             }
@@ -78,6 +78,7 @@ impl Spec {
         let mut pieces: Vec<&str> = vec![""; template.len()];
         let mut start = 0;
         for (i, part) in template[..split].iter().enumerate() {
+            // Every part before `split` has a width: `split` is the first that has none.
             let end = start + width(part).expect("fixed width");
             pieces[i] = id.get(start..end).ok_or_else(|| fail("too short".into()))?;
             start = end;
@@ -92,6 +93,8 @@ impl Spec {
                 end = start;
                 break;
             }
+            // A template has at most one part without a width (`{seq}` with widen): the
+            // parts after `split` have one.
             let begin = end
                 .checked_sub(width(part).expect("fixed width"))
                 .filter(|&b| b >= start)

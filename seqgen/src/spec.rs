@@ -53,7 +53,9 @@ pub struct Spec {
     series: Option<Series>,
     template: Vec<Part>,
     custom_template: bool,
-    shape: DateShape,
+    date_shape: DateShape,
+    /// The printed form of the IDs, recorded on the key's row: see [`Spec::shape`].
+    shape: String,
     /// Computed once when built: both are read for every ID.
     numeric: bool,
     capacity: u64,
@@ -237,8 +239,51 @@ impl Spec {
         &self.template
     }
 
-    pub(crate) fn shape(&self) -> DateShape {
-        self.shape
+    pub(crate) fn date_shape(&self) -> DateShape {
+        self.date_shape
+    }
+
+    /// The printed form of this spec's IDs, e.g. `U{date:%Y%m%d}{seq:6}`: everything that
+    /// decides how a counter is printed (prefix, date pattern, pad, overflow policy, series,
+    /// template), and nothing that does not (batch, mode, time zone). seqgen records it on the
+    /// key's row at first use and refuses a spec of another shape on that key
+    /// ([`Error::ShapeChanged`](crate::Error::ShapeChanged)): two shapes could print the same ID
+    /// from different counters.
+    pub fn shape(&self) -> &str {
+        &self.shape
+    }
+
+    fn compute_shape(&self) -> String {
+        let mut shape = String::new();
+        let literal = |shape: &mut String, text: &str| {
+            shape.push_str(&text.replace('{', "{{").replace('}', "}}"));
+        };
+        for part in &self.template {
+            match part {
+                Part::Literal(text) => literal(&mut shape, text),
+                Part::Prefix => literal(&mut shape, &self.prefix),
+                Part::Date => shape.push_str(&format!("{{date:{}}}", self.date)),
+                Part::Series => {
+                    if let Some(series) = &self.series {
+                        shape.push_str(&format!(
+                            "{{series:{}/{}}}",
+                            series.codes.join(","),
+                            series.max
+                        ));
+                    }
+                }
+                Part::Seq => {
+                    let policy = match self.overflow {
+                        Overflow::Error => String::new(),
+                        Overflow::Widen => ",widen".to_owned(),
+                        Overflow::Letters => ",letters".to_owned(),
+                        Overflow::Cycle { max } => format!(",cycle={max}"),
+                    };
+                    shape.push_str(&format!("{{seq:{}{policy}}}", self.pad));
+                }
+            }
+        }
+        shape
     }
 
     /// How many counters a period can hand out before the spec overflows (`10^pad - 1` with
@@ -255,7 +300,7 @@ impl Spec {
     }
 
     fn compute_numeric(&self) -> bool {
-        let Some(width) = self.shape.numeric_width else {
+        let Some(width) = self.date_shape.numeric_width else {
             return false;
         };
         self.prefix.is_empty()
@@ -265,7 +310,7 @@ impl Spec {
             && u32::from(width) + self.pad <= MAX_PAD
             && (self.overflow != Overflow::Widen
                 || self.date.is_empty()
-                || self.shape.leading_nonzero)
+                || self.date_shape.leading_nonzero)
     }
 
     /// The period at `now`: the date part as it appears in IDs (empty without a date part).
@@ -314,7 +359,7 @@ impl Spec {
         }
         let seq = policy::show(counter, self.overflow, None).seq;
         let digits = decimal_digits(seq).max(self.pad);
-        let date_digits = u32::from(self.shape.numeric_width?);
+        let date_digits = u32::from(self.date_shape.numeric_width?);
         if date_digits + digits > MAX_PAD {
             return None;
         }
@@ -420,6 +465,12 @@ impl SpecBuilder {
         if !printable(&self.prefix) {
             return Err(SpecError::PrefixNotPrintable(self.prefix));
         }
+        if self.key.starts_with(char::is_whitespace)
+            || self.key.ends_with(char::is_whitespace)
+            || self.key.chars().any(char::is_control)
+        {
+            return Err(SpecError::KeyNotExact(self.key));
+        }
         let shape = check_date_pattern(&self.date).map_err(|e| match e {
             DatePatternError::Unknown(spec) => SpecError::UnknownDateSpecifier(spec),
             DatePatternError::SubSecond(spec) => SpecError::SubSecondDate(spec),
@@ -454,11 +505,13 @@ impl SpecBuilder {
             series,
             template,
             custom_template,
-            shape,
+            date_shape: shape,
+            shape: String::new(),
             numeric: false,
             capacity,
         };
         spec.numeric = spec.compute_numeric();
+        spec.shape = spec.compute_shape();
         Ok(spec)
     }
 }

@@ -1,6 +1,7 @@
 //! The numbers of one key held in memory: a block reserved from the database, served in
 //! order, and the lock that makes sure only one thread refills it at a time.
 
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::{Mutex, MutexGuard};
 
@@ -18,7 +19,16 @@ pub(crate) struct KeyState {
     /// The last period whose `db_key` row is known to exist (rows are never deleted): lets
     /// gapless mode skip looking for it.
     known_row: Mutex<Option<String>>,
+    /// The highest number a committed reservation gave this key in each of its latest
+    /// periods, so a counter that went back is noticed instead of served.
+    held: Mutex<VecDeque<(String, u64)>>,
+    /// The shape last found recorded on the key's row: in-transaction paths check it once.
+    shape: Mutex<Option<String>>,
 }
+
+/// How many periods a key remembers its highest number for: enough for clocks that disagree
+/// by a few periods; a period older than that is no longer checked.
+const HELD_PERIODS: usize = 16;
 
 /// A block of committed numbers `next..end` of one period.
 #[derive(Debug, Default)]
@@ -57,6 +67,40 @@ impl KeyState {
         if known.as_deref() != Some(period) {
             *known = Some(period.to_owned());
         }
+    }
+}
+
+impl KeyState {
+    /// Notes that a committed reservation gave `block` in `period`, or returns the highest
+    /// number held before if the block is not above it: the counter went back.
+    pub(crate) fn note_block(&self, period: &str, block: &Range<u64>) -> Result<(), u64> {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        let last = block.end - 1;
+        match held.iter_mut().find(|(p, _)| p == period) {
+            Some((_, high)) if block.start <= *high => return Err(*high),
+            Some((_, high)) => *high = last,
+            None => {
+                if held.len() == HELD_PERIODS {
+                    held.pop_front();
+                }
+                held.push_back((period.to_owned(), last));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `shape` was found recorded on the key's row before.
+    pub(crate) fn shape_known(&self, shape: &str) -> bool {
+        self.shape
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_deref()
+            == Some(shape)
+    }
+
+    /// Remembers that `shape` is recorded on the key's row.
+    pub(crate) fn remember_shape(&self, shape: &str) {
+        *self.shape.lock().unwrap_or_else(|e| e.into_inner()) = Some(shape.to_owned());
     }
 }
 

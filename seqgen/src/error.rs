@@ -19,7 +19,7 @@ pub enum Error {
     InvalidSpec(#[from] SpecError),
 
     /// The counter no longer fits the pad width of the spec.
-    #[error("key `{key}` ran out of numbers in period `{period}`: the counter passed {max}; raise `pad`, or add a date part so a new period starts a new counter")]
+    #[error("key `{key}` ran out of numbers{}: the counter would pass {max}; raise `pad`, or add a date part so a new period starts a new counter", in_period(period))]
     Overflow {
         /// The `db_key` key name.
         key: String,
@@ -30,7 +30,10 @@ pub enum Error {
     },
 
     /// Every series of the spec is full in this period.
-    #[error("key `{key}` used up its last series `{last}` in period `{period}`: add series codes or raise their max")]
+    #[error(
+        "key `{key}` used up its last series `{last}`{}: add series codes or raise their max",
+        in_period(period)
+    )]
     SeriesExhausted {
         /// The `db_key` key name.
         key: String,
@@ -62,6 +65,56 @@ pub enum Error {
         key: String,
     },
 
+    /// A reservation returned numbers at or below ones this generator already held for the
+    /// same key and period: the counter in `db_key` went back (an operator lowered
+    /// `current_value`, a partial restore of `db_key`, a server that lost committed
+    /// reservations). None of the returned numbers was handed out.
+    #[error("key `{key}`{}: db_key handed out {got} after this generator already held numbers up to {held}, so the counter went back; none was handed out. Set current_value back to at least {held} (or restore db_key) before taking more numbers", in_period(period))]
+    CounterWentBack {
+        /// The `db_key` key name.
+        key: String,
+        /// The period.
+        period: String,
+        /// The highest number this generator held.
+        held: u64,
+        /// The first number of the block that came back.
+        got: u64,
+    },
+
+    /// The key's IDs were recorded with another shape (prefix, date pattern, pad, overflow,
+    /// series or template): two shapes on one key can print the same ID.
+    #[error("key `{key}` prints its IDs as {recorded}, but this spec prints them as {requested}: two shapes on one key can print the same ID. Give the new shape a new key; to move the key itself, set db_key.shape of its row with period '' once no instance uses the old shape")]
+    ShapeChanged {
+        /// The `db_key` key name.
+        key: String,
+        /// The shape recorded on the key's row.
+        recorded: String,
+        /// The shape of the spec that was refused.
+        requested: String,
+    },
+
+    /// The counter cannot grow by the numbers asked for without passing the largest `i64`.
+    #[error("key `{key}`{}: the counter cannot grow by {count} more without passing {}; check db_key's batch_size and start_value for this key", in_period(period), i64::MAX)]
+    CounterOutOfRange {
+        /// The `db_key` key name.
+        key: String,
+        /// The period.
+        period: String,
+        /// How many numbers were asked for.
+        count: u64,
+    },
+
+    /// The server does not commit durably: a crash can lose reservations that were already
+    /// acknowledged, and instances still serving those numbers from memory would then meet
+    /// them again.
+    #[error("the database server does not commit durably ({setting} = {value}): a crash could lose reservations and hand their numbers out twice. Set {setting} to 1, or accept the risk with `GeneratorBuilder::accept_non_durable_server` (`seqgen::accept_non_durable_server()` for the default generator)")]
+    NotDurable {
+        /// The server setting.
+        setting: &'static str,
+        /// Its value.
+        value: i64,
+    },
+
     /// A [`Generator`](crate::Generator) met a second database.
     #[error("this Generator caches numbers of another database: create one Generator per database, or use the default one (`seqgen::next_id`), which tells databases apart")]
     DifferentDatabase,
@@ -85,6 +138,15 @@ pub enum Error {
     Database(#[source] diesel::result::Error),
 }
 
+/// ` in period `P``, or nothing for a key without a date part.
+fn in_period(period: &str) -> String {
+    if period.is_empty() {
+        String::new()
+    } else {
+        format!(" in period `{period}`")
+    }
+}
+
 /// Shorthand for `Result` with seqgen's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -96,6 +158,9 @@ pub enum SpecError {
     EmptyKey,
     /// The key name is longer than the `db_key.key_name` column (191 characters).
     KeyTooLong(usize),
+    /// The key name starts or ends with whitespace, or contains a control character: some
+    /// collations compare `"pk "` equal to `"pk"`, so such a key would not be exact.
+    KeyNotExact(String),
     /// `pad` is outside 1..=18.
     PadOutOfRange(u32),
     /// `batch` is 0.
@@ -121,6 +186,11 @@ impl fmt::Display for SpecError {
             SpecError::KeyTooLong(len) => {
                 write!(f, "the key name is {len} characters long; the most is 191")
             }
+            SpecError::KeyNotExact(key) => write!(
+                f,
+                "key {key:?} starts or ends with whitespace or contains a control character; \
+                 some databases compare such keys equal to others"
+            ),
             SpecError::PadOutOfRange(pad) => write!(f, "pad must be 1..=18, got {pad}"),
             SpecError::BatchZero => f.write_str("batch must be at least 1"),
             SpecError::UnknownDateSpecifier(spec) => {

@@ -2,7 +2,7 @@
 //! refilling them without ever handing out a number twice.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
@@ -11,10 +11,11 @@ use diesel::connection::{LoadConnection, TransactionManager};
 use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
 use diesel::Connection;
 
-use crate::backend::{is_busy, Backend, TOKEN_KEY};
+use crate::backend::{is_busy, Backend, Found};
 use crate::block::{Cursor, KeyState};
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
+use crate::identity::{identify, random_token, Identity, NonDurable};
 use crate::spec::{CacheKey, Mode, Period, PrehashedHasher, Spec};
 
 /// Hands out IDs for one database, reserving `batch` numbers per round trip and serving the
@@ -56,9 +57,10 @@ pub struct Generator {
 struct Inner {
     clock: Arc<dyn Clock>,
     keys: RwLock<HashMap<CacheKey, Arc<KeyState>, BuildHasherDefault<PrehashedHasher>>>,
-    /// The token of the database this generator serves, set at its first reservation.
-    database: OnceLock<i64>,
+    /// The database this generator serves, set at its first reservation.
+    database: OnceLock<Identity>,
     pool: Option<Box<dyn PoolReserve>>,
+    non_durable: NonDurable,
     reservations: AtomicU64,
 }
 
@@ -67,6 +69,7 @@ struct Inner {
 pub struct GeneratorBuilder {
     clock: Arc<dyn Clock>,
     pool: Option<Box<dyn PoolReserve>>,
+    non_durable: NonDurable,
 }
 
 impl Default for Generator {
@@ -104,6 +107,15 @@ impl GeneratorBuilder {
         self
     }
 
+    /// Reserve blocks even on a MySQL/MariaDB server whose `innodb_flush_log_at_trx_commit`
+    /// is not 1, which a generator refuses otherwise ([`Error::NotDurable`]). Only for
+    /// development databases: a server crash can then lose reservations whose numbers this
+    /// generator still holds, and hand them out again.
+    pub fn accept_non_durable_server(mut self) -> Self {
+        self.non_durable = NonDurable::Accept;
+        self
+    }
+
     /// Builds the generator.
     pub fn build(self) -> Generator {
         Generator {
@@ -112,6 +124,7 @@ impl GeneratorBuilder {
                 keys: RwLock::default(),
                 database: OnceLock::new(),
                 pool: self.pool,
+                non_durable: self.non_durable,
                 reservations: AtomicU64::new(0),
             }),
         }
@@ -129,13 +142,17 @@ impl Generator {
         GeneratorBuilder {
             clock: Arc::new(SystemClock),
             pool: None,
+            non_durable: NonDurable::Refuse,
         }
     }
 
-    /// A generator already bound to the database with `token`.
-    pub(crate) fn bound_to(token: i64) -> Self {
-        let generator = Generator::new();
-        let _ = generator.inner.database.set(token);
+    /// A process-wide default generator for the database `identity`.
+    fn default_for(identity: Identity, pool: Option<Box<dyn PoolReserve>>) -> Self {
+        let mut builder = Generator::builder();
+        builder.pool = pool;
+        builder.non_durable = NonDurable::AsProcess;
+        let generator = builder.build();
+        let _ = generator.inner.database.set(identity);
         generator
     }
 
@@ -275,6 +292,10 @@ impl Generator {
                 (state, period)
             }
         };
+        // A request that can never fit is refused before anything is reserved.
+        if need > largest(spec) {
+            return Err(refused(spec, &period, need));
+        }
 
         // 2. Inside the caller's transaction without a second connection: take exactly what is
         // needed in that transaction and cache nothing, since a rollback takes it back.
@@ -282,7 +303,9 @@ impl Generator {
         let through_pool =
             in_transaction && C::Backend::RESERVE_BESIDE_TRANSACTION && self.inner.pool.is_some();
         if in_transaction && !through_pool {
-            let last = C::Backend::reserve(conn, spec.key(), &period.text, to_i64(need))?;
+            let claim = self.shape_before_reserving(conn, spec, &state)?;
+            let (last, _) = reserve_fitting(conn, spec, &period, need, need, Retry::No)?;
+            self.claim_shape(conn, spec, &state, claim)?;
             self.inner.reservations.fetch_add(1, Ordering::Relaxed);
             let mine = block_ending_at(last, need)?;
             return emit(&period, checked(spec, &period, mine)?);
@@ -300,11 +323,20 @@ impl Generator {
             return Ok(());
         }
         let (last, count) = if through_pool {
-            self.reserve_through_pool(conn, spec, &period.text, need)?
+            self.reserve_through_pool(conn, spec, &period, need)?
         } else {
-            self.reserve_committed(conn, spec, &period.text, need)?
+            self.reserve_committed(conn, spec, &period, need)?
         };
         let block = block_ending_at(last, count)?;
+        // A block at or below numbers this generator held: serving it would repeat them.
+        state
+            .note_block(&period.text, &block)
+            .map_err(|held| Error::CounterWentBack {
+                key: spec.key().to_owned(),
+                period: period.text.clone(),
+                held,
+                got: block.start,
+            })?;
         let mine = block.start..block.start + need;
         state.cursor().refill(&period, mine.end..block.end);
         emit(&period, checked(spec, &period, mine)?)
@@ -331,17 +363,20 @@ impl Generator {
             });
         }
         let period = Period::new(spec.period_at(self.inner.clock.now()));
+        if n > largest(spec) {
+            return Err(refused(spec, &period, n));
+        }
+        let state = self.key_state(spec);
+        let claim = self.shape_before_reserving(conn, spec, &state)?;
         // MySQL with a pool: a missing row is created beside the caller's transaction, in
         // autocommit, so the transaction only ever locks an existing row. Looked for on the
         // pool's connection too: in the caller's transaction, under SERIALIZABLE, the read
         // would take a lock that the creation then waits for.
         let beside = match self.inner.pool.as_deref() {
-            Some(pool) if C::Backend::CREATE_ROWS_BESIDE_TRANSACTION => {
-                Some((pool, self.key_state(spec)))
-            }
+            Some(pool) if C::Backend::CREATE_ROWS_BESIDE_TRANSACTION => Some(pool),
             _ => None,
         };
-        if let Some((pool, state)) = &beside {
+        if let Some(pool) = beside {
             if !state.row_known(&period.text) {
                 pool.create_row(spec.key(), &period.text)?;
             }
@@ -351,9 +386,10 @@ impl Generator {
         }
         // Not retried: a serialization failure aborts the caller's whole transaction, which
         // only the caller can run again (`Error::TransactionConflict`).
-        let last = C::Backend::reserve(conn, spec.key(), &period.text, to_i64(n))?;
+        let (last, _) = reserve_fitting(conn, spec, &period, n, n, Retry::No)?;
+        self.claim_shape(conn, spec, &state, claim)?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
-        if let Some((_, state)) = &beside {
+        if beside.is_some() {
             state.remember_row(&period.text);
         }
         let mine = block_ending_at(last, n)?;
@@ -362,23 +398,21 @@ impl Generator {
 
     /// Reserves a block of at least `need` numbers on the caller's connection, outside any
     /// transaction: the statement commits before it returns, so the block may be cached.
-    /// Returns the last number of the block and its size: `need`, or the batch (the key
-    /// row's `batch_size` if an operator set one, else the spec's), whichever is larger.
+    /// Returns the last number of the block and its size.
     fn reserve_committed<C>(
         &self,
         conn: &mut C,
         spec: &Spec,
-        period: &str,
+        period: &Period,
         need: u64,
     ) -> Result<(i64, u64)>
     where
         C: LoadConnection,
         C::Backend: Backend,
     {
-        let (token, batch) = token_and_batch(conn, spec.key())?;
-        self.bind(token)?;
-        let count = block_size(batch, spec, need);
-        let last = retrying(|| C::Backend::reserve(conn, spec.key(), period, to_i64(count)))?;
+        let (identity, last, count) =
+            reserve_block(conn, spec, period, need, self.inner.non_durable, None)?;
+        self.bind(identity)?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         Ok((last, count))
     }
@@ -389,26 +423,71 @@ impl Generator {
         &self,
         conn: &mut C,
         spec: &Spec,
-        period: &str,
+        period: &Period,
         need: u64,
     ) -> Result<(i64, u64)>
     where
         C: LoadConnection,
         C::Backend: Backend,
     {
-        let pool = self.inner.pool.as_deref().expect("checked by the caller");
-        // The caller's database, if it has a token yet: the pool must point at the same one.
-        let expected = C::Backend::read(conn, TOKEN_KEY.0, TOKEN_KEY.1)?;
-        let expected = expected.or(self.inner.database.get().copied());
-        let (token, last, count) = pool.reserve(spec, period, need, expected)?;
-        self.bind(token)?;
+        let Some(pool) = self.inner.pool.as_deref() else {
+            return self.reserve_committed(conn, spec, period, need);
+        };
+        // The caller's database (its token only if it has one yet): the pool must point at
+        // the same one. Only the token row is read, which no reservation ever locks.
+        let (expected, _) = identify(conn, "", false)?;
+        let (identity, last, count) =
+            pool.reserve(spec, period, need, self.inner.non_durable, &expected)?;
+        self.bind(identity)?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         Ok((last, count))
     }
 
+    /// Refuses a spec whose shape differs from the one recorded on its key, before a
+    /// reservation inside the caller's transaction; once per generator and key. Returns
+    /// whether no shape is recorded yet, so that [`claim_shape`](Self::claim_shape) records it
+    /// after the reservation: recording it first would lock the key's row before the counter
+    /// row, and a `nowait` transaction would then wait on that lock instead of saying busy.
+    fn shape_before_reserving<C>(&self, conn: &mut C, spec: &Spec, state: &KeyState) -> Result<bool>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        if state.shape_known(spec.shape()) {
+            return Ok(false);
+        }
+        match self.inner.pool.as_deref() {
+            // Claimed beside the transaction, in autocommit: no lock is held for the caller.
+            Some(pool) if C::Backend::CREATE_ROWS_BESIDE_TRANSACTION => pool.check_shape(spec)?,
+            _ if !C::Backend::READS_FIRST_IN_TRANSACTION => return Ok(true),
+            _ => match C::Backend::identify(conn, spec.key())?.shape {
+                Some(recorded) => same_shape(spec, recorded)?,
+                None => return Ok(true),
+            },
+        }
+        state.remember_shape(spec.shape());
+        Ok(false)
+    }
+
+    /// Records the spec's shape on its key inside the caller's transaction, when
+    /// [`shape_before_reserving`](Self::shape_before_reserving) found none, or refuses the
+    /// spec if another shape was recorded meanwhile (the caller then rolls back, which gives
+    /// the number back).
+    fn claim_shape<C>(&self, conn: &mut C, spec: &Spec, state: &KeyState, claim: bool) -> Result<()>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        if claim {
+            check_shape(conn, spec, None, Retry::No)?;
+            state.remember_shape(spec.shape());
+        }
+        Ok(())
+    }
+
     /// Remembers the database this generator serves, or refuses a different one.
-    fn bind(&self, token: i64) -> Result<()> {
-        if *self.inner.database.get_or_init(|| token) == token {
+    fn bind(&self, identity: Identity) -> Result<()> {
+        if *self.inner.database.get_or_init(|| identity.clone()) == identity {
             Ok(())
         } else {
             Err(Error::DifferentDatabase)
@@ -442,17 +521,22 @@ impl Generator {
 
 /// A type-erased r2d2 pool that can reserve a block on one of its connections.
 trait PoolReserve: Send + Sync {
-    /// Returns the pool's database token, the last number of the block and its size.
+    /// Reserves a block on the pool's database, which must be the one `expected` describes;
+    /// returns its identity, the last number of the block and its size.
     fn reserve(
         &self,
         spec: &Spec,
-        period: &str,
+        period: &Period,
         need: u64,
-        expected: Option<i64>,
-    ) -> Result<(i64, i64, u64)>;
+        non_durable: NonDurable,
+        expected: &Found,
+    ) -> Result<(Identity, i64, u64)>;
 
     /// Creates the counter row (`key`, `period`) unless it exists, in autocommit.
     fn create_row(&self, key: &str, period: &str) -> Result<()>;
+
+    /// Checks (and records, if none is) the shape of `spec`'s key, in autocommit.
+    fn check_shape(&self, spec: &Spec) -> Result<()>;
 }
 
 impl<C> PoolReserve for Pool<ConnectionManager<C>>
@@ -463,19 +547,20 @@ where
     fn reserve(
         &self,
         spec: &Spec,
-        period: &str,
+        period: &Period,
         need: u64,
-        expected: Option<i64>,
-    ) -> Result<(i64, i64, u64)> {
+        non_durable: NonDurable,
+        expected: &Found,
+    ) -> Result<(Identity, i64, u64)> {
         let mut pooled = self.get().map_err(Error::Pool)?;
-        let conn: &mut C = &mut pooled;
-        let (token, batch) = token_and_batch(conn, spec.key())?;
-        if expected.is_some_and(|e| e != token) {
-            return Err(Error::DifferentDatabase);
-        }
-        let count = block_size(batch, spec, need);
-        let last = retrying(|| C::Backend::reserve(conn, spec.key(), period, to_i64(count)))?;
-        Ok((token, last, count))
+        reserve_block(
+            &mut *pooled,
+            spec,
+            period,
+            need,
+            non_durable,
+            Some(expected),
+        )
     }
 
     fn create_row(&self, key: &str, period: &str) -> Result<()> {
@@ -486,6 +571,140 @@ where
         }
         retrying(|| C::Backend::create_row(conn, key, period))
     }
+
+    fn check_shape(&self, spec: &Spec) -> Result<()> {
+        let mut pooled = self.get().map_err(Error::Pool)?;
+        let conn: &mut C = &mut pooled;
+        let recorded = C::Backend::identify(conn, spec.key())?.shape;
+        check_shape(conn, spec, recorded, Retry::Yes)
+    }
+}
+
+/// Reserves a committed block of at least `need` numbers on `conn`, outside any transaction,
+/// after checking which database it is (it must match `expected`, if given), that the server
+/// commits durably and that the key has `spec`'s shape: one query for all three, then the
+/// reservation. Returns the database's identity, the last number and the block's size:
+/// `need`, or the batch (the key row's `batch_size` if an operator set one, else the spec's)
+/// if that is more and still fits.
+fn reserve_block<C>(
+    conn: &mut C,
+    spec: &Spec,
+    period: &Period,
+    need: u64,
+    non_durable: NonDurable,
+    expected: Option<&Found>,
+) -> Result<(Identity, i64, u64)>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let (found, identity) = identify(conn, spec.key(), true)?;
+    // `identify` created the token if it was missing.
+    let identity = identity.ok_or(Error::DifferentDatabase)?;
+    if expected.is_some_and(|e| !identity.matches(e)) {
+        return Err(Error::DifferentDatabase);
+    }
+    non_durable.check::<C::Backend>(&found)?;
+    check_shape(conn, spec, found.shape, Retry::Yes)?;
+    let count = block_size(found.batch, spec, need);
+    let (last, count) = reserve_fitting(conn, spec, period, count, need, Retry::Yes)?;
+    Ok((identity, last, count))
+}
+
+/// Refuses `spec` if its key's row records another shape; records it if none is recorded.
+fn check_shape<C>(conn: &mut C, spec: &Spec, recorded: Option<String>, retry: Retry) -> Result<()>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let recorded = match recorded {
+        Some(recorded) => recorded,
+        None => {
+            let mut claim = || C::Backend::claim_shape(conn, spec.key(), spec.shape());
+            match retry {
+                Retry::Yes => retrying(claim)?,
+                Retry::No => claim()?,
+            }
+            .unwrap_or_default()
+        }
+    };
+    same_shape(spec, recorded)
+}
+
+/// Refuses `spec` unless `recorded` is its shape.
+fn same_shape(spec: &Spec, recorded: String) -> Result<()> {
+    if recorded == spec.shape() {
+        Ok(())
+    } else {
+        Err(Error::ShapeChanged {
+            key: spec.key().to_owned(),
+            recorded,
+            requested: spec.shape().to_owned(),
+        })
+    }
+}
+
+/// Whether a reservation runs in its own transaction, where a serialization failure or a
+/// deadlock may simply be tried again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Retry {
+    Yes,
+    No,
+}
+
+/// Reserves `count` numbers, or only `need` when `count` would pass the spec's capacity (or
+/// `i64::MAX`); refuses with nothing written when even `need` does not fit. Returns the last
+/// number and how many were reserved.
+fn reserve_fitting<C>(
+    conn: &mut C,
+    spec: &Spec,
+    period: &Period,
+    count: u64,
+    need: u64,
+    retry: Retry,
+) -> Result<(i64, u64)>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let largest = largest(spec);
+    let mut attempt = |count: u64| -> Result<Option<i64>> {
+        // Both fit in an i64: `need <= largest` was checked, and `count` is capped below.
+        let (count_sql, limit) = ((count as i64), (largest - count) as i64);
+        let mut reserve = || C::Backend::reserve(conn, spec.key(), &period.text, count_sql, limit);
+        match retry {
+            Retry::Yes => retrying(reserve),
+            Retry::No => Ok(reserve()?),
+        }
+    };
+    let count = count.min(largest);
+    if let Some(last) = attempt(count)? {
+        return Ok((last, count));
+    }
+    if count > need {
+        if let Some(last) = attempt(need)? {
+            return Ok((last, need));
+        }
+    }
+    Err(refused(spec, period, need))
+}
+
+/// The largest counter a spec can take: its capacity, within an `i64`.
+fn largest(spec: &Spec) -> u64 {
+    spec.capacity().min(i64::MAX as u64)
+}
+
+/// The error for `count` numbers that do not fit: past the spec's capacity, or past `i64`.
+fn refused(spec: &Spec, period: &Period, count: u64) -> Error {
+    if spec.capacity() <= i64::MAX as u64 {
+        capacity_error(spec, period)
+    } else {
+        Error::CounterOutOfRange {
+            key: spec.key().to_owned(),
+            period: period.text.clone(),
+            count,
+        }
+    }
 }
 
 /// How often a reservation in its own transaction is tried when the database aborts it to
@@ -493,9 +712,10 @@ where
 /// to break a deadlock (MySQL 1213).
 const RESERVE_ATTEMPTS: u32 = 20;
 
-/// Runs an autocommit reservation, retrying serialization failures. Safe because the failed
-/// statement was rolled back whole: it took no number.
-fn retrying<T>(mut reserve: impl FnMut() -> diesel::QueryResult<T>) -> Result<T> {
+/// Runs autocommit statements, retrying serialization failures (which also hit the writes
+/// around a reservation: the token, the key's shape). Safe because a failed statement was
+/// rolled back whole: it took no number.
+pub(crate) fn retrying<T>(mut reserve: impl FnMut() -> diesel::QueryResult<T>) -> Result<T> {
     let mut attempt = 1;
     loop {
         match reserve() {
@@ -540,48 +760,6 @@ pub(crate) fn in_transaction<C: Connection>(conn: &mut C) -> bool {
         .map_or(true, |depth| depth.is_some())
 }
 
-/// Reads the database's token, creating it first when `create` is set and it is missing.
-pub(crate) fn database_token<C>(conn: &mut C, create: bool) -> Result<Option<i64>>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
-    let (key, period) = TOKEN_KEY;
-    let token = C::Backend::read(conn, key, period)?;
-    if token.is_some() || !create {
-        return Ok(token);
-    }
-    C::Backend::create_token(conn, random_token())?;
-    Ok(C::Backend::read(conn, key, period)?)
-}
-
-/// The database's token (created if missing) and the key row's batch override: one query in
-/// the common case, where the token exists.
-fn token_and_batch<C>(conn: &mut C, key: &str) -> Result<(i64, Option<i64>)>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
-    let (token, batch) = C::Backend::token_and_batch(conn, key)?;
-    let token = match token {
-        Some(token) => token,
-        None => database_token(conn, true)?.ok_or(Error::DifferentDatabase)?,
-    };
-    Ok((token, batch))
-}
-
-/// A random positive token from the standard library's per-process random hash keys.
-fn random_token() -> i64 {
-    let mut hasher = std::hash::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    hasher.write_u32(std::process::id());
-    (hasher.finish() >> 1).max(1) as i64
-}
-
 /// The counters `last - count + 1 ..= last`.
 fn block_ending_at(last: i64, count: u64) -> Result<Range<u64>> {
     let end = u64::try_from(last)
@@ -616,7 +794,12 @@ fn checked(spec: &Spec, period: &Period, counters: Range<u64>) -> Result<Range<u
     if counters.end - 1 <= spec.capacity() {
         return Ok(counters);
     }
-    Err(match spec.series() {
+    Err(capacity_error(spec, period))
+}
+
+/// The spec's capacity is used up in `period`: an overflow, or the last series full.
+fn capacity_error(spec: &Spec, period: &Period) -> Error {
+    match spec.series() {
         Some(series) => Error::SeriesExhausted {
             key: spec.key().to_owned(),
             period: period.text.clone(),
@@ -627,7 +810,7 @@ fn checked(spec: &Spec, period: &Period, counters: Range<u64>) -> Result<Range<u
             period: period.text.clone(),
             max: spec.capacity(),
         },
-    })
+    }
 }
 
 /// How many numbers a reservation takes: what is needed, or a batch if that is more. The
@@ -641,13 +824,9 @@ fn block_size(batch_override: Option<i64>, spec: &Spec, need: u64) -> u64 {
     need.max(batch)
 }
 
-fn to_i64(n: u64) -> i64 {
-    i64::try_from(n).expect("fewer than 2^63 numbers asked for")
-}
-
-/// The process-wide default generators, one per database token.
-fn defaults() -> std::sync::MutexGuard<'static, HashMap<i64, Generator>> {
-    static DEFAULTS: OnceLock<Mutex<HashMap<i64, Generator>>> = OnceLock::new();
+/// The process-wide default generators, one per database.
+fn defaults() -> std::sync::MutexGuard<'static, HashMap<Identity, Generator>> {
+    static DEFAULTS: OnceLock<Mutex<HashMap<Identity, Generator>>> = OnceLock::new();
     DEFAULTS
         .get_or_init(Mutex::default)
         .lock()
@@ -677,14 +856,15 @@ where
     C: R2D2Connection + LoadConnection + 'static,
     C::Backend: Backend,
 {
-    let token = {
+    let identity = {
         let mut conn = pool.get().map_err(Error::Pool)?;
-        database_token(&mut *conn, true)?.ok_or(Error::DifferentDatabase)?
+        identify(&mut *conn, "", true)?
+            .1
+            .ok_or(Error::DifferentDatabase)?
     };
-    let generator = Generator::builder().pool(pool).build();
-    generator.bind(token)?;
+    let generator = Generator::default_for(identity.clone(), Some(Box::new(pool)));
     // A generator this replaces keeps serving the block it holds: both are disjoint.
-    defaults().insert(token, generator);
+    defaults().insert(identity, generator);
     Ok(())
 }
 
@@ -703,17 +883,18 @@ where
     }
     // Inside a transaction the token is not created: a rollback would take it back. Without
     // one, a throwaway generator takes the numbers in that transaction, uncached.
-    let Some(token) = database_token(conn, !in_transaction)? else {
+    let Some(identity) = identify(conn, "", !in_transaction)?.1 else {
         return Ok(Generator::new());
     };
     Ok(defaults()
-        .entry(token)
-        .or_insert_with(|| Generator::bound_to(token))
+        .entry(identity.clone())
+        .or_insert_with(|| Generator::default_for(identity, None))
         .clone())
 }
 
 /// The next ID of `spec` from the process-wide default generator, which keeps one cache per
-/// database (one primary-key read per call tells them apart). See [`Generator::next_id`].
+/// database (one query per call tells them apart: see `identity.rs`). See
+/// [`Generator::next_id`].
 pub fn next_id<C>(conn: &mut C, spec: &Spec) -> Result<String>
 where
     C: LoadConnection,

@@ -371,9 +371,10 @@ where
         })
     }
 
-    /// Fills the IDs and runs `insert`; with a gapless field and no transaction open, both
-    /// in one transaction, so the number and the row commit or roll back together, and a
-    /// failure leaves the records as they were given.
+    /// Fills the IDs and runs `insert`. With a gapless field, both run in one transaction (a
+    /// savepoint inside the caller's), so the number and the row commit or roll back together
+    /// even where a failed statement rolls back alone (SQLite, MySQL), and a failure leaves
+    /// the records as they were given.
     fn run<C, O>(self, conn: &mut C, insert: impl FnOnce(T, &R, &mut C) -> Result<O>) -> Result<O>
     where
         C: LoadConnection,
@@ -384,13 +385,13 @@ where
             records,
             generator,
         } = self;
-        let own_transaction = gapless_field::<R::Row>().is_some() && !in_transaction(conn);
+        let gapless = gapless_field::<R::Row>().is_some();
         let mut filled = Vec::new();
         let work = |conn: &mut C| -> Result<O> {
             fill(records.as_rows(), generator, conn, &mut filled)?;
             insert(target, &*records, conn)
         };
-        if !own_transaction {
+        if !gapless {
             return work(conn);
         }
         let result = conn.transaction(work);

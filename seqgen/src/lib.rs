@@ -44,6 +44,7 @@ mod clock;
 mod date_pattern;
 mod error;
 mod generator;
+mod identity;
 mod insert;
 mod migrations;
 mod parse;
@@ -61,6 +62,7 @@ pub use error::{Error, Result, SpecError};
 pub use generator::{
     next_id, next_ids, next_number, next_numbers, use_pool, Generator, GeneratorBuilder,
 };
+pub use identity::accept_non_durable_server;
 pub use insert::{
     assign_ids, assign_ids_with, insert_into, DistributedId, IncompleteInsert, InsertWithIds,
     Records,

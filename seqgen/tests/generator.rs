@@ -166,8 +166,8 @@ fn a_clock_a_day_behind_never_reissues<C: TestConnection>(db: TestDb<C>) {
         .clock(common::SharedClock(behind_clock.clone()))
         .build();
     // `%d%m%Y` as well: a period that does not sort by date must not matter either.
-    for date in ["%Y%m%d", "%d%m%Y"] {
-        let spec = spec(&db.key("skew"), "S", date, 6, 5);
+    for (name, date) in [("skew_ymd", "%Y%m%d"), ("skew_dmy", "%d%m%Y")] {
+        let spec = spec(&db.key(name), "S", date, 6, 5);
         let mut ids = Vec::new();
         for step in 0..6 {
             ids.extend(ahead.next_ids(&mut ahead_conn, &spec, 3).unwrap());

@@ -246,11 +246,13 @@ fn settings_in_the_table_apply_at_the_next_reservation<C: TestConnection>(db: Te
     assert_eq!(generator.next_id(&mut conn, &spec).unwrap(), "H005000");
 
     // A dated key: a settings row (period '') gives every new period its start.
-    let dated = db.key("dated");
-    conn.batch_execute(&format!(
-        "INSERT INTO db_key (key_name, period, current_value, start_value) VALUES ('{dated}', '', 0, 1000)"
-    ))
-    .unwrap();
+    let (dated, dated_gapless) = (db.key("dated"), db.key("dated_gapless"));
+    for key in [&dated, &dated_gapless] {
+        conn.batch_execute(&format!(
+            "INSERT INTO db_key (key_name, period, current_value, start_value) VALUES ('{key}', '', 0, 1000)"
+        ))
+        .unwrap();
+    }
     let spec = Spec::builder(&dated)
         .prefix("D")
         .date("%Y")
@@ -259,7 +261,7 @@ fn settings_in_the_table_apply_at_the_next_reservation<C: TestConnection>(db: Te
         .unwrap();
     let id = generator.next_id(&mut conn, &spec).unwrap();
     assert!(id.ends_with("001000"), "{id}");
-    let gapless = Spec::builder(&dated)
+    let gapless = Spec::builder(&dated_gapless)
         .prefix("G")
         .date("%y")
         .pad(6)

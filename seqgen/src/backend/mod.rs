@@ -34,6 +34,12 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     #[doc(hidden)]
     const CREATE_ROWS_BESIDE_TRANSACTION: bool;
 
+    /// Whether a transaction may read `db_key` before its first write to it. A deferred SQLite
+    /// transaction that has read cannot write once another connection has written
+    /// (`SQLITE_BUSY_SNAPSHOT`, no busy wait), so there the reservation comes first.
+    #[doc(hidden)]
+    const READS_FIRST_IN_TRANSACTION: bool;
+
     /// The SQL function giving the larger of two values.
     #[doc(hidden)]
     const GREATEST: &'static str;
@@ -41,6 +47,25 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     /// How an insert skips rows already there: the words before `db_key`, and after the rest.
     #[doc(hidden)]
     const INSERT_IGNORING: (&'static str, &'static str);
+
+    /// An SQL expression (text) naming the database a connection talks to, the same on every
+    /// connection to it and different for a copy of it: see [`identity`](crate::identity).
+    #[doc(hidden)]
+    const FINGERPRINT: &'static str;
+
+    /// An SQL expression (a number) giving the server's commit durability setting; 1 when a
+    /// committed reservation survives a crash of the server.
+    #[doc(hidden)]
+    const DURABILITY: &'static str;
+
+    /// The server setting [`DURABILITY`](Backend::DURABILITY) reads, for error messages.
+    #[doc(hidden)]
+    const DURABILITY_SETTING: &'static str;
+
+    /// A one-row derived table whose evaluation makes the reservation's transaction commit
+    /// durably whatever the session's setting (PostgreSQL's `synchronous_commit`).
+    #[doc(hidden)]
+    const DURABLE_COMMIT: &'static str;
 
     /// The embedded `db_key` migrations of this backend.
     #[doc(hidden)]
@@ -50,9 +75,16 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     /// in one atomic step, and returns the new value: the numbers
     /// `new - count + 1 ..= new` are the caller's. A new row starts at its key row's
     /// `start_value` (the row with period ''); a counter behind its own `start_value` jumps
-    /// to it. Numbers only ever move forward.
+    /// to it. Numbers only ever move forward. When the counter is past `limit` (the largest
+    /// value it may have for `count` more to fit), nothing changes and `None` comes back.
     #[doc(hidden)]
-    fn reserve<C>(conn: &mut C, key: &str, period: &str, count: i64) -> QueryResult<i64>
+    fn reserve<C>(
+        conn: &mut C,
+        key: &str,
+        period: &str,
+        count: i64,
+        limit: i64,
+    ) -> QueryResult<Option<i64>>
     where
         C: LoadConnection<Backend = Self>;
 
@@ -69,10 +101,30 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// In one query, what a reservation needs to know first: the database's token (the
-    /// value of the reserved row) and the key row's `batch_size`, if an operator set one.
+    /// In one query, what a reservation needs to know first: see [`Found`].
     #[doc(hidden)]
-    fn token_and_batch<C>(conn: &mut C, key: &str) -> QueryResult<(Option<i64>, Option<i64>)>
+    fn identify<C>(conn: &mut C, key: &str) -> QueryResult<Found>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// Completes the [`FINGERPRINT`](Backend::FINGERPRINT) the server gave with what only the
+    /// client can see (SQLite: the database file's device and inode).
+    #[doc(hidden)]
+    fn complete_fingerprint(fingerprint: String) -> String {
+        fingerprint
+    }
+
+    /// Records `shape` on the key's row (period ''), creating the row if it is missing, unless
+    /// a shape is recorded there already; returns the shape recorded afterwards.
+    #[doc(hidden)]
+    fn claim_shape<C>(conn: &mut C, key: &str, shape: &str) -> QueryResult<Option<String>>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// The shape recorded on the key's row, as last committed (not as a transaction's
+    /// snapshot saw it: MySQL reads it with a lock).
+    #[doc(hidden)]
+    fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
     where
         C: LoadConnection<Backend = Self>;
 
@@ -94,6 +146,23 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
 
 mod sealed {
     pub trait Sealed {}
+}
+
+/// What [`Backend::identify`] read: which database this is, how durably it commits, and the
+/// key's row.
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The database's fingerprint ([`Backend::FINGERPRINT`], completed).
+    pub fingerprint: String,
+    /// The server's durability setting; 1 is durable.
+    pub durability: i64,
+    /// The token row's value, if the database has one yet.
+    pub token: Option<i64>,
+    /// The key row's `batch_size`, if an operator set one.
+    pub batch: Option<i64>,
+    /// The key row's recorded shape, if any.
+    pub shape: Option<String>,
 }
 
 /// Whether `err` says a lock could not be taken without waiting: PostgreSQL 55P03 "could not
@@ -125,7 +194,9 @@ pub(crate) fn is_missing_table(err: &diesel::result::Error) -> bool {
                     || msg.contains("does not exist")
                     || msg.contains("doesn't exist"));
             // A db_key from before the settings migration.
-            let column_missing = (msg.contains("start_value") || msg.contains("batch_size"))
+            let column_missing = (msg.contains("start_value")
+                || msg.contains("batch_size")
+                || msg.contains("shape"))
                 && (msg.contains("no such column")
                     || msg.contains("does not exist")
                     || msg.contains("Unknown column"));
@@ -169,16 +240,41 @@ macro_rules! shared_queries {
                 .optional()
         }
 
-        fn token_and_batch<C>(conn: &mut C, key: &str) -> QueryResult<(Option<i64>, Option<i64>)>
+        fn identify<C>(conn: &mut C, key: &str) -> QueryResult<super::Found>
         where
             C: LoadConnection<Backend = Self>,
         {
-            use super::statement::{Statement, TokenAndBatch};
-            let rows: Vec<(String, i64, Option<i64>)> =
-                Statement::<TokenAndBatch>::new(key, "", 0).load(conn)?;
-            let token = rows.iter().find(|r| r.0.is_empty()).map(|r| r.1);
-            let batch = rows.iter().find(|r| r.0 == key).and_then(|r| r.2);
-            Ok((token, batch))
+            use super::statement::{Identify, Statement};
+            type Row = (
+                String,
+                i64,
+                Option<String>,
+                Option<i64>,
+                Option<i64>,
+                Option<String>,
+            );
+            let rows: Vec<Row> = Statement::<Identify>::new(key, "", 0).load(conn)?;
+            let first = rows.first().ok_or(diesel::result::Error::NotFound)?;
+            let row = |name: &str| rows.iter().find(|r| r.2.as_deref() == Some(name));
+            Ok(super::Found {
+                fingerprint: Self::complete_fingerprint(first.0.clone()),
+                durability: first.1,
+                token: row("").and_then(|r| r.3),
+                batch: row(key).and_then(|r| r.4),
+                shape: row(key).and_then(|r| r.5.clone()),
+            })
+        }
+
+        fn claim_shape<C>(conn: &mut C, key: &str, shape: &str) -> QueryResult<Option<String>>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            Self::create_row(conn, key, "")?;
+            diesel::update(db_key::table.find((key, "")))
+                .filter(db_key::shape.is_null())
+                .set(db_key::shape.eq(shape))
+                .execute(conn)?;
+            Self::read_shape(conn, key)
         }
     };
 }

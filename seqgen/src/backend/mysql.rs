@@ -16,7 +16,7 @@ use super::statement::{LockNowait, Piece, Statement, Text as StatementText};
 use crate::schema::db_key;
 
 /// Adds to an existing counter and remembers the new value as `LAST_INSERT_ID()`. A counter
-/// behind its own `start_value` jumps forward to it.
+/// behind its own `start_value` jumps forward to it; a counter past the limit is left alone.
 struct Bump;
 
 impl StatementText for Bump {
@@ -30,6 +30,8 @@ impl StatementText for Bump {
         Piece::Key,
         Piece::Sql(" AND period = "),
         Piece::Period,
+        Piece::Sql(" AND GREATEST(current_value, COALESCE(start_value, 1) - 1) <= "),
+        Piece::Limit,
     ];
     type SqlType = BigInt;
 }
@@ -46,25 +48,58 @@ impl super::Backend for Mysql {
     const INSERT_IGNORING: (&'static str, &'static str) = ("INSERT IGNORE INTO", "");
     const GREATEST: &'static str = "GREATEST";
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = true;
+    const READS_FIRST_IN_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/mysql");
+    // MariaDB has no server UUID: the server (host, port, data directory, server id) and the
+    // schema. A `mysqldump | mariadb` clone lives in another schema or on another server.
+    const FINGERPRINT: &'static str =
+        "CONCAT_WS('/', 'mysql', @@hostname, @@port, @@datadir, @@server_id, DATABASE())";
+    // InnoDB writes and flushes its log at every commit only with the value 1.
+    const DURABILITY: &'static str = "CAST(@@innodb_flush_log_at_trx_commit AS SIGNED)";
+    const DURABILITY_SETTING: &'static str = "innodb_flush_log_at_trx_commit";
+    const DURABLE_COMMIT: &'static str = "(SELECT 1) AS durable";
 
-    fn reserve<C>(conn: &mut C, key: &str, period: &str, count: i64) -> QueryResult<i64>
+    fn reserve<C>(
+        conn: &mut C,
+        key: &str,
+        period: &str,
+        count: i64,
+        limit: i64,
+    ) -> QueryResult<Option<i64>>
     where
         C: LoadConnection<Backend = Self>,
     {
-        let bump = |conn: &mut C| Statement::<Bump>::new(key, period, count).execute(conn);
+        let bump = |conn: &mut C| {
+            Statement::<Bump>::new(key, period, count)
+                .limited(limit)
+                .execute(conn)
+        };
         if bump(conn)? == 0 {
             Self::create_row(conn, key, period)?;
             if bump(conn)? == 0 {
-                return Err(diesel::result::Error::NotFound);
+                // The row exists now: its counter is past the limit.
+                return Ok(None);
             }
         }
         let value: u64 = diesel::select(last_insert_id()).get_result(conn)?;
-        i64::try_from(value).map_err(|e| diesel::result::Error::DeserializationError(e.into()))
+        i64::try_from(value)
+            .map(Some)
+            .map_err(|e| diesel::result::Error::DeserializationError(e.into()))
     }
 
     super::shared_queries!();
+
+    fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        db_key::table
+            .find((key, ""))
+            .select(db_key::shape)
+            .for_update()
+            .first(conn)
+    }
 
     fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where

@@ -19,17 +19,50 @@ impl super::Backend for Pg {
         ("INSERT INTO", " ON CONFLICT DO NOTHING");
     const GREATEST: &'static str = "GREATEST";
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = false;
+    const READS_FIRST_IN_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/postgres");
+    // The cluster (its system identifier, new for every initdb) and the database in it (its
+    // oid, new for a `CREATE DATABASE … TEMPLATE` copy or a restore into a new database).
+    const FINGERPRINT: &'static str =
+        "'pg:' || (SELECT system_identifier::text FROM pg_control_system()) \
+         || '/' || (SELECT oid::text FROM pg_database WHERE datname = current_database())";
+    // Every reservation sets `synchronous_commit = on` for its own transaction.
+    const DURABILITY: &'static str = "CAST(1 AS BIGINT)";
+    const DURABILITY_SETTING: &'static str = "synchronous_commit";
+    // `set_config(…, true)` lasts until the end of the transaction, and the commit reads it:
+    // the reservation (and a caller's transaction holding a gapless number) waits for its WAL
+    // to reach disk even when the server or session says `synchronous_commit = off`.
+    const DURABLE_COMMIT: &'static str =
+        "(SELECT set_config('synchronous_commit', 'on', true)) AS durable";
 
-    fn reserve<C>(conn: &mut C, key: &str, period: &str, count: i64) -> QueryResult<i64>
+    fn reserve<C>(
+        conn: &mut C,
+        key: &str,
+        period: &str,
+        count: i64,
+        limit: i64,
+    ) -> QueryResult<Option<i64>>
     where
         C: LoadConnection<Backend = Self>,
     {
-        Statement::<UpsertReturning>::new(key, period, count).get_result(conn)
+        Statement::<UpsertReturning>::new(key, period, count)
+            .limited(limit)
+            .get_result(conn)
+            .optional()
     }
 
     super::shared_queries!();
+
+    fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        db_key::table
+            .find((key, ""))
+            .select(db_key::shape)
+            .first(conn)
+    }
 
     fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where

@@ -19,17 +19,49 @@ impl super::Backend for Sqlite {
     const INSERT_IGNORING: (&'static str, &'static str) = ("INSERT OR IGNORE INTO", "");
     const GREATEST: &'static str = "MAX";
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = false;
+    const READS_FIRST_IN_TRANSACTION: bool = false;
     const RESERVE_BESIDE_TRANSACTION: bool = false;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/sqlite");
+    // The main database's file; `complete_fingerprint` adds its device and inode, so a copy of
+    // the file is another database even where it was moved to the original's path.
+    const FINGERPRINT: &'static str =
+        "COALESCE((SELECT file FROM pragma_database_list WHERE name = 'main'), '')";
+    // A commit is durable against a crash of the process; see the README on power loss.
+    const DURABILITY: &'static str = "1";
+    const DURABILITY_SETTING: &'static str = "synchronous";
+    const DURABLE_COMMIT: &'static str = "(SELECT 1) AS durable";
 
-    fn reserve<C>(conn: &mut C, key: &str, period: &str, count: i64) -> QueryResult<i64>
+    fn reserve<C>(
+        conn: &mut C,
+        key: &str,
+        period: &str,
+        count: i64,
+        limit: i64,
+    ) -> QueryResult<Option<i64>>
     where
         C: LoadConnection<Backend = Self>,
     {
-        Statement::<UpsertReturning>::new(key, period, count).get_result(conn)
+        Statement::<UpsertReturning>::new(key, period, count)
+            .limited(limit)
+            .get_result(conn)
+            .optional()
+    }
+
+    fn complete_fingerprint(file: String) -> String {
+        file_fingerprint(file)
     }
 
     super::shared_queries!();
+
+    fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        db_key::table
+            .find((key, ""))
+            .select(db_key::shape)
+            .first(conn)
+    }
 
     fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where
@@ -54,6 +86,19 @@ impl super::Backend for Sqlite {
         }
         Ok(())
     }
+}
+
+/// `sqlite:` + the file + its device and inode; an in-memory or temporary database has no
+/// file, and only its token tells it apart.
+fn file_fingerprint(file: String) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let Ok(meta) = std::fs::metadata(&file) {
+            return format!("sqlite:{}:{}:{file}", meta.dev(), meta.ino());
+        }
+    }
+    format!("sqlite:{file}")
 }
 
 /// The settings seqgen recommends for every SQLite connection: a 5 s busy timeout, so

@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
-use diesel::sql_types::{BigInt, HasSqlType, Text as SqlText};
+use diesel::sql_types::{BigInt, HasSqlType, Nullable, Text as SqlText};
 use diesel::{QueryResult, RunQueryDsl};
 
 /// A piece of a statement: SQL text, or where a value is bound.
@@ -21,9 +21,20 @@ pub(crate) enum Piece {
     InsertIgnoring,
     /// Its end, where the backend says it there (`ON CONFLICT DO NOTHING` on PostgreSQL).
     InsertIgnoringEnd,
+    /// An expression naming the database the connection talks to (see `identity.rs`).
+    Fingerprint,
+    /// An expression giving the server's durability setting as a number, 1 when durable.
+    Durability,
+    /// A one-row derived table whose evaluation makes the statement's transaction commit
+    /// durably (PostgreSQL: `synchronous_commit = on` for that transaction alone).
+    DurableCommit,
     Key,
     Period,
     Count,
+    /// The largest counter value a reservation may start from: the spec's capacity (or
+    /// `i64::MAX`) minus the count, so the statement can neither pass the capacity nor
+    /// overflow.
+    Limit,
 }
 
 /// The text of one statement, and the type of the rows it returns.
@@ -38,6 +49,7 @@ pub(crate) struct Statement<'a, S> {
     key: &'a str,
     period: &'a str,
     count: i64,
+    limit: i64,
     text: PhantomData<S>,
 }
 
@@ -47,8 +59,15 @@ impl<'a, S> Statement<'a, S> {
             key,
             period,
             count,
+            limit: i64::MAX,
             text: PhantomData,
         }
+    }
+
+    /// With a [`Piece::Limit`].
+    pub(crate) fn limited(mut self, limit: i64) -> Self {
+        self.limit = limit;
+        self
     }
 }
 
@@ -75,6 +94,10 @@ where
                 Piece::Greatest => out.push_sql(DB::GREATEST),
                 Piece::InsertIgnoring => out.push_sql(DB::INSERT_IGNORING.0),
                 Piece::InsertIgnoringEnd => out.push_sql(DB::INSERT_IGNORING.1),
+                Piece::Fingerprint => out.push_sql(DB::FINGERPRINT),
+                Piece::Durability => out.push_sql(DB::DURABILITY),
+                Piece::DurableCommit => out.push_sql(DB::DURABLE_COMMIT),
+                Piece::Limit => out.push_bind_param::<BigInt, i64>(&self.limit)?,
                 Piece::Key => out.push_bind_param::<SqlText, str>(self.key)?,
                 Piece::Period => out.push_bind_param::<SqlText, str>(self.period)?,
                 Piece::Count => out.push_bind_param::<BigInt, i64>(&self.count)?,
@@ -86,24 +109,41 @@ where
 
 impl<S, Conn> RunQueryDsl<Conn> for Statement<'_, S> {}
 
-/// The token row and the key row, read together before a reservation.
-pub(crate) struct TokenAndBatch;
+/// What a reservation needs to know first, in one round trip: which database this is (its
+/// fingerprint and the token row), whether the server commits durably, and the key's row
+/// (batch override and recorded shape). One row per existing row of the two, or one row of
+/// NULLs beside the fingerprint when neither exists.
+pub(crate) struct Identify;
 
-impl Text for TokenAndBatch {
+impl Text for Identify {
     const PIECES: &'static [Piece] = &[
+        Piece::Sql("SELECT "),
+        Piece::Fingerprint,
+        Piece::Sql(", "),
+        Piece::Durability,
         Piece::Sql(
-            "SELECT key_name, current_value, batch_size FROM db_key \
-             WHERE period = '' AND key_name IN ('', ",
+            ", k.key_name, k.current_value, k.batch_size, k.shape \
+             FROM (SELECT 1 AS here) AS h LEFT JOIN db_key k \
+             ON k.period = '' AND k.key_name IN ('', ",
         ),
         Piece::Key,
         Piece::Sql(")"),
     ];
-    type SqlType = (SqlText, BigInt, diesel::sql_types::Nullable<BigInt>);
+    type SqlType = (
+        SqlText,
+        BigInt,
+        Nullable<SqlText>,
+        Nullable<BigInt>,
+        Nullable<BigInt>,
+        Nullable<SqlText>,
+    );
 }
 
 /// Adds to the counter, creating the row at its key row's start if it is missing, and returns
 /// the new value (`INSERT … ON CONFLICT DO UPDATE … RETURNING`: SQLite, PostgreSQL). A counter
-/// behind its own `start_value` jumps forward to it.
+/// behind its own `start_value` jumps forward to it. When the counter is past the
+/// [limit](Piece::Limit) nothing is written and no row comes back: a refused request touches
+/// nothing. The statement commits durably whatever the session's setting.
 pub(crate) struct UpsertReturning;
 
 impl Text for UpsertReturning {
@@ -112,17 +152,23 @@ impl Text for UpsertReturning {
         Piece::Key,
         Piece::Sql(", "),
         Piece::Period,
-        Piece::Sql(", COALESCE(MAX(start_value), 1) - 1 + "),
+        Piece::Sql(", s.base + "),
         Piece::Count,
-        Piece::Sql(" FROM db_key WHERE key_name = "),
+        Piece::Sql(" FROM (SELECT COALESCE(MAX(k.start_value), 1) - 1 AS base FROM "),
+        Piece::DurableCommit,
+        Piece::Sql(" LEFT JOIN db_key k ON k.key_name = "),
         Piece::Key,
-        Piece::Sql(
-            " AND period = '' ON CONFLICT (key_name, period) DO UPDATE SET current_value = ",
-        ),
+        Piece::Sql(" AND k.period = '') AS s WHERE s.base <= "),
+        Piece::Limit,
+        Piece::Sql(" ON CONFLICT (key_name, period) DO UPDATE SET current_value = "),
         Piece::Greatest,
         Piece::Sql("(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) + "),
         Piece::Count,
-        Piece::Sql(", updated_at = CURRENT_TIMESTAMP RETURNING current_value"),
+        Piece::Sql(", updated_at = CURRENT_TIMESTAMP WHERE "),
+        Piece::Greatest,
+        Piece::Sql("(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) <= "),
+        Piece::Limit,
+        Piece::Sql(" RETURNING current_value"),
     ];
     type SqlType = BigInt;
 }
@@ -165,8 +211,10 @@ impl Text for CreateToken {
 
 /// Locks an existing counter row without waiting (PostgreSQL, MySQL): no row when it is
 /// missing, an error when another transaction holds it.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
 pub(crate) struct LockNowait;
 
+#[cfg(any(feature = "postgres", feature = "mysql"))]
 impl Text for LockNowait {
     const PIECES: &'static [Piece] = &[
         Piece::Sql("SELECT current_value FROM db_key WHERE key_name = "),

@@ -1,0 +1,114 @@
+//! Which database a connection talks to, so that cached numbers of one database are never
+//! served to another.
+//!
+//! Taking one database for two is always safe (two caches of disjoint blocks); taking two for
+//! one hands out numbers twice. So an identity is made of everything that tells databases
+//! apart, and two are the same only when all of it matches:
+//!
+//! - the **fingerprint**, read live from the server at every look-up: PostgreSQL's cluster
+//!   system identifier and the database's oid; MySQL/MariaDB's host, port, data directory,
+//!   server id and schema; SQLite's main file with its device and inode. A copy (a copied
+//!   file, `CREATE DATABASE … TEMPLATE`, a dump restored elsewhere) differs here even though
+//!   it carries the original's rows;
+//! - the **token**, a random number stored in the reserved `db_key` row `('', '')` at the
+//!   first reservation: it tells apart databases that look alike from outside (a database
+//!   dropped and created again under the same name, a new SQLite file where an old one was).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use diesel::connection::LoadConnection;
+
+use crate::backend::{Backend, Found};
+use crate::error::{Error, Result};
+
+/// One database, as told apart by [`identify`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Identity {
+    fingerprint: Box<str>,
+    token: i64,
+}
+
+impl Identity {
+    /// Whether `found` (a look-up that may have no token yet) could be this database. Without
+    /// a token only the fingerprint can tell.
+    pub(crate) fn matches(&self, found: &Found) -> bool {
+        *self.fingerprint == *found.fingerprint && found.token.is_none_or(|t| t == self.token)
+    }
+}
+
+/// Reads the database's identity and the key's row in one query. With `create`, a database
+/// without a token gets one first (never inside a transaction: a rollback would take it
+/// back); without, its identity is `None`.
+pub(crate) fn identify<C>(
+    conn: &mut C,
+    key: &str,
+    create: bool,
+) -> Result<(Found, Option<Identity>)>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let mut found = C::Backend::identify(conn, key)?;
+    if found.token.is_none() && create {
+        crate::generator::retrying(|| C::Backend::create_token(conn, random_token()))?;
+        found = C::Backend::identify(conn, key)?;
+    }
+    let identity = found.token.map(|token| Identity {
+        fingerprint: found.fingerprint.as_str().into(),
+        token,
+    });
+    Ok((found, identity))
+}
+
+/// Whether the process-wide default generator accepts a server that does not commit durably.
+static ACCEPT_NON_DURABLE: AtomicBool = AtomicBool::new(false);
+
+/// Lets the process-wide default generator (behind [`next_id`](crate::next_id), the derive and
+/// [`insert_into`](crate::insert_into)) reserve blocks on a MySQL/MariaDB server whose
+/// `innodb_flush_log_at_trx_commit` is not 1, which it refuses otherwise
+/// ([`Error::NotDurable`]). Only for development databases: a server crash can then lose
+/// reservations whose numbers instances still hold, and hand them out again.
+pub fn accept_non_durable_server() {
+    ACCEPT_NON_DURABLE.store(true, Ordering::Relaxed);
+}
+
+/// Who decides whether a non-durable server is accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NonDurable {
+    Refuse,
+    Accept,
+    /// The process-wide setting, [`accept_non_durable_server`].
+    AsProcess,
+}
+
+impl NonDurable {
+    /// Refuses a server that does not commit durably, unless accepted.
+    pub(crate) fn check<B: Backend>(self, found: &Found) -> Result<()> {
+        let accepted = match self {
+            NonDurable::Refuse => false,
+            NonDurable::Accept => true,
+            NonDurable::AsProcess => ACCEPT_NON_DURABLE.load(Ordering::Relaxed),
+        };
+        if found.durability == 1 || accepted {
+            Ok(())
+        } else {
+            Err(Error::NotDurable {
+                setting: B::DURABILITY_SETTING,
+                value: found.durability,
+            })
+        }
+    }
+}
+
+/// A random positive token from the standard library's per-process random hash keys.
+pub(crate) fn random_token() -> i64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::hash::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    hasher.write_u32(std::process::id());
+    (hasher.finish() >> 1).max(1) as i64
+}

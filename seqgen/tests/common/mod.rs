@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use diesel::connection::{LoadConnection, SimpleConnection};
 use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
+use diesel::Connection;
 use diesel_migrations::MigrationHarness;
 
 /// A connection type the suite runs on.
@@ -37,6 +38,14 @@ pub trait TestConnection:
     fn kill_session(_admin: &mut Self, _id: i64) {}
     /// The first column of every row of `sql`, as text (Diesel loads are concrete per backend).
     fn texts(conn: &mut Self, sql: &str) -> Vec<String>;
+    /// Creates the empty database `name` beside the test database `url` (SQLite: a file in
+    /// `dir`) and returns its URL.
+    fn create_database(url: &str, dir: &std::path::Path, name: &str) -> String;
+    /// Copies database `from` to the new database `to`, the way an operator would (a file
+    /// copy, `CREATE DATABASE … TEMPLATE`, `mysqldump | mariadb`), and returns its URL.
+    fn copy_database(url: &str, dir: &std::path::Path, from: &str, to: &str) -> String;
+    /// Drops database `name` (SQLite: nothing, the directory goes with the test).
+    fn drop_database(_url: &str, _name: &str) {}
 }
 
 #[derive(diesel::QueryableByName)]
@@ -76,6 +85,20 @@ impl TestConnection for diesel::SqliteConnection {
     fn serializable(_: &mut Self) {
         // SQLite transactions are always serializable.
     }
+    fn create_database(_: &str, dir: &std::path::Path, name: &str) -> String {
+        dir.join(format!("{name}.db")).to_str().unwrap().to_owned()
+    }
+    fn copy_database(url: &str, dir: &std::path::Path, from: &str, to: &str) -> String {
+        let from = Self::create_database(url, dir, from);
+        // Everything into the main file first, as a careful operator would.
+        Self::establish(&from)
+            .unwrap()
+            .batch_execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            .unwrap();
+        let to = Self::create_database(url, dir, to);
+        std::fs::copy(&from, &to).unwrap();
+        to
+    }
 }
 
 #[cfg(feature = "postgres")]
@@ -109,6 +132,17 @@ impl TestConnection for diesel::PgConnection {
             .batch_execute(&format!("SELECT pg_terminate_backend({id})"))
             .unwrap();
     }
+    fn create_database(url: &str, _: &std::path::Path, name: &str) -> String {
+        admin::<Self>(url, &format!("CREATE DATABASE {name}"));
+        with_database(url, name)
+    }
+    fn copy_database(url: &str, _: &std::path::Path, from: &str, to: &str) -> String {
+        admin::<Self>(url, &format!("CREATE DATABASE {to} TEMPLATE {from}"));
+        with_database(url, to)
+    }
+    fn drop_database(url: &str, name: &str) {
+        admin::<Self>(url, &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+    }
 }
 
 #[cfg(feature = "mysql")]
@@ -139,6 +173,45 @@ impl TestConnection for diesel::MysqlConnection {
     fn kill_session(admin: &mut Self, id: i64) {
         admin.batch_execute(&format!("KILL {id}")).unwrap();
     }
+    fn create_database(url: &str, _: &std::path::Path, name: &str) -> String {
+        admin::<Self>(url, &format!("CREATE DATABASE {name}"));
+        with_database(url, name)
+    }
+    fn copy_database(url: &str, dir: &std::path::Path, from: &str, to: &str) -> String {
+        let to_url = Self::create_database(url, dir, to);
+        // mysql://user[:password]@host[:port]/database
+        let rest = url.trim_start_matches("mysql://");
+        let (credentials, server) = rest.split_once('@').unwrap_or(("root", rest));
+        let (user, password) = credentials.split_once(':').unwrap_or((credentials, ""));
+        let server = server.split('/').next().unwrap();
+        let (host, port) = server.split_once(':').unwrap_or((server, "3306"));
+        let client = format!("-h {host} -P {port} -u {user} --password='{password}'");
+        let copied = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "set -o pipefail; mysqldump {client} {from} | mariadb {client} {to}"
+            ))
+            .status()
+            .unwrap();
+        assert!(copied.success(), "mysqldump | mariadb failed: {copied}");
+        to_url
+    }
+    fn drop_database(url: &str, name: &str) {
+        admin::<Self>(url, &format!("DROP DATABASE IF EXISTS {name}"));
+    }
+}
+
+/// `url` with its database replaced by `name`.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+fn with_database(url: &str, name: &str) -> String {
+    let (server, _) = url.rsplit_once('/').unwrap();
+    format!("{server}/{name}")
+}
+
+/// Runs `sql` on a new connection to the test database `url`.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+fn admin<C: TestConnection>(url: &str, sql: &str) {
+    C::establish(url).unwrap().batch_execute(sql).unwrap();
 }
 
 fn server_url(var: &str) -> Option<String> {
@@ -234,6 +307,67 @@ impl<C: TestConnection> TestDb<C> {
             .connection_customizer(Box::new(Setup(serializable)))
             .build(ConnectionManager::new(&self.url))
             .unwrap()
+    }
+}
+
+/// A database of its own for one test, beside the test database: for what needs a whole
+/// database (copies, migrations from the start). Dropped at the end of the test.
+pub struct Scratch<'a, C: TestConnection> {
+    db: &'a TestDb<C>,
+    pub name: String,
+    pub url: String,
+}
+
+impl<C: TestConnection> TestDb<C> {
+    /// A new empty database (no migrations run).
+    pub fn scratch(&self, name: &str) -> Scratch<'_, C> {
+        let name = self.scratch_name(name);
+        let url = C::create_database(&self.url, self._dir.path(), &name);
+        Scratch {
+            db: self,
+            name,
+            url,
+        }
+    }
+
+    /// A copy of `from`, made the way an operator would.
+    pub fn copy(&self, from: &Scratch<'_, C>, name: &str) -> Scratch<'_, C> {
+        let name = self.scratch_name(name);
+        let url = C::copy_database(&self.url, self._dir.path(), &from.name, &name);
+        Scratch {
+            db: self,
+            name,
+            url,
+        }
+    }
+
+    /// A database name unique to this test run, short enough for MySQL (64 characters).
+    fn scratch_name(&self, name: &str) -> String {
+        static SEQ: AtomicU32 = AtomicU32::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos();
+        format!(
+            "seqgen_{name}_{}_{nanos:x}_{}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        )
+    }
+}
+
+impl<C: TestConnection> Scratch<'_, C> {
+    /// A new connection to this database.
+    pub fn connect(&self) -> C {
+        let mut conn = C::establish(&self.url).unwrap();
+        C::setup(&mut conn);
+        conn
+    }
+}
+
+impl<C: TestConnection> Drop for Scratch<'_, C> {
+    fn drop(&mut self) {
+        C::drop_database(&self.db.url, &self.name);
     }
 }
 

@@ -1,0 +1,394 @@
+//! The ways real deployments break "never the same number twice", each on every backend:
+//! copied databases, operator edits of `db_key`, counters at the end of `i64`, two shapes on
+//! one key, keys a collation folds, requests that cannot fit, failed gapless inserts.
+
+mod common;
+
+use chrono::TimeDelta;
+use common::{assert_distinct, TestConnection, TestDb};
+use diesel::prelude::*;
+use seqgen::{Clock, DistributedId, Error, Generator, Overflow, Spec, SpecError};
+
+backend_tests!(
+    a_copied_database_is_another_database,
+    a_counter_that_went_back_is_refused,
+    one_key_one_shape,
+    counters_never_wrap_or_clamp,
+    operator_edits_out_of_range_fail_at_the_update,
+    a_request_that_cannot_fit_touches_nothing,
+    a_failed_gapless_insert_gives_its_number_back,
+    the_upgrade_keeps_every_counter,
+);
+
+fn batched(key: &str, pad: u32, batch: u32) -> Spec {
+    Spec::builder(key)
+        .prefix("N")
+        .date("")
+        .pad(pad)
+        .batch(batch)
+        .build()
+        .unwrap()
+}
+
+/// A migrated database copied (a template SQLite file copied per test, `CREATE DATABASE …
+/// TEMPLATE`, a dump restored elsewhere) carries the original's token row. The process-wide
+/// default generator must still take the copy for another database: serving the copy from the
+/// original's cache hands out numbers the copy's own counter gives again later.
+fn a_copied_database_is_another_database<C: TestConnection>(db: TestDb<C>) {
+    let original = db.scratch("orig");
+    let spec = batched("copied", 6, 100);
+    {
+        let mut conn = original.connect();
+        seqgen::run_migrations(&mut conn).unwrap();
+        // The token row exists before the copy, as in a template that was used once.
+        seqgen::next_id(&mut conn, &batched("warm_up", 6, 1)).unwrap();
+    } // PostgreSQL copies only a database nobody is connected to.
+    let copy = db.copy(&original, "copy");
+    let (mut on_original, mut on_copy) = (original.connect(), copy.connect());
+
+    // The default generator, on the original and on the copy; then other instances (fresh
+    // generators) on each, which only know what the database's own counter says.
+    let mut original_ids = seqgen::next_ids(&mut on_original, &spec, 5).unwrap();
+    let mut copy_ids = seqgen::next_ids(&mut on_copy, &spec, 5).unwrap();
+    original_ids.extend(
+        Generator::new()
+            .next_ids(&mut on_original, &spec, 20)
+            .unwrap(),
+    );
+    copy_ids.extend(Generator::new().next_ids(&mut on_copy, &spec, 20).unwrap());
+    original_ids.extend(seqgen::next_ids(&mut on_original, &spec, 5).unwrap());
+    copy_ids.extend(seqgen::next_ids(&mut on_copy, &spec, 5).unwrap());
+    assert_distinct(&original_ids);
+    assert_distinct(&copy_ids);
+    // Each database started at 1: the copy was not served from the original's block.
+    assert_eq!(copy_ids[0], "N000001");
+}
+
+/// An operator lowers `current_value` (or restores an old `db_key`) while a generator runs:
+/// the generator knows it held higher numbers and refuses to serve the block.
+fn a_counter_that_went_back_is_refused<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let key = db.key("went_back");
+    let spec = batched(&key, 6, 10);
+    let generator = Generator::new();
+    let ids = generator.next_ids(&mut conn, &spec, 25).unwrap(); // one block of 25
+    assert_eq!(ids.last().unwrap(), "N000025");
+    conn.batch_execute(&format!(
+        "UPDATE db_key SET current_value = 5 WHERE key_name = '{key}' AND period = ''"
+    ))
+    .unwrap();
+    let err = generator.next_id(&mut conn, &spec).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::CounterWentBack {
+                held: 25,
+                got: 6,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains(&key), "{err}");
+    // Refused every time, not served on the second try.
+    assert!(matches!(
+        generator.next_id(&mut conn, &spec),
+        Err(Error::CounterWentBack { .. })
+    ));
+}
+
+/// Two specs on one key whose printed forms differ (here `%Y%m%d` + pad 8 and `%Y%m%d%H` +
+/// pad 6 would print the same strings from different period rows): the second is refused,
+/// on every path (batched, in a transaction, gapless, another generator).
+fn one_key_one_shape<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let key = db.key("shape");
+    let daily = Spec::builder(&key).date("%Y%m%d").pad(8).build().unwrap();
+    let hourly = Spec::builder(&key).date("%Y%m%d%H").pad(6).build().unwrap();
+    Generator::new().next_id(&mut conn, &daily).unwrap();
+    let err = Generator::new().next_id(&mut conn, &hourly).unwrap_err();
+    match &err {
+        Error::ShapeChanged {
+            recorded,
+            requested,
+            ..
+        } => {
+            assert_eq!(recorded, daily.shape());
+            assert_eq!(requested, hourly.shape());
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(err.to_string().contains("new key"), "{err}");
+    let in_transaction = conn.transaction(|conn| Generator::new().next_id(conn, &hourly));
+    assert!(matches!(in_transaction, Err(Error::ShapeChanged { .. })));
+    let gapless = Spec::builder(&key)
+        .date("%Y%m%d%H")
+        .pad(6)
+        .gapless()
+        .build()
+        .unwrap();
+    let in_transaction = conn.transaction(|conn| Generator::new().next_id(conn, &gapless));
+    assert!(matches!(in_transaction, Err(Error::ShapeChanged { .. })));
+    // The recorded shape still works, from any generator.
+    seqgen::next_id(&mut conn, &daily).unwrap();
+}
+
+/// Counters at the end of `i64`: an operator's `batch_size` of `i64::MAX`, or a `start_value`
+/// just below it with `widen`. SQLite would turn the sum into a REAL read back clamped; every
+/// backend refuses instead, with an error that names the key, and nothing is issued twice.
+fn counters_never_wrap_or_clamp<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let widen = |key: &str| {
+        Spec::builder(key)
+            .prefix("N")
+            .date("")
+            .pad(6)
+            .batch(100)
+            .overflow(Overflow::Widen)
+            .build()
+            .unwrap()
+    };
+    // A start near the end: the batch no longer fits, single numbers do, then none.
+    let near_end = db.key("near_end");
+    conn.batch_execute(&format!(
+        "INSERT INTO db_key (key_name, period, current_value, start_value) \
+         VALUES ('{near_end}', '', 0, {})",
+        i64::MAX - 9
+    ))
+    .unwrap();
+    let spec = widen(&near_end);
+    let mut ids = Vec::new();
+    let err = loop {
+        // A new instance each time, as many processes would.
+        match Generator::new().next_id(&mut conn, &spec) {
+            Ok(id) => ids.push(id[1..].parse::<i64>().unwrap()),
+            Err(e) => break e,
+        }
+        assert!(ids.len() <= 10, "more numbers than fit: {ids:?}");
+    };
+    assert_eq!(ids.len(), 10, "{ids:?} then {err:?}");
+    assert_eq!(*ids.last().unwrap(), i64::MAX);
+    assert_distinct(&ids);
+    assert!(
+        matches!(err, Error::CounterOutOfRange { ref key, .. } if *key == near_end),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains(&near_end), "{err}");
+
+    // A batch of i64::MAX: it cannot fit, so each reservation takes only what is needed,
+    // and the counter stays an exact integer (SQLite would have turned it into a REAL).
+    let huge_batch = db.key("huge_batch");
+    let spec = widen(&huge_batch);
+    assert_eq!(
+        Generator::new().next_id(&mut conn, &spec).unwrap(),
+        "N000001"
+    );
+    conn.batch_execute(&format!(
+        "UPDATE db_key SET batch_size = {} WHERE key_name = '{huge_batch}'",
+        i64::MAX
+    ))
+    .unwrap();
+    for expected in ["N000101", "N000102"] {
+        assert_eq!(
+            Generator::new().next_id(&mut conn, &spec).unwrap(),
+            expected
+        );
+    }
+    let counter = C::texts(
+        &mut conn,
+        &format!("SELECT CAST(current_value AS CHAR(20)) AS text FROM db_key WHERE key_name = '{huge_batch}'"),
+    );
+    assert_eq!(counter[0].trim(), "102");
+}
+
+/// The CHECK constraints: a bad operator edit fails at the UPDATE, not at the next reservation.
+fn operator_edits_out_of_range_fail_at_the_update<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let key = db.key("checked");
+    Generator::new()
+        .next_id(&mut conn, &batched(&key, 6, 10))
+        .unwrap();
+    let mut edits = vec![
+        "batch_size = 0",
+        "batch_size = -5",
+        "start_value = 0",
+        "current_value = -1",
+    ];
+    if C::NAME == "sqlite" {
+        edits.push("current_value = 1.5"); // SQLite would store a REAL
+        edits.push("current_value = 'ten'");
+    }
+    for edit in edits {
+        let result = conn.batch_execute(&format!(
+            "UPDATE db_key SET {edit} WHERE key_name = '{key}'"
+        ));
+        assert!(result.is_err(), "`{edit}` was accepted");
+    }
+    // Good edits still go through.
+    conn.batch_execute(&format!(
+        "UPDATE db_key SET batch_size = 50, start_value = 100 WHERE key_name = '{key}'"
+    ))
+    .unwrap();
+}
+
+/// `next_ids(5000)` on a pad-3 key: refused before anything is reserved, so the key keeps
+/// working for everyone (it used to be dead for the rest of the period).
+fn a_request_that_cannot_fit_touches_nothing<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let key = db.key("small");
+    let spec = batched(&key, 3, 10);
+    let err = Generator::new()
+        .next_ids(&mut conn, &spec, 5000)
+        .unwrap_err();
+    assert!(matches!(err, Error::Overflow { .. }), "{err:?}");
+    let in_transaction = conn.transaction(|conn| Generator::new().next_ids(conn, &spec, 1000));
+    assert!(in_transaction.is_err());
+    assert_eq!(Generator::new().next_id(&mut conn, &spec).unwrap(), "N001");
+    // Near the end, a request larger than what is left is refused too, and the rest stays.
+    // The first call reserved a block of 10: 980 more end at 990.
+    Generator::new().next_ids(&mut conn, &spec, 980).unwrap();
+    assert!(Generator::new().next_ids(&mut conn, &spec, 20).is_err());
+    let rest = Generator::new().next_ids(&mut conn, &spec, 9).unwrap();
+    assert_eq!(rest.last().unwrap(), "N999");
+}
+
+diesel::table! {
+    /// A temporary table per connection (the derive's key is fixed, the table is not shared).
+    seqgen_titled (number) {
+        number -> Text,
+        title -> Text,
+    }
+}
+
+#[derive(Insertable, DistributedId, Debug)]
+#[diesel(table_name = seqgen_titled)]
+struct Titled {
+    #[distributed_id(prefix = "T", date = "", pad = 8, gapless)]
+    number: String,
+    title: String,
+}
+
+/// `seqgen::insert_into` of a `Titled`, per backend (Diesel's insert bounds are concrete).
+trait InsertTitled {
+    fn insert_titled(&mut self, record: &mut Titled) -> seqgen::Result<usize>;
+}
+
+macro_rules! insert_titled {
+    ($($feature:literal => $conn:ty),*) => {$(
+        #[cfg(feature = $feature)]
+        impl InsertTitled for $conn {
+            fn insert_titled(&mut self, record: &mut Titled) -> seqgen::Result<usize> {
+                seqgen::insert_into(seqgen_titled::table).values(record).execute(self)
+            }
+        }
+    )*};
+}
+insert_titled!(
+    "sqlite" => diesel::SqliteConnection,
+    "postgres" => diesel::PgConnection,
+    "mysql" => diesel::MysqlConnection
+);
+
+fn titled(title: &str) -> Titled {
+    Titled {
+        number: String::new(),
+        title: title.to_owned(),
+    }
+}
+
+/// A gapless insert that fails inside the caller's transaction (a unique violation the
+/// caller catches) gives its number back: the committed numbers are consecutive. SQLite and
+/// MySQL roll back only the failed statement, and PostgreSQL aborts the whole transaction:
+/// without a savepoint around fill + insert, the first kept the increment and the second
+/// could not go on.
+fn a_failed_gapless_insert_gives_its_number_back<C: TestConnection + InsertTitled>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    conn.batch_execute(
+        "CREATE TEMPORARY TABLE seqgen_titled (number VARCHAR(32) PRIMARY KEY, title VARCHAR(32) UNIQUE)",
+    )
+    .unwrap();
+    conn.transaction(|conn| {
+        conn.insert_titled(&mut titled("first"))?;
+        let mut again = titled("first");
+        let failed = conn.insert_titled(&mut again);
+        assert!(failed.is_err(), "the unique title must fail");
+        assert_eq!(again.number, "", "the failed record keeps no number");
+        conn.insert_titled(&mut titled("second"))?;
+        Ok::<_, Error>(())
+    })
+    .unwrap();
+    let numbers = C::texts(
+        &mut conn,
+        "SELECT number AS text FROM seqgen_titled ORDER BY number",
+    );
+    let counters: Vec<u64> = numbers.iter().map(|n| n[1..].parse().unwrap()).collect();
+    assert_eq!(counters.len(), 2);
+    assert_eq!(counters[1], counters[0] + 1, "{numbers:?}");
+}
+
+/// Upgrading a `db_key` in use (counters, settings, values the new CHECKs refuse) to the
+/// latest migration keeps every counter, and numbering continues where it was.
+fn the_upgrade_keeps_every_counter<C: TestConnection>(db: TestDb<C>) {
+    let fresh = db.scratch("upgrade");
+    let mut conn = fresh.connect();
+    // Everything before the integrity migration (300).
+    while conn
+        .pending_migrations(seqgen::backend_migrations::<C::B>())
+        .unwrap()
+        .first()
+        .is_some_and(|m| m.name().version().to_string() < "00000000000300".to_owned())
+    {
+        conn.run_next_migration(seqgen::backend_migrations::<C::B>())
+            .unwrap();
+    }
+    conn.batch_execute(
+        "INSERT INTO db_key (key_name, period, current_value, batch_size, start_value) VALUES \
+         ('kept', '', 41, NULL, NULL), \
+         ('kept_dated', '2025', 7, 20, 5), \
+         ('bad_settings', '', 3, 0, 0)",
+    )
+    .unwrap();
+    seqgen::run_migrations(&mut conn).unwrap();
+    let spec = batched("kept", 6, 10);
+    assert_eq!(
+        Generator::new().next_id(&mut conn, &spec).unwrap(),
+        "N000042"
+    );
+    let bad = batched("bad_settings", 6, 10);
+    assert_eq!(
+        Generator::new().next_id(&mut conn, &bad).unwrap(),
+        "N000004"
+    );
+    let rows = C::texts(
+        &mut conn,
+        "SELECT CAST(current_value AS CHAR(20)) AS text FROM db_key WHERE key_name = 'kept_dated'",
+    );
+    assert_eq!(rows.iter().map(|r| r.trim()).collect::<Vec<_>>(), ["7"]);
+}
+
+/// An offset clock far past chrono's range stops at its ends instead of panicking.
+#[test]
+fn a_huge_clock_offset_saturates() {
+    for offset in [TimeDelta::MAX, TimeDelta::MIN] {
+        let clock = seqgen::OffsetClock(offset);
+        let now = clock.now();
+        let spec = Spec::builder("far").date("%Y%m%d").build().unwrap();
+        let _ = spec.period_at(now);
+        let fixed = seqgen::FixedClock::new(chrono::Utc::now());
+        fixed.advance(offset);
+        fixed.advance(offset);
+        let _ = fixed.now();
+    }
+}
+
+/// Keys a collation could fold onto another (MariaDB pads spaces: `"pk "` is `"pk"`, `" "` is
+/// the token row `''`) are refused when the spec is built.
+#[test]
+fn keys_are_exact() {
+    for key in [" ", "pk ", " pk", "pk\n", "p\0k", "\t"] {
+        let err = Spec::builder(key).build().unwrap_err();
+        assert!(matches!(err, SpecError::KeyNotExact(_)), "{key:?}: {err:?}");
+    }
+    assert!(Spec::builder("").build().is_err());
+    assert!(Spec::builder("p k").build().is_ok());
+}

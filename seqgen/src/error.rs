@@ -107,12 +107,14 @@ pub enum Error {
     /// The server does not commit durably: a crash can lose reservations that were already
     /// acknowledged, and instances still serving those numbers from memory would then meet
     /// them again.
-    #[error("the database server does not commit durably ({setting} = {value}): a crash could lose reservations and hand their numbers out twice. Set {setting} to 1, or accept the risk with `GeneratorBuilder::accept_non_durable_server` (`seqgen::accept_non_durable_server()` for the default generator)")]
+    #[error("the database server does not commit durably ({setting} = {value}): a crash could lose reservations and hand their numbers out twice. Set {setting} to {durable}, or accept the risk with `GeneratorBuilder::accept_non_durable_server` (`seqgen::accept_non_durable_server()` for the default generator)")]
     NotDurable {
         /// The server setting.
         setting: &'static str,
         /// Its value.
-        value: i64,
+        value: String,
+        /// The value that makes commits durable.
+        durable: &'static str,
     },
 
     /// A [`Generator`](crate::Generator) met a second database.

@@ -107,10 +107,11 @@ impl GeneratorBuilder {
         self
     }
 
-    /// Reserve blocks even on a MySQL/MariaDB server whose `innodb_flush_log_at_trx_commit`
-    /// is not 1, which a generator refuses otherwise ([`Error::NotDurable`]). Only for
-    /// development databases: a server crash can then lose reservations whose numbers this
-    /// generator still holds, and hand them out again.
+    /// Reserve blocks even on a server that does not commit durably (MySQL/MariaDB with
+    /// `innodb_flush_log_at_trx_commit` other than 1, PostgreSQL with `fsync = off`), which a
+    /// generator refuses otherwise ([`Error::NotDurable`]). Only for development databases: a
+    /// server crash can then lose reservations whose numbers this generator still holds, and
+    /// hand them out again.
     pub fn accept_non_durable_server(mut self) -> Self {
         self.non_durable = NonDurable::Accept;
         self

@@ -64,10 +64,11 @@ where
 static ACCEPT_NON_DURABLE: AtomicBool = AtomicBool::new(false);
 
 /// Lets the process-wide default generator (behind [`next_id`](crate::next_id), the derive and
-/// [`insert_into`](crate::insert_into)) reserve blocks on a MySQL/MariaDB server whose
-/// `innodb_flush_log_at_trx_commit` is not 1, which it refuses otherwise
-/// ([`Error::NotDurable`]). Only for development databases: a server crash can then lose
-/// reservations whose numbers instances still hold, and hand them out again.
+/// [`insert_into`](crate::insert_into)) reserve blocks on a server that does not commit
+/// durably (MySQL/MariaDB with `innodb_flush_log_at_trx_commit` other than 1, PostgreSQL with
+/// `fsync = off`), which it refuses otherwise ([`Error::NotDurable`]). Only for development
+/// databases: a server crash can then lose reservations whose numbers instances still hold,
+/// and hand them out again.
 pub fn accept_non_durable_server() {
     ACCEPT_NON_DURABLE.store(true, Ordering::Relaxed);
 }
@@ -89,12 +90,13 @@ impl NonDurable {
             NonDurable::Accept => true,
             NonDurable::AsProcess => ACCEPT_NON_DURABLE.load(Ordering::Relaxed),
         };
-        if found.durability == 1 || accepted {
+        if found.durability == B::DURABLE || accepted {
             Ok(())
         } else {
             Err(Error::NotDurable {
                 setting: B::DURABILITY_SETTING,
-                value: found.durability,
+                value: found.durability.clone(),
+                durable: B::DURABLE,
             })
         }
     }

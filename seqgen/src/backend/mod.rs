@@ -53,14 +53,18 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     #[doc(hidden)]
     const FINGERPRINT: &'static str;
 
-    /// An SQL expression (a number) giving the server's commit durability setting; 1 when a
-    /// committed reservation survives a crash of the server.
+    /// An SQL expression (text) giving the server setting that decides whether a committed
+    /// reservation survives a crash of the server.
     #[doc(hidden)]
     const DURABILITY: &'static str;
 
     /// The server setting [`DURABILITY`](Backend::DURABILITY) reads, for error messages.
     #[doc(hidden)]
     const DURABILITY_SETTING: &'static str;
+
+    /// The value of [`DURABILITY`](Backend::DURABILITY) on a server that commits durably.
+    #[doc(hidden)]
+    const DURABLE: &'static str;
 
     /// A one-row derived table whose evaluation makes the reservation's transaction commit
     /// durably whatever the session's setting (PostgreSQL's `synchronous_commit`).
@@ -155,8 +159,8 @@ mod sealed {
 pub struct Found {
     /// The database's fingerprint ([`Backend::FINGERPRINT`], completed).
     pub fingerprint: String,
-    /// The server's durability setting; 1 is durable.
-    pub durability: i64,
+    /// The server's durability setting, as the server shows it.
+    pub durability: String,
     /// The token row's value, if the database has one yet.
     pub token: Option<i64>,
     /// The key row's `batch_size`, if an operator set one.
@@ -247,7 +251,7 @@ macro_rules! shared_queries {
             use super::statement::{Identify, Statement};
             type Row = (
                 String,
-                i64,
+                String,
                 Option<String>,
                 Option<i64>,
                 Option<i64>,
@@ -258,7 +262,7 @@ macro_rules! shared_queries {
             let row = |name: &str| rows.iter().find(|r| r.2.as_deref() == Some(name));
             Ok(super::Found {
                 fingerprint: Self::complete_fingerprint(first.0.clone()),
-                durability: first.1,
+                durability: first.1.clone(),
                 token: row("").and_then(|r| r.3),
                 batch: row(key).and_then(|r| r.4),
                 shape: row(key).and_then(|r| r.5.clone()),

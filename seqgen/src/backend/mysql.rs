@@ -56,8 +56,9 @@ impl super::Backend for Mysql {
     const FINGERPRINT: &'static str =
         "CONCAT_WS('/', 'mysql', @@hostname, @@port, @@datadir, @@server_id, DATABASE())";
     // InnoDB writes and flushes its log at every commit only with the value 1.
-    const DURABILITY: &'static str = "CAST(@@innodb_flush_log_at_trx_commit AS SIGNED)";
+    const DURABILITY: &'static str = "CAST(@@innodb_flush_log_at_trx_commit AS CHAR)";
     const DURABILITY_SETTING: &'static str = "innodb_flush_log_at_trx_commit";
+    const DURABLE: &'static str = "1";
     const DURABLE_COMMIT: &'static str = "(SELECT 1) AS durable";
 
     fn reserve<C>(

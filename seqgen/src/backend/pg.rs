@@ -27,9 +27,12 @@ impl super::Backend for Pg {
     const FINGERPRINT: &'static str =
         "'pg:' || (SELECT system_identifier::text FROM pg_control_system()) \
          || '/' || (SELECT oid::text FROM pg_database WHERE datname = current_database())";
-    // Every reservation sets `synchronous_commit = on` for its own transaction.
-    const DURABILITY: &'static str = "CAST(1 AS BIGINT)";
-    const DURABILITY_SETTING: &'static str = "synchronous_commit";
+    // Every reservation sets `synchronous_commit = on` for its own transaction (see
+    // `DURABLE_COMMIT`); with `fsync = off` no commit survives a crash of the machine or an
+    // immediate shutdown, whatever the session says.
+    const DURABILITY: &'static str = "current_setting('fsync')";
+    const DURABILITY_SETTING: &'static str = "fsync";
+    const DURABLE: &'static str = "on";
     // `set_config(…, true)` lasts until the end of the transaction, and the commit reads it:
     // the reservation (and a caller's transaction holding a gapless number) waits for its WAL
     // to reach disk even when the server or session says `synchronous_commit = off`.

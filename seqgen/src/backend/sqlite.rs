@@ -27,8 +27,9 @@ impl super::Backend for Sqlite {
     const FINGERPRINT: &'static str =
         "COALESCE((SELECT file FROM pragma_database_list WHERE name = 'main'), '')";
     // A commit is durable against a crash of the process; see the README on power loss.
-    const DURABILITY: &'static str = "1";
+    const DURABILITY: &'static str = "'1'";
     const DURABILITY_SETTING: &'static str = "synchronous";
+    const DURABLE: &'static str = "1";
     const DURABLE_COMMIT: &'static str = "(SELECT 1) AS durable";
 
     fn reserve<C>(

@@ -131,7 +131,7 @@ impl Text for Identify {
     ];
     type SqlType = (
         SqlText,
-        BigInt,
+        SqlText,
         Nullable<SqlText>,
         Nullable<BigInt>,
         Nullable<BigInt>,

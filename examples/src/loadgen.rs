@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use backon::{BlockingRetryable, ExponentialBuilder};
 use chrono::TimeDelta;
 use diesel::connection::LoadConnection;
 use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
@@ -23,7 +24,7 @@ use seqgen::{Generator, OffsetClock, Spec};
 
 const USAGE: &str = "usage: loadgen --url URL [--key NAME] [--threads N] [--ids N | --seconds S] \
 [--batch N] [--mode batched|gapless] [--insert] [--rollback P] [--clock-offset-secs S] \
-[--date PATTERN] [--series CODES --series-max N] [--out FILE]
+[--date PATTERN] [--series CODES --series-max N] [--out FILE] [--accept-non-durable-server]
 
   --url URL               a SQLite file path, postgres://... or mysql://... (the scheme picks the backend)
   --key NAME              db_key counter name (default: loadgen)
@@ -39,7 +40,13 @@ const USAGE: &str = "usage: loadgen --url URL [--key NAME] [--threads N] [--ids 
   --series CODES          series codes, comma-separated (e.g. A,B,C): the run ends when the
                           last is full
   --series-max N          numbers per series (with --series)
-  --out FILE              append every committed ID to FILE, one per line";
+  --out FILE              append every committed ID to FILE, one per line
+  --accept-non-durable-server
+                          reserve even where the server does not commit durably (a crash
+                          can then repeat numbers; for development databases only)
+
+A dropped connection (a database restart, a network cut) is retried on a new connection with
+bounded exponential backoff; the run fails when the database stays away for about a minute.";
 
 /// Numbering modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +88,8 @@ pub struct Args {
     pub series_max: u64,
     /// File to append committed IDs to.
     pub out: Option<PathBuf>,
+    /// Reserve on a server that does not commit durably.
+    pub accept_non_durable_server: bool,
 }
 
 /// Parses the arguments after the program name.
@@ -100,6 +109,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         series: Vec::new(),
         series_max: 0,
         out: None,
+        accept_non_durable_server: false,
     };
     let (mut ids_given, mut args) = (false, args.into_iter());
     while let Some(flag) = args.next() {
@@ -128,6 +138,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
             "--series" => parsed.series = value()?.split(',').map(str::to_owned).collect(),
             "--series-max" => parsed.series_max = number(&flag, &value()?)?,
             "--out" => parsed.out = Some(PathBuf::from(value()?)),
+            "--accept-non-durable-server" => parsed.accept_non_durable_server = true,
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -176,6 +187,8 @@ pub struct Report {
     pub seconds: f64,
     /// Reservations made by this process.
     pub reservations: u64,
+    /// Operations tried again on a new connection after the database went away.
+    pub reconnects: u64,
     /// Latency percentiles of one ID (with its insert), in microseconds.
     pub p50_us: u64,
     /// 99th percentile.
@@ -191,7 +204,7 @@ impl Report {
         format!(
             concat!(
                 r#"{{"backend":"{}","mode":"{}","threads":{},"batch":{},"ids":{},"committed":{},"#,
-                r#""seconds":{:.3},"ids_per_sec":{:.0},"reservations":{},"p50_us":{},"p99_us":{},"p999_us":{}}}"#
+                r#""seconds":{:.3},"ids_per_sec":{:.0},"reservations":{},"reconnects":{},"p50_us":{},"p99_us":{},"p999_us":{}}}"#
             ),
             self.backend,
             match self.args.mode {
@@ -205,6 +218,7 @@ impl Report {
             self.seconds,
             per_sec,
             self.reservations,
+            self.reconnects,
             self.p50_us,
             self.p99_us,
             self.p999_us
@@ -324,6 +338,8 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
     let url = args.url.strip_prefix("sqlite://").unwrap_or(&args.url);
     let pool = Pool::builder()
         .max_size(args.threads as u32 + 2)
+        // While the database is away, fail fast and let the backoff decide when to try again.
+        .connection_timeout(Duration::from_secs(2))
         .connection_customizer(Box::new(Setup))
         .build(ConnectionManager::<C>::new(url))?;
     {
@@ -349,8 +365,13 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
     });
     let generator = Generator::builder()
         .clock(OffsetClock(TimeDelta::seconds(args.clock_offset_secs)))
-        .pool(pool.clone())
-        .build();
+        .pool(pool.clone());
+    let generator = if args.accept_non_durable_server {
+        generator.accept_non_durable_server()
+    } else {
+        generator
+    }
+    .build();
 
     let started = Instant::now();
     let deadline = args.seconds.map(|s| started + Duration::from_secs_f64(s));
@@ -362,7 +383,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                 (pool.clone(), spec.clone(), generator.clone(), args.clone());
             let (claimed, failed) = (claimed.clone(), failed.clone());
             std::thread::spawn(move || -> Result<Worker, BoxError> {
-                let mut conn = pool.get()?;
+                let mut conn = Some(pool.get()?);
                 let mut out = match &args.out {
                     Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
                     None => None,
@@ -380,15 +401,36 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                         return Ok(done);
                     }
                     let t0 = Instant::now();
-                    let result = if args.insert {
-                        let roll_back = rng.next_f64() < args.rollback;
-                        insert_one(&mut *conn, &generator, &spec, roll_back)
-                    } else {
-                        generator
-                            .next_id(&mut *conn, &spec)
-                            .map(Some)
-                            .map_err(BoxError::from)
-                    };
+                    let roll_back = args.insert && rng.next_f64() < args.rollback;
+                    // What an app does when the database restarts: the library returns the
+                    // error; the app tries again on a new connection, a bounded number of
+                    // times. A retried reservation may leave a hole, never a repeat.
+                    let result = (|| {
+                        let live = match conn.as_mut() {
+                            Some(live) => live,
+                            None => conn.insert(pool.get()?),
+                        };
+                        let result = if args.insert {
+                            insert_one(&mut **live, &generator, &spec, roll_back)
+                        } else {
+                            generator
+                                .next_id(&mut **live, &spec)
+                                .map(Some)
+                                .map_err(BoxError::from)
+                        };
+                        if result.as_ref().is_err_and(connection_lost) {
+                            conn.take(); // the pool tests it before handing it out again
+                        }
+                        result
+                    })
+                    .retry(reconnect_backoff())
+                    .sleep(std::thread::sleep)
+                    .when(connection_lost)
+                    .notify(|e, after| {
+                        done.reconnects += 1;
+                        eprintln!("loadgen: {e}; trying again in {after:?}");
+                    })
+                    .call();
                     let id = match result {
                         Ok(id) => id,
                         // The last series is full: the run is over, for every thread.
@@ -446,10 +488,58 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         committed: total.committed,
         seconds,
         reservations: generator.reservations(),
+        reconnects: total.reconnects,
         p50_us: pct(0.50),
         p99_us: pct(0.99),
         p999_us: pct(0.999),
     })
+}
+
+/// Up to about a minute of attempts, 20 ms apart at first, then up to 1 s (with jitter, so that
+/// the threads of many processes do not come back in lockstep).
+fn reconnect_backoff() -> ExponentialBuilder {
+    ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(20))
+        .with_max_delay(Duration::from_secs(1))
+        .with_max_times(60)
+        .with_jitter()
+}
+
+/// Whether `e` says the database connection is gone or could not be made (a restart, a
+/// killed session, a network cut), rather than that the request itself was wrong.
+fn connection_lost(e: &BoxError) -> bool {
+    use diesel::result::DatabaseErrorKind;
+    if e.downcast_ref::<r2d2::Error>().is_some() {
+        return true; // no connection within the pool's timeout
+    }
+    let diesel = match e.downcast_ref::<seqgen::Error>() {
+        Some(seqgen::Error::Pool(_)) => return true,
+        Some(seqgen::Error::Database(e)) => e,
+        Some(_) => return false,
+        None => match e.downcast_ref::<DieselError>() {
+            Some(e) => e,
+            None => return false,
+        },
+    };
+    match diesel {
+        DieselError::BrokenTransactionManager
+        | DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => true,
+        DieselError::DatabaseError(_, info) => {
+            let message = info.message().to_ascii_lowercase();
+            [
+                "connection",
+                "gone away",
+                "shutting down",
+                "starting up",
+                "recovery mode",
+                "terminating",
+                "no more connections",
+            ]
+            .iter()
+            .any(|word| message.contains(word))
+        }
+        _ => false,
+    }
 }
 
 /// Takes an ID and inserts it in one transaction; `None` when it was rolled back.
@@ -504,6 +594,7 @@ fn append_line(out: &mut File, id: &str) -> std::io::Result<()> {
 struct Worker {
     ids: u64,
     committed: u64,
+    reconnects: u64,
     latencies_us: Vec<u64>,
 }
 
@@ -511,6 +602,7 @@ impl Worker {
     fn merge(&mut self, other: Worker) {
         self.ids += other.ids;
         self.committed += other.committed;
+        self.reconnects += other.reconnects;
         self.latencies_us.extend(other.latencies_us);
     }
 }

@@ -1,0 +1,540 @@
+//! Database servers that crash under load, started for this test alone: a private PostgreSQL
+//! (`initdb` into a temp dir, another port) and a private MariaDB (`mariadb-install-db`), never
+//! the shared servers. Several loadgen processes take numbers while the server is killed and
+//! started again; every process finishes its run (loadgen reconnects) and no ID repeats.
+//!
+//! PostgreSQL runs with `synchronous_commit = off` and a 10 s WAL writer delay, so that a crash
+//! loses every commit that did not ask for durability: seqgen's reservations must ask. MariaDB
+//! first runs with `innodb_flush_log_at_trx_commit = 2`, which seqgen refuses unless told,
+//! then with 1 and a SIGKILL of the server.
+//!
+//! Runs with the `postgres` / `mysql` features; a missing server binary skips the scenario,
+//! except under `CI=true`, where it fails. Like `multiprocess`, the loadgen processes are this
+//! test binary re-executed with `--loadgen ARGS…`.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+type Scenario = fn(&Path) -> Result<Outcome, String>;
+
+enum Outcome {
+    Passed,
+    Skipped(String),
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--loadgen") {
+        return seqgen_examples::loadgen::main_with(args.into_iter().skip(1));
+    }
+    let mut scenarios: Vec<(&str, Scenario)> = Vec::new();
+    if cfg!(feature = "postgres") {
+        scenarios.push(("postgres::crashes_lose_no_reservation", postgres_crashes));
+    }
+    if cfg!(feature = "mysql") {
+        scenarios.push(("mysql::non_durable_refused_then_crashes", mariadb_crashes));
+    }
+    let ci = std::env::var("CI").as_deref() == Ok("true");
+    let (mut passed, mut failed) = (0, 0);
+    for (name, scenario) in scenarios {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let started = Instant::now();
+        match scenario(dir.path()) {
+            Ok(Outcome::Passed) => {
+                passed += 1;
+                println!(
+                    "test {name} ... ok ({:.1}s)",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            Ok(Outcome::Skipped(why)) if !ci => println!("test {name} ... skipped: {why}"),
+            Ok(Outcome::Skipped(why)) => {
+                failed += 1;
+                println!("test {name} ... FAILED\n  {why} (under CI=true every scenario runs)");
+            }
+            Err(e) => {
+                failed += 1;
+                println!("test {name} ... FAILED\n  {e}");
+            }
+        }
+    }
+    println!(
+        "\ntest result: {}. {passed} passed; {failed} failed; 0 ignored; 0 measured; 0 filtered out",
+        if failed == 0 { "ok" } else { "FAILED" }
+    );
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL
+
+fn postgres_crashes(dir: &Path) -> Result<Outcome, String> {
+    let Some(bin) = postgres_bin() else {
+        return Ok(Outcome::Skipped(
+            "no PostgreSQL server binaries (initdb, pg_ctl)".into(),
+        ));
+    };
+    let server = PrivatePostgres::start(dir, &bin)?;
+    let url = server.url();
+    let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("pg-{i}.ids"))).collect();
+    let args = ["--threads", "4", "--seconds", "10", "--batch", "50"];
+    let children = spawn_all(&url, "crash", &files, &args)?;
+    let mut crashes = 0;
+    for at in [2.0, 5.5] {
+        wait_until(children.started + Duration::from_secs_f64(at));
+        server.crash_and_restart()?;
+        crashes += 1;
+    }
+    let reports = finish_all(children)?;
+    let ids = read_ids(&files);
+    check_distinct(&ids)?;
+    println!(
+        "  {} IDs from 4 processes x 4 threads across {crashes} crashes (pg_ctl -m immediate), \
+         {} reconnects, 0 duplicates",
+        ids.len(),
+        reconnects(&reports)
+    );
+    if reconnects(&reports) == 0 {
+        return Err("no process saw the crashes: the test did not test anything".into());
+    }
+    Ok(Outcome::Passed)
+}
+
+/// The newest `/usr/lib/postgresql/<version>/bin` (Debian's layout), or `pg_config --bindir`.
+fn postgres_bin() -> Option<PathBuf> {
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let version = e.file_name().to_str()?.parse().ok()?;
+            Some((version, e.path().join("bin")))
+        })
+        .collect();
+    versions.sort();
+    let bin = versions.pop().map(|(_, bin)| bin).or_else(|| {
+        let out = Command::new("pg_config").arg("--bindir").output().ok()?;
+        Some(PathBuf::from(String::from_utf8(out.stdout).ok()?.trim()))
+    })?;
+    (bin.join("initdb").exists() && bin.join("pg_ctl").exists()).then_some(bin)
+}
+
+/// A PostgreSQL cluster in a temp dir, on its own port.
+struct PrivatePostgres {
+    bin: PathBuf,
+    data: PathBuf,
+    log: PathBuf,
+    port: u16,
+    /// PostgreSQL refuses to run as root: as root, its tools run as the `postgres` user.
+    as_postgres: bool,
+}
+
+impl PrivatePostgres {
+    fn start(dir: &Path, bin: &Path) -> Result<Self, String> {
+        let as_postgres = is_root();
+        if as_postgres {
+            run(Command::new("chown").arg("postgres").arg(dir))?;
+        }
+        let server = PrivatePostgres {
+            bin: bin.to_owned(),
+            data: dir.join("data"),
+            log: dir.join("postgres.log"),
+            port: free_port()?,
+            as_postgres,
+        };
+        run(server.tool("initdb").arg("-D").arg(&server.data).args([
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--no-sync",
+            "-E",
+            "UTF8",
+        ]))?;
+        // A crash loses every commit that did not wait for its WAL: with the WAL writer at its
+        // slowest, up to the last ~10 s of them.
+        let settings = format!(
+            "\nport = {}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\n\
+             synchronous_commit = off\nwal_writer_delay = 10000ms\nfsync = on\n\
+             max_connections = 60\n",
+            server.port,
+            dir.display()
+        );
+        append(&server.data.join("postgresql.conf"), &settings)?;
+        server.pg_ctl_start()?;
+        Ok(server)
+    }
+
+    fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    fn tool(&self, name: &str) -> Command {
+        let path = self.bin.join(name);
+        if self.as_postgres {
+            let mut cmd = Command::new("runuser");
+            cmd.args(["-u", "postgres", "--"]).arg(path);
+            cmd
+        } else {
+            Command::new(path)
+        }
+    }
+
+    fn pg_ctl_start(&self) -> Result<(), String> {
+        run(self
+            .tool("pg_ctl")
+            .arg("-D")
+            .arg(&self.data)
+            .arg("-l")
+            .arg(&self.log)
+            .args(["-w", "-t", "60", "start"]))
+    }
+
+    /// Stops the server the way a power cut would (no checkpoint, no WAL flush), then starts
+    /// it again, which replays what reached the WAL on disk.
+    fn crash_and_restart(&self) -> Result<(), String> {
+        run(self
+            .tool("pg_ctl")
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-m", "immediate", "-w", "stop"]))?;
+        self.pg_ctl_start()
+    }
+}
+
+impl Drop for PrivatePostgres {
+    fn drop(&mut self) {
+        let _ = self
+            .tool("pg_ctl")
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-m", "immediate", "-w", "stop"])
+            .output();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// MariaDB
+
+fn mariadb_crashes(dir: &Path) -> Result<Outcome, String> {
+    let (Some(install_db), Some(server_bin)) = (
+        find_program("mariadb-install-db"),
+        find_program("mariadbd").or_else(|| {
+            let sbin = PathBuf::from("/usr/sbin/mariadbd");
+            sbin.exists().then_some(sbin)
+        }),
+    ) else {
+        return Ok(Outcome::Skipped(
+            "no MariaDB server binaries (mariadb-install-db, mariadbd)".into(),
+        ));
+    };
+    let mut server = PrivateMariadb::install(dir, &install_db, &server_bin)?;
+
+    // 1. A server that does not flush its log at every commit is refused, with the setting
+    //    named, unless the run accepts it.
+    server.start(&["--innodb-flush-log-at-trx-commit=2"])?;
+    let url = server.url();
+    let refused = loadgen(&url, "refused", &dir.join("refused.ids"), &["--ids", "10"])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    if refused.status.success() || !stderr.contains("innodb_flush_log_at_trx_commit") {
+        return Err(format!(
+            "a non-durable server must be refused, naming the setting; got {}: {stderr}",
+            refused.status
+        ));
+    }
+    let accepted = loadgen(
+        &url,
+        "accepted",
+        &dir.join("accepted.ids"),
+        &["--ids", "10", "--accept-non-durable-server"],
+    )
+    .output()
+    .map_err(|e| e.to_string())?;
+    if !accepted.status.success() {
+        return Err(format!(
+            "--accept-non-durable-server must run: {}",
+            String::from_utf8_lossy(&accepted.stderr)
+        ));
+    }
+
+    // 2. A durable server killed with SIGKILL under load, twice.
+    server.kill()?;
+    server.start(&[])?;
+    let files: Vec<PathBuf> = (0..3)
+        .map(|i| dir.join(format!("mariadb-{i}.ids")))
+        .collect();
+    let args = ["--threads", "4", "--seconds", "9", "--batch", "50"];
+    let children = spawn_all(&url, "crash", &files, &args)?;
+    let mut crashes = 0;
+    for at in [2.0, 5.0] {
+        wait_until(children.started + Duration::from_secs_f64(at));
+        server.kill()?;
+        server.start(&[])?;
+        crashes += 1;
+    }
+    let reports = finish_all(children)?;
+    let ids = read_ids(&files);
+    check_distinct(&ids)?;
+    println!(
+        "  refused with innodb_flush_log_at_trx_commit = 2, accepted when told; then {} IDs from \
+         3 processes x 4 threads across {crashes} SIGKILLs of mariadbd, {} reconnects, \
+         0 duplicates",
+        ids.len(),
+        reconnects(&reports)
+    );
+    if reconnects(&reports) == 0 {
+        return Err("no process saw the crashes: the test did not test anything".into());
+    }
+    Ok(Outcome::Passed)
+}
+
+/// A MariaDB server in a temp dir, on its own port, without grant tables (no password).
+struct PrivateMariadb {
+    bin: PathBuf,
+    data: PathBuf,
+    socket: PathBuf,
+    log: PathBuf,
+    port: u16,
+    server: Option<Child>,
+}
+
+impl PrivateMariadb {
+    fn install(dir: &Path, install_db: &Path, bin: &Path) -> Result<Self, String> {
+        let data = dir.join("mariadb");
+        let mut install = Command::new(install_db);
+        install
+            .arg("--no-defaults")
+            .arg(format!("--datadir={}", data.display()))
+            .args(["--skip-test-db", "--auth-root-authentication-method=normal"]);
+        if is_root() {
+            install.arg("--user=root");
+        }
+        run(&mut install)?;
+        Ok(PrivateMariadb {
+            bin: bin.to_owned(),
+            socket: dir.join("mariadb.sock"),
+            log: dir.join("mariadb.log"),
+            data,
+            port: free_port()?,
+            server: None,
+        })
+    }
+
+    fn url(&self) -> String {
+        format!("mysql://root@127.0.0.1:{}/crash", self.port)
+    }
+
+    fn start(&mut self, extra: &[&str]) -> Result<(), String> {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .map_err(|e| e.to_string())?;
+        let mut cmd = Command::new(&self.bin);
+        cmd.arg("--no-defaults")
+            .arg(format!("--datadir={}", self.data.display()))
+            .arg(format!("--socket={}", self.socket.display()))
+            .arg(format!("--port={}", self.port))
+            .args([
+                "--bind-address=127.0.0.1",
+                "--skip-grant-tables",
+                "--innodb-buffer-pool-size=32M",
+                "--max-connections=100",
+            ])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(log);
+        if is_root() {
+            cmd.arg("--user=root");
+        }
+        self.server = Some(cmd.spawn().map_err(|e| format!("mariadbd: {e}"))?);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let created = Command::new("mariadb")
+                .args(["--protocol=tcp", "-h", "127.0.0.1", "-u", "root"])
+                .arg(format!("-P{}", self.port))
+                .args(["-e", "CREATE DATABASE IF NOT EXISTS crash"])
+                .output();
+            if created.is_ok_and(|o| o.status.success()) {
+                return Ok(());
+            }
+            if let Some(Ok(Some(status))) = self.server.as_mut().map(Child::try_wait) {
+                return Err(format!(
+                    "mariadbd exited with {status}: {}",
+                    std::fs::read_to_string(&self.log).unwrap_or_default()
+                ));
+            }
+            if Instant::now() > deadline {
+                return Err("mariadbd did not accept connections within 60 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// SIGKILL: nothing is flushed that InnoDB had not flushed at commit.
+    fn kill(&mut self) -> Result<(), String> {
+        if let Some(mut server) = self.server.take() {
+            server.kill().map_err(|e| e.to_string())?;
+            server.wait().map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for PrivateMariadb {
+    fn drop(&mut self) {
+        let _ = self.kill();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes and IDs
+
+struct Children {
+    started: Instant,
+    children: Vec<Child>,
+}
+
+fn loadgen(url: &str, key: &str, out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().expect("own path"));
+    cmd.args(["--loadgen", "--url", url, "--key", key, "--out"])
+        .arg(out)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn spawn_all(url: &str, key: &str, files: &[PathBuf], args: &[&str]) -> Result<Children, String> {
+    let started = Instant::now();
+    let children = files
+        .iter()
+        .map(|out| {
+            loadgen(url, key, out, args)
+                .spawn()
+                .map_err(|e| e.to_string())
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Children { started, children })
+}
+
+/// Waits for every process; each must have finished its run. Returns their JSON lines.
+fn finish_all(children: Children) -> Result<Vec<String>, String> {
+    let mut reports = Vec::new();
+    for (i, child) in children.children.into_iter().enumerate() {
+        let output = child.wait_with_output().map_err(|e| e.to_string())?;
+        if !output.status.success() {
+            return Err(format!(
+                "process {i} did not survive the crashes ({}): {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        reports.push(String::from_utf8_lossy(&output.stdout).trim().to_owned());
+    }
+    Ok(reports)
+}
+
+/// The sum of the `reconnects` of loadgen's JSON lines.
+fn reconnects(reports: &[String]) -> u64 {
+    reports
+        .iter()
+        .filter_map(|line| {
+            let rest = &line[line.find("\"reconnects\":")? + "\"reconnects\":".len()..];
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .sum()
+}
+
+fn read_ids(files: &[PathBuf]) -> Vec<String> {
+    files
+        .iter()
+        .flat_map(|file| {
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            text.lines().map(str::to_owned).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn check_distinct(ids: &[String]) -> Result<(), String> {
+    if ids.is_empty() {
+        return Err("no IDs were written".into());
+    }
+    let mut seen = HashSet::with_capacity(ids.len());
+    let duplicates: Vec<&String> = ids.iter().filter(|id| !seen.insert(*id)).collect();
+    if duplicates.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} duplicate IDs among {} (first: {})",
+            duplicates.len(),
+            ids.len(),
+            duplicates[0]
+        ))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+fn wait_until(at: Instant) {
+    if let Some(left) = at.checked_duration_since(Instant::now()) {
+        std::thread::sleep(left);
+    }
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let output = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{cmd:?} exited with {}: {}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    }
+}
+
+fn append(path: &Path, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A port nobody listens on now (the OS picks it; the server binds it a moment later).
+fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| e.to_string())
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
+}
+
+fn find_program(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|path| path.exists())
+    })
+}

@@ -372,8 +372,14 @@ fn a_huge_clock_offset_saturates() {
     for offset in [TimeDelta::MAX, TimeDelta::MIN] {
         let clock = seqgen::OffsetClock(offset);
         let now = clock.now();
-        let spec = Spec::builder("far").date("%Y%m%d").build().unwrap();
-        let _ = spec.period_at(now);
+        for zone in ["utc", "local", "+14:00", "-12:00"] {
+            let spec = Spec::builder("far")
+                .date("%Y%m%d%H")
+                .time_zone(seqgen::TimeZone::parse(zone).unwrap())
+                .build()
+                .unwrap();
+            let _ = spec.format(&spec.period_at(now), 1);
+        }
         let fixed = seqgen::FixedClock::new(chrono::Utc::now());
         fixed.advance(offset);
         fixed.advance(offset);

@@ -336,7 +336,7 @@ fn the_upgrade_keeps_every_counter<C: TestConnection>(db: TestDb<C>) {
         .pending_migrations(seqgen::backend_migrations::<C::B>())
         .unwrap()
         .first()
-        .is_some_and(|m| m.name().version().to_string() < "00000000000300".to_owned())
+        .is_some_and(|m| m.name().version().to_string().as_str() < "00000000000300")
     {
         conn.run_next_migration(seqgen::backend_migrations::<C::B>())
             .unwrap();

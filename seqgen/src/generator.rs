@@ -25,7 +25,7 @@ use crate::spec::{CacheKey, Mode, Period, PrehashedHasher, Spec};
 /// database; it checks at every reservation that it is still talking to the same one and
 /// fails with [`Error::DifferentDatabase`] otherwise. The free functions
 /// ([`next_id`](crate::next_id), ...) use a process-wide default that tells databases apart on
-/// every call, at the cost of one query (see [`identity`](crate::identity)).
+/// every call, at the cost of one query.
 ///
 /// # Transactions
 /// Numbers are cached only from reservations that have committed. When the connection is

@@ -49,7 +49,7 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     const INSERT_IGNORING: (&'static str, &'static str);
 
     /// An SQL expression (text) naming the database a connection talks to, the same on every
-    /// connection to it and different for a copy of it: see [`identity`](crate::identity).
+    /// connection to it and different for a copy of it (see `identity.rs`).
     #[doc(hidden)]
     const FINGERPRINT: &'static str;
 

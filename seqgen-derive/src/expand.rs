@@ -7,7 +7,8 @@ use syn::DeriveInput;
 
 use crate::ast::{FieldType, Model};
 use crate::errors::Errors;
-use crate::valid::{self, Mode, Overflow, ValidField};
+use crate::valid::{self, ValidField};
+use seqgen_core::{Mode, Overflow};
 
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
@@ -29,28 +30,32 @@ fn implementation(input: &DeriveInput, fields: &[ValidField<'_>]) -> TokenStream
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let specs = fields.iter().map(|f| {
+        let spec = &f.spec;
         let (name, key, prefix, date, pad, batch) = (
             f.ident.to_string(),
-            &f.key,
-            &f.prefix,
-            &f.date,
-            f.pad,
-            f.batch,
+            spec.key(),
+            spec.prefix(),
+            spec.date(),
+            spec.pad(),
+            spec.batch(),
         );
-        let mode = match f.mode {
-            Mode::Batched => quote!(),
-            Mode::Gapless => quote!(.gapless()),
-            Mode::GaplessNowait => quote!(.gapless_nowait()),
+        let mode = match spec.mode() {
+            Mode::Gapless { nowait: false } => quote!(.gapless()),
+            Mode::Gapless { nowait: true } => quote!(.gapless_nowait()),
+            _ => quote!(),
         };
-        let overflow = match f.overflow {
-            Overflow::Error => quote!(),
+        let overflow = match spec.overflow() {
             Overflow::Widen => quote!(.overflow(::seqgen::__private::Overflow::Widen)),
             Overflow::Letters => quote!(.overflow(::seqgen::__private::Overflow::Letters)),
-            Overflow::Cycle(max) => {
+            Overflow::Cycle { max } => {
                 quote!(.overflow(::seqgen::__private::Overflow::Cycle { max: #max }))
             }
+            _ => quote!(),
         };
-        let series = f.series.as_ref().map(|(codes, max)| quote!(.series([#(#codes),*], #max)));
+        let series = spec.series().map(|series| {
+            let (codes, max) = (series.codes(), series.max());
+            quote!(.series([#(#codes),*], #max))
+        });
         let format = f.format.as_ref().map(|t| quote!(.format(#t)));
         let tz = f.tz.as_ref().map(|tz| {
             quote!(.time_zone(

@@ -2,18 +2,14 @@
 //!
 //! Use it through `seqgen`, which re-exports it and documents it; this crate releases in
 //! lockstep with `seqgen`. Parsing (`attr`), the crate's model of the input (`ast`), the
-//! rules (`valid`) and code generation (`expand`) each live in their own module.
+//! rules (`valid`, which builds each spec with `seqgen-core`, so a rule exists once) and code
+//! generation (`expand`) each live in their own module.
+#![forbid(unsafe_code)]
 
 mod ast;
 mod attr;
-#[path = "../../seqgen/src/date_pattern.rs"]
-#[allow(dead_code)] // the runtime uses more of this shared file than the derive does
-mod date_pattern;
 mod errors;
 mod expand;
-#[path = "../../seqgen/src/template.rs"]
-#[allow(dead_code)] // the runtime uses more of this shared file than the derive does
-mod template;
 mod valid;
 
 use proc_macro::TokenStream;

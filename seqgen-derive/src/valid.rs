@@ -1,55 +1,32 @@
-//! What the attribute values mean: one function per rule, every violation recorded with the
-//! token it comes from. The runtime's `Spec::build` enforces the same rules; here they become
-//! compile errors.
+//! What the attribute values mean. The rules of a spec live in `seqgen-core` alone: each field's
+//! spec is built here with the core's builder, and every [`SpecError`] becomes a compile error
+//! at the token of the setting it names. Only what belongs to the attribute's syntax or to the
+//! struct (field types, `max` without a policy, `nowait` without `gapless`, two fields on one
+//! key) is checked in this file.
 
 use std::collections::HashMap;
 
 use proc_macro2::Span;
 use quote::ToTokens;
+use seqgen_core::{Mode, Overflow, Setting, Spec, SpecError, TimeZone};
 use syn::{Ident, LitInt, LitStr};
 
 use crate::ast::{field_type, FieldType, IdField, Model};
-use crate::date_pattern::{check_date_pattern, parse_time_zone, DatePatternError, DateShape};
 use crate::errors::Errors;
-use crate::template::{check_template, parse_template};
 
 const DEFAULT_DATE: &str = "%Y%m%d";
 const DEFAULT_PAD: u32 = 6;
 const DEFAULT_BATCH: u32 = 100;
-const MAX_PAD: u32 = 18;
-const MAX_KEY_LEN: usize = 191;
 
 /// A field whose spec passed every rule.
 pub(crate) struct ValidField<'a> {
     pub(crate) ident: &'a Ident,
     pub(crate) ty: FieldType,
-    pub(crate) key: String,
-    pub(crate) prefix: String,
-    pub(crate) date: String,
-    pub(crate) pad: u32,
-    pub(crate) batch: u32,
-    pub(crate) mode: Mode,
-    pub(crate) overflow: Overflow,
-    pub(crate) series: Option<(Vec<String>, u64)>,
+    /// Built at compile time; the expansion builds the same spec again at run time.
+    pub(crate) spec: Spec,
+    /// The template and time zone as written (the spec keeps them parsed).
     pub(crate) format: Option<String>,
     pub(crate) tz: Option<String>,
-}
-
-/// The overflow policy a field asked for.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Overflow {
-    Error,
-    Widen,
-    Letters,
-    Cycle(u64),
-}
-
-/// The numbering mode a field asked for.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mode {
-    Batched,
-    Gapless,
-    GaplessNowait,
 }
 
 /// Checks every rule and returns the fields that passed, sorted by key: IDs are taken in
@@ -62,7 +39,7 @@ pub(crate) fn check<'a>(model: &Model<'a>, errors: &mut Errors) -> Vec<ValidFiel
         .filter_map(|field| check_field(model, field, errors))
         .collect();
     keys_are_unique(model, &fields, errors);
-    fields.sort_by(|a, b| a.key.cmp(&b.key));
+    fields.sort_by(|a, b| a.spec.key().cmp(b.spec.key()));
     fields
 }
 
@@ -75,47 +52,159 @@ fn has_id_fields(model: &Model<'_>, errors: &mut Errors) {
     }
 }
 
+/// The attribute's own rules first; a value they refuse is replaced by its default, so that
+/// the spec's rules still report what else is wrong (one error per mistake, no cascade).
 fn check_field<'a>(
     model: &Model<'a>,
     field: &IdField<'a>,
     errors: &mut Errors,
 ) -> Option<ValidField<'a>> {
+    let before = errors.len();
+    let attr = &field.attr;
     let ty = supported_type(field, errors);
-    let pad = pad(field.attr.pad.as_ref(), errors);
-    let batch = batch(field.attr.batch.as_ref(), errors);
-    let (date, shape) = date(field.attr.date.as_ref(), errors);
-    let prefix = prefix(field.attr.prefix.as_ref(), errors);
-    let key = key(model, field.attr.key.as_ref(), errors);
+    let pad = integer(
+        attr.pad.as_ref(),
+        DEFAULT_PAD,
+        "pad",
+        "1..=18 digits",
+        errors,
+    );
+    let batch = integer(
+        attr.batch.as_ref(),
+        DEFAULT_BATCH,
+        "batch",
+        "1..=4294967295",
+        errors,
+    );
     let mode = mode(field, errors);
-    let tz = time_zone(field.attr.tz.as_ref(), errors);
-    let (ty, pad, batch, date, shape, prefix, key, mode, tz) =
-        (ty?, pad?, batch?, date?, shape?, prefix?, key?, mode?, tz?);
-    let overflow = overflow(field, pad, shape, errors);
+    let tz = time_zone(attr.tz.as_ref(), errors);
+    let overflow = overflow(field, errors);
     let series = series(field, errors);
-    let (overflow, series) = (overflow?, series?);
-    let format = format(field, &prefix, &date, series.is_some(), errors)?;
-    if matches!(ty, FieldType::Number | FieldType::OptionalNumber) {
-        fits_an_i64(field, &prefix, shape, pad, overflow, errors)?;
+    let key = attr
+        .key
+        .as_ref()
+        .map_or_else(|| model.table_name.clone(), LitStr::value);
+    let mut builder = Spec::builder(key)
+        .prefix(attr.prefix.as_ref().map(LitStr::value).unwrap_or_default())
+        .date(
+            attr.date
+                .as_ref()
+                .map_or_else(|| DEFAULT_DATE.to_owned(), LitStr::value),
+        )
+        .pad(pad.unwrap_or(DEFAULT_PAD))
+        .batch(batch.unwrap_or(DEFAULT_BATCH))
+        .overflow(overflow.unwrap_or(Overflow::Error))
+        .time_zone(
+            tz.clone()
+                .flatten()
+                .and_then(|tz| TimeZone::parse(&tz))
+                .unwrap_or_default(),
+        );
+    if let Some(Some((codes, max))) = &series {
+        builder = builder.series(codes.clone(), *max);
     }
-    Some(ValidField {
-        ident: field.ident,
-        ty,
-        key,
-        prefix,
-        date,
-        pad,
-        batch,
-        mode,
-        overflow,
-        series,
-        format,
-        tz,
-    })
+    if let Some(format) = &attr.format {
+        builder = builder.format(format.value());
+    }
+    if let Some(Mode::Gapless { nowait }) = mode {
+        builder = if nowait {
+            builder.gapless_nowait()
+        } else {
+            builder.gapless()
+        };
+    }
+    if matches!(ty, Some(FieldType::Number | FieldType::OptionalNumber)) {
+        builder = builder.numeric();
+    }
+    match builder.build_reporting_all() {
+        Ok(spec) if errors.len() == before => Some(ValidField {
+            ident: field.ident,
+            ty: ty?,
+            spec,
+            format: attr.format.as_ref().map(LitStr::value),
+            tz: tz?,
+        }),
+        Ok(_) => None,
+        Err(broken) => {
+            for error in broken {
+                spec_error(field, &error, errors);
+            }
+            None
+        }
+    }
+}
+
+/// A rule of the spec, at the token of the setting it names (the attribute itself when the
+/// setting was left at its default).
+fn spec_error(field: &IdField<'_>, error: &SpecError, errors: &mut Errors) {
+    let attr = &field.attr;
+    let message = error.to_string();
+    // A series code rule points at the code itself.
+    let code = match error {
+        SpecError::SeriesCodeNotPrintable(code) | SpecError::SeriesCodesUneven { code, .. } => {
+            Some(code.as_str())
+        }
+        SpecError::SeriesCodeTwice(code) => Some(code.as_str()),
+        _ => None,
+    };
+    if let (Some(code), Some((_, codes))) = (code, &attr.series) {
+        let twice = matches!(error, SpecError::SeriesCodeTwice(_));
+        let mut matching = codes.iter().filter(|c| c.value() == code);
+        let lit = if twice {
+            matching.nth(1)
+        } else {
+            matching.next()
+        };
+        if let Some(lit) = lit {
+            errors.at(lit, message);
+            return;
+        }
+    }
+    let token: Option<&dyn ToTokens> = match error.setting() {
+        Setting::Key => attr.key.as_ref().map(|t| t as &dyn ToTokens),
+        Setting::Prefix => attr.prefix.as_ref().map(|t| t as &dyn ToTokens),
+        Setting::Date => attr.date.as_ref().map(|t| t as &dyn ToTokens),
+        Setting::Pad => attr.pad.as_ref().map(|t| t as &dyn ToTokens),
+        Setting::Batch => attr.batch.as_ref().map(|t| t as &dyn ToTokens),
+        Setting::Overflow => attr.overflow.as_ref().map(|t| t as &dyn ToTokens),
+        Setting::Max => attr.max.as_ref().map(|t| t as &dyn ToTokens),
+        Setting::Series => attr
+            .series
+            .as_ref()
+            .map(|(array, _)| array as &dyn ToTokens),
+        Setting::Format => attr.format.as_ref().map(|t| t as &dyn ToTokens),
+        _ => None,
+    };
+    match token {
+        Some(token) => errors.at(token, message),
+        None => errors.at(span_tokens(field), message),
+    }
+}
+
+/// An integer attribute: its value, or an error when it does not fit the type.
+fn integer<T: std::str::FromStr>(
+    lit: Option<&LitInt>,
+    default: T,
+    name: &str,
+    range: &str,
+    errors: &mut Errors,
+) -> Option<T>
+where
+    T::Err: std::fmt::Display,
+{
+    let Some(lit) = lit else { return Some(default) };
+    match lit.base10_parse::<T>() {
+        Ok(value) => Some(value),
+        Err(_) => {
+            errors.at(lit, format!("`{name}` must be {range}, got {lit}"));
+            None
+        }
+    }
 }
 
 fn time_zone(lit: Option<&LitStr>, errors: &mut Errors) -> Option<Option<String>> {
     let Some(lit) = lit else { return Some(None) };
-    if parse_time_zone(&lit.value()).is_none() {
+    if TimeZone::parse(&lit.value()).is_none() {
         errors.at(
             lit,
             "`tz` must be \"utc\", \"local\" or a fixed offset like \"+08:00\"",
@@ -125,23 +214,15 @@ fn time_zone(lit: Option<&LitStr>, errors: &mut Errors) -> Option<Option<String>
     Some(Some(lit.value()))
 }
 
-/// `overflow` and `max`: the runtime's `check_policy`, as compile errors.
-fn overflow(
-    field: &IdField<'_>,
-    pad: u32,
-    shape: DateShape,
-    errors: &mut Errors,
-) -> Option<Overflow> {
+/// `overflow` and `max` as written: the policy's name, and `max` only where it means
+/// something. Whether `max` fits the pad width is the spec's rule.
+fn overflow(field: &IdField<'_>, errors: &mut Errors) -> Option<Overflow> {
     let attr = &field.attr;
-    let widest = 10u64.pow(pad) - 1;
     let max = match &attr.max {
         Some(lit) => match lit.base10_parse::<u64>() {
-            Ok(max) if (1..=widest).contains(&max) => Some(max),
-            _ => {
-                errors.at(
-                    lit,
-                    format!("`max` must be 1..={widest} for pad {pad}, got {lit}"),
-                );
+            Ok(max) => Some(max),
+            Err(_) => {
+                errors.at(lit, format!("`max` must be 1..={}, got {lit}", u64::MAX));
                 return None;
             }
         },
@@ -162,7 +243,7 @@ fn overflow(
         "widen" => Overflow::Widen,
         "letters" => Overflow::Letters,
         "cycle" => match max {
-            Some(max) => Overflow::Cycle(max),
+            Some(max) => Overflow::Cycle { max },
             None => {
                 errors.at(lit, "`overflow = \"cycle\"` needs `max = ...`: the largest number before it starts again at 1 (IDs then repeat by design)");
                 return None;
@@ -173,17 +254,13 @@ fn overflow(
             return None;
         }
     };
-    if policy == Overflow::Widen && shape.fixed_width.is_none() {
-        errors.at(lit, "`widen` needs a date part of fixed width (digits without `-`/`_` modifiers), or none: a wider counter after a shorter date could read like another ID");
-        return None;
-    }
-    if policy != Overflow::Error && attr.series.is_some() {
-        errors.at(lit, "series roll over on their own: drop `overflow`");
-        return None;
-    }
-    if max.is_some() && !matches!(policy, Overflow::Cycle(_)) && attr.series.is_none() {
+    if let (Some(max_lit), false, None) = (
+        &attr.max,
+        matches!(policy, Overflow::Cycle { .. }),
+        &attr.series,
+    ) {
         errors.at(
-            attr.max.as_ref().expect("checked"),
+            max_lit,
             "`max` applies to `overflow = \"cycle\"` and to `series`",
         );
         return None;
@@ -191,8 +268,7 @@ fn overflow(
     Some(policy)
 }
 
-/// `series` and its `max` (checked against the pad width by `overflow`): codes of one
-/// length, distinct, printable.
+/// `series` as written: its codes, and the `max` it needs.
 fn series(field: &IdField<'_>, errors: &mut Errors) -> Option<Option<(Vec<String>, u64)>> {
     let attr = &field.attr;
     let Some((array, codes)) = &attr.series else {
@@ -207,57 +283,7 @@ fn series(field: &IdField<'_>, errors: &mut Errors) -> Option<Option<(Vec<String
         }
         return None;
     };
-    let Some(first) = codes.first() else {
-        errors.at(array, "the series list is empty");
-        return None;
-    };
-    let mut ok = true;
-    for (i, code) in codes.iter().enumerate() {
-        let text = code.value();
-        if text.is_empty() || text.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            errors.at(code, "a series code must be printable and not empty");
-            ok = false;
-        } else if text.len() != first.value().len() {
-            errors.at(
-                code,
-                format!(
-                    "series codes must have the same length as {:?}",
-                    first.value()
-                ),
-            );
-            ok = false;
-        } else if codes[..i].iter().any(|c| c.value() == text) {
-            errors.at(code, format!("series code {text:?} appears twice"));
-            ok = false;
-        }
-    }
-    ok.then(|| Some((codes.iter().map(LitStr::value).collect(), max)))
-}
-
-/// `format`: the template parses, and shows every part the field sets.
-fn format(
-    field: &IdField<'_>,
-    prefix: &str,
-    date: &str,
-    series: bool,
-    errors: &mut Errors,
-) -> Option<Option<String>> {
-    let Some(lit) = &field.attr.format else {
-        return Some(None);
-    };
-    let result = parse_template(&lit.value())
-        .map_err(|e| e.to_string())
-        .and_then(|parts| {
-            check_template(&parts, !prefix.is_empty(), !date.is_empty(), series)
-                .map_err(str::to_owned)
-        });
-    match result {
-        Ok(()) => Some(Some(lit.value())),
-        Err(reason) => {
-            errors.at(lit, format!("`format`: {reason}"));
-            None
-        }
-    }
+    Some(Some((codes.iter().map(LitStr::value).collect(), max)))
 }
 
 /// `gapless` takes one number per transaction: `batch` would mean nothing, and `nowait` only
@@ -279,8 +305,9 @@ fn mode(field: &IdField<'_>, errors: &mut Errors) -> Option<Mode> {
             );
             None
         }
-        (Some(_), Some(_)) => Some(Mode::GaplessNowait),
-        (Some(_), None) => Some(Mode::Gapless),
+        (Some(_), nowait) => Some(Mode::Gapless {
+            nowait: nowait.is_some(),
+        }),
         (None, None) => Some(Mode::Batched),
     }
 }
@@ -296,172 +323,14 @@ fn supported_type(field: &IdField<'_>, errors: &mut Errors) -> Option<FieldType>
     ty
 }
 
-fn pad(lit: Option<&LitInt>, errors: &mut Errors) -> Option<u32> {
-    let Some(lit) = lit else {
-        return Some(DEFAULT_PAD);
-    };
-    match lit.base10_parse::<u32>() {
-        Ok(pad) if (1..=MAX_PAD).contains(&pad) => Some(pad),
-        _ => {
-            errors.at(lit, format!("`pad` must be 1..=18 digits, got {lit}"));
-            None
-        }
-    }
-}
-
-fn batch(lit: Option<&LitInt>, errors: &mut Errors) -> Option<u32> {
-    let Some(lit) = lit else {
-        return Some(DEFAULT_BATCH);
-    };
-    match lit.base10_parse::<u32>() {
-        Ok(batch) if batch >= 1 => Some(batch),
-        Ok(_) => {
-            errors.at(lit, "`batch` must be at least 1");
-            None
-        }
-        Err(_) => {
-            errors.at(lit, format!("`batch` must be 1..={}, got {lit}", u32::MAX));
-            None
-        }
-    }
-}
-
-/// The date pattern and its shape.
-fn date(lit: Option<&LitStr>, errors: &mut Errors) -> (Option<String>, Option<DateShape>) {
-    let pattern = lit.map_or_else(|| DEFAULT_DATE.to_owned(), LitStr::value);
-    match check_date_pattern(&pattern) {
-        Ok(shape) => (Some(pattern), Some(shape)),
-        Err(err) => {
-            let message = match err {
-                DatePatternError::Unknown(spec) => format!(
-                    "unknown date specifier `{spec}` in `{pattern}`; see chrono::format::strftime for the valid ones"
-                ),
-                DatePatternError::SubSecond(spec) => format!(
-                    "date specifier `{spec}` changes faster than once a second; a period must last at least a second"
-                ),
-                DatePatternError::TooLong(len) => format!(
-                    "this date part can be {len} bytes long; db_key.period holds 64"
-                ),
-            };
-            errors.at(lit.expect("the default pattern is valid"), message);
-            (None, None)
-        }
-    }
-}
-
-fn prefix(lit: Option<&LitStr>, errors: &mut Errors) -> Option<String> {
-    let Some(lit) = lit else {
-        return Some(String::new());
-    };
-    let prefix = lit.value();
-    if prefix.chars().any(|c| c.is_control() || c.is_whitespace()) {
-        errors.at(
-            lit,
-            "`prefix` must not contain whitespace or control characters",
-        );
-        return None;
-    }
-    Some(prefix)
-}
-
-fn key(model: &Model<'_>, lit: Option<&LitStr>, errors: &mut Errors) -> Option<String> {
-    let Some(lit) = lit else {
-        return Some(model.table_name.clone());
-    };
-    let key = lit.value();
-    let len = key.chars().count();
-    if key.is_empty() || len > MAX_KEY_LEN {
-        errors.at(
-            lit,
-            format!("`key` must be 1..={MAX_KEY_LEN} characters, got {len}"),
-        );
-        return None;
-    }
-    // Some collations (MariaDB's PAD SPACE) compare `"pk "` equal to `"pk"`.
-    if key.starts_with(char::is_whitespace)
-        || key.ends_with(char::is_whitespace)
-        || key.chars().any(char::is_control)
-    {
-        errors.at(
-            lit,
-            "`key` must not start or end with whitespace or contain control characters: \
-             some databases compare such keys equal to others",
-        );
-        return None;
-    }
-    Some(key)
-}
-
-/// An `i64` field holds `date digits + pad digits` and nothing else.
-fn fits_an_i64(
-    field: &IdField<'_>,
-    prefix: &str,
-    shape: DateShape,
-    pad: u32,
-    overflow: Overflow,
-    errors: &mut Errors,
-) -> Option<()> {
-    let attr = &field.attr;
-    let date_width = shape.numeric_width;
-    let no_digits = |tokens: &dyn ToTokens, what: &str, errors: &mut Errors| {
-        errors.at(
-            tokens,
-            format!("an `i64` ID field cannot have {what}: use a `String` field"),
-        );
-    };
-    if let (Some(lit), Overflow::Letters) = (&attr.overflow, overflow) {
-        no_digits(lit, "letters", errors);
-        return None;
-    }
-    if let Some((array, _)) = &attr.series {
-        no_digits(array, "series", errors);
-        return None;
-    }
-    if let Some(lit) = &attr.format {
-        no_digits(lit, "a template", errors);
-        return None;
-    }
-    if let (Some(lit), Overflow::Widen) = (&attr.overflow, overflow) {
-        if !shape.leading_nonzero && attr.date.as_ref().is_some_and(|d| !d.value().is_empty()) {
-            errors.at(lit, "`widen` on an `i64` field needs a date part starting with `%Y` (or none): a leading 0 of the date would be lost in the number and two IDs could meet");
-            return None;
-        }
-    }
-    if !prefix.is_empty() {
-        errors.at(
-            attr.prefix.as_ref().expect("non-empty prefix was written"),
-            "an `i64` ID field cannot have a prefix: use a `String` field, or drop `prefix`",
-        );
-        return None;
-    }
-    let Some(date_width) = date_width else {
-        errors.at(
-            attr.date.as_ref().expect("the default date is numeric"),
-            "an `i64` ID field needs a date part of fixed-width digits only, like `%Y%m%d` or `%y%m`, or `date = \"\"`",
-        );
-        return None;
-    };
-    let total = u32::from(date_width) + pad;
-    if total > MAX_PAD {
-        let message = format!(
-            "an `i64` ID of {date_width} date digits + pad {pad} = {total} digits does not fit: at most 18"
-        );
-        match &attr.pad {
-            Some(pad) => errors.at(pad, message),
-            None => errors.at(span_tokens(field), message),
-        }
-        return None;
-    }
-    Some(())
-}
-
 fn keys_are_unique(model: &Model<'_>, fields: &[ValidField<'_>], errors: &mut Errors) {
     let mut seen: HashMap<&str, &Ident> = HashMap::new();
     for field in fields {
-        if let Some(first) = seen.insert(&field.key, field.ident) {
+        if let Some(first) = seen.insert(field.spec.key(), field.ident) {
             let message = format!(
                 "fields `{first}` and `{}` both draw from db_key `{}`: give one of them its own `key = \"...\"`",
-                field.ident, field.key
+                field.ident,
+                field.spec.key()
             );
             let source = model
                 .fields

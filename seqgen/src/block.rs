@@ -6,7 +6,8 @@ use std::ops::Range;
 use std::sync::{Mutex, MutexGuard};
 
 use crate::clock::Clock;
-use crate::spec::{Period, Spec};
+use seqgen_core::__private::Period;
+use seqgen_core::Spec;
 
 /// The state of one (key, date pattern) in one generator.
 #[derive(Debug, Default)]

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use chrono::{DateTime, FixedOffset, TimeDelta, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 
 /// A source of the current time.
 pub trait Clock: Send + Sync + 'static {
@@ -35,17 +35,13 @@ impl Clock for SystemClock {
     fn unix_second(&self) -> i64 {
         #[cfg(target_os = "linux")]
         {
-            let mut now = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            };
-            // SAFETY: `now` is a valid, writable timespec; CLOCK_REALTIME_COARSE exists since
-            // Linux 2.6.32, and on failure we fall back to the precise clock.
-            if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut now) } == 0 {
-                #[allow(clippy::useless_conversion)] // time_t is i32 on some 32-bit targets
-                return i64::from(now.tv_sec);
-            }
+            // CLOCK_REALTIME_COARSE, through rustix's safe wrapper: no system call (vDSO).
+            #[allow(clippy::useless_conversion)] // time_t is i32 on some 32-bit targets
+            return i64::from(
+                rustix::time::clock_gettime(rustix::time::ClockId::RealtimeCoarse).tv_sec,
+            );
         }
+        #[cfg(not(target_os = "linux"))]
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64)
@@ -134,53 +130,5 @@ impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
 
     fn unix_second(&self) -> i64 {
         (**self).unix_second()
-    }
-}
-
-/// The time zone a spec's date part is computed in: the period changes at midnight there.
-///
-/// The default is UTC, the same on every instance. `Local` is each machine's own zone: only
-/// safe when every instance runs in the same one (it never causes a duplicate, but two
-/// instances in different zones stamp different dates at the same moment).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum TimeZone {
-    /// Coordinated Universal Time.
-    #[default]
-    Utc,
-    /// The machine's local time zone.
-    Local,
-    /// A fixed offset from UTC, e.g. `+08:00`.
-    Fixed(FixedOffset),
-}
-
-impl TimeZone {
-    /// `utc`, `local`, or a fixed offset `±HH:MM`; `None` for anything else.
-    ///
-    /// ```
-    /// use seqgen::TimeZone;
-    /// assert_eq!(TimeZone::parse("utc"), Some(TimeZone::Utc));
-    /// assert!(matches!(TimeZone::parse("+08:00"), Some(TimeZone::Fixed(_))));
-    /// assert_eq!(TimeZone::parse("Europe/Paris"), None);
-    /// ```
-    pub fn parse(text: &str) -> Option<Self> {
-        use crate::date_pattern::{parse_time_zone, ZoneSpec};
-        Some(match parse_time_zone(text)? {
-            ZoneSpec::Utc => TimeZone::Utc,
-            ZoneSpec::Local => TimeZone::Local,
-            ZoneSpec::Offset(secs) => TimeZone::Fixed(FixedOffset::east_opt(secs)?),
-        })
-    }
-
-    /// `now` formatted with a strftime `pattern` in this zone.
-    pub(crate) fn format(self, now: DateTime<Utc>, pattern: &str) -> String {
-        match self {
-            TimeZone::Utc => now.format(pattern).to_string(),
-            TimeZone::Local => now
-                .with_timezone(&chrono::Local)
-                .format(pattern)
-                .to_string(),
-            TimeZone::Fixed(offset) => now.with_timezone(&offset).format(pattern).to_string(),
-        }
     }
 }

@@ -1,6 +1,6 @@
 //! The one error type of seqgen.
 
-use std::fmt;
+use seqgen_core::SpecError;
 
 /// What went wrong while handing out IDs.
 ///
@@ -151,71 +151,6 @@ fn in_period(period: &str) -> String {
 
 /// Shorthand for `Result` with seqgen's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// Why an ID spec is invalid.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SpecError {
-    /// The key name is empty.
-    EmptyKey,
-    /// The key name is longer than the `db_key.key_name` column (191 characters).
-    KeyTooLong(usize),
-    /// The key name starts or ends with whitespace, or contains a control character: some
-    /// collations compare `"pk "` equal to `"pk"`, so such a key would not be exact.
-    KeyNotExact(String),
-    /// `pad` is outside 1..=18.
-    PadOutOfRange(u32),
-    /// `batch` is 0.
-    BatchZero,
-    /// The date pattern contains a specifier chrono does not know.
-    UnknownDateSpecifier(String),
-    /// The date pattern changes faster than once a second (`%f`, `%.3f`, ...).
-    SubSecondDate(String),
-    /// The prefix contains a control or whitespace character.
-    PrefixNotPrintable(String),
-    /// The date part can format longer than `db_key.period` holds (64 bytes).
-    DateTooLong(usize),
-    /// The template is malformed, or leaves out a part the spec sets.
-    Template(String),
-    /// The overflow policy or the series do not fit the spec.
-    Policy(String),
-}
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SpecError::EmptyKey => f.write_str("the key name is empty"),
-            SpecError::KeyTooLong(len) => {
-                write!(f, "the key name is {len} characters long; the most is 191")
-            }
-            SpecError::KeyNotExact(key) => write!(
-                f,
-                "key {key:?} starts or ends with whitespace or contains a control character; \
-                 some databases compare such keys equal to others"
-            ),
-            SpecError::PadOutOfRange(pad) => write!(f, "pad must be 1..=18, got {pad}"),
-            SpecError::BatchZero => f.write_str("batch must be at least 1"),
-            SpecError::UnknownDateSpecifier(spec) => {
-                write!(f, "unknown date specifier `{spec}` (see chrono::format::strftime)")
-            }
-            SpecError::SubSecondDate(spec) => write!(
-                f,
-                "date specifier `{spec}` changes faster than once a second; a period must last at least a second"
-            ),
-            SpecError::PrefixNotPrintable(prefix) => {
-                write!(f, "prefix {prefix:?} contains whitespace or a control character")
-            }
-            SpecError::DateTooLong(len) => write!(
-                f,
-                "the date part can be {len} bytes long; db_key.period holds 64"
-            ),
-            SpecError::Template(reason) => write!(f, "template: {reason}"),
-            SpecError::Policy(reason) => f.write_str(reason),
-        }
-    }
-}
-
-impl std::error::Error for SpecError {}
 
 impl Error {
     /// Wraps a database error, recognising the missing-table case.

@@ -16,7 +16,8 @@ use crate::block::{Cursor, KeyState};
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::identity::{identify, random_token, Identity, NonDurable};
-use crate::spec::{CacheKey, Mode, Period, PrehashedHasher, Spec};
+use seqgen_core::__private::{CacheKey, Period, PrehashedHasher};
+use seqgen_core::{Mode, Spec};
 
 /// Hands out IDs for one database, reserving `batch` numbers per round trip and serving the
 /// rest from memory.

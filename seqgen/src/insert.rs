@@ -11,7 +11,7 @@ use crate::backend::Backend;
 use crate::error::Error;
 use crate::error::Result;
 use crate::generator::{default_generator, in_transaction, Generator};
-use crate::spec::{Mode, Spec};
+use seqgen_core::{Mode, Spec};
 
 /// A Diesel model whose ID fields seqgen fills. Implement it with
 /// `#[derive(DistributedId)]` (see [the derive](derive@crate::DistributedId)).

@@ -36,29 +36,25 @@
 //! - `mysql`: MySQL and MariaDB, through libmysqlclient or libmariadb.
 //!
 //! They are additive and forward to Diesel's features of the same names.
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod backend;
 mod block;
 mod clock;
-mod date_pattern;
 mod error;
 mod generator;
 mod identity;
 mod insert;
 mod migrations;
-mod parse;
-mod policy;
 mod schema;
 mod sequence;
-mod spec;
-mod template;
 
 #[cfg(feature = "sqlite")]
 pub use backend::sqlite;
 pub use backend::Backend;
-pub use clock::{Clock, FixedClock, OffsetClock, SystemClock, TimeZone};
-pub use error::{Error, Result, SpecError};
+pub use clock::{Clock, FixedClock, OffsetClock, SystemClock};
+pub use error::{Error, Result};
 pub use generator::{
     next_id, next_ids, next_number, next_numbers, use_pool, Generator, GeneratorBuilder,
 };
@@ -68,10 +64,10 @@ pub use insert::{
     Records,
 };
 pub use migrations::{backend_migrations, run_migrations, with_app_migrations, WithAppMigrations};
-pub use parse::{IdParts, ParseIdError};
-pub use policy::{Overflow, Series};
+pub use seqgen_core::{
+    IdParts, Mode, Overflow, ParseIdError, Series, Spec, SpecBuilder, SpecError, TimeZone,
+};
 pub use sequence::{next_value, next_values, Sequence};
-pub use spec::{Mode, Spec, SpecBuilder};
 
 /// Fills a Diesel model's ID fields from seqgen's `db_key` counters, just before the insert,
 /// on the insert's own connection.
@@ -129,9 +125,7 @@ pub use seqgen_derive::DistributedId;
 /// What `#[derive(DistributedId)]` expands to reaches seqgen only through here.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::clock::TimeZone;
     pub use crate::insert::{IdField, IdSlot};
-    pub use crate::policy::Overflow;
-    pub use crate::spec::Spec;
+    pub use seqgen_core::{Overflow, Spec, TimeZone};
     pub use std::sync::LazyLock;
 }

@@ -6,7 +6,7 @@ use diesel::connection::LoadConnection;
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::generator::{in_transaction, Generator};
-use crate::spec::Spec;
+use seqgen_core::Spec;
 
 /// A named gapless counter: 1, 2, 3, … with no gap and no repeat among committed
 /// transactions. The number is taken inside the caller's transaction, which keeps the counter

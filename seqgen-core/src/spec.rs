@@ -7,16 +7,16 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::clock::TimeZone;
 use crate::date_pattern::{check_date_pattern, DatePatternError, DateShape};
 use crate::error::SpecError;
 use crate::policy::{self, Overflow, Series};
 use crate::template::{check_template, default_template, parse_template, Part};
+use crate::zone::TimeZone;
 
 /// The longest key `db_key.key_name` holds.
-const MAX_KEY_LEN: usize = 191;
+pub const MAX_KEY_LEN: usize = 191;
 /// The widest pad: 18 digits always fit an `i64`.
-const MAX_PAD: u32 = 18;
+pub const MAX_PAD: u32 = 18;
 
 /// An ID spec: which `db_key` counter to draw from and how to format what it gives.
 ///
@@ -25,12 +25,12 @@ const MAX_PAD: u32 = 18;
 /// ```
 /// use chrono::{TimeZone, Utc};
 ///
-/// let spec = seqgen::Spec::builder("users").prefix("U").date("%Y%m%d").pad(6).build()?;
+/// let spec = seqgen_core::Spec::builder("users").prefix("U").date("%Y%m%d").pad(6).build()?;
 /// let period = spec.period_at(Utc.with_ymd_and_hms(2025, 7, 2, 9, 0, 0).unwrap());
 /// assert_eq!(spec.format(&period, 1), "U20250702000001");
 ///
 /// // A template with a series: series `aa` holds 1..=999, then `bb` starts at 1.
-/// let tickets = seqgen::Spec::builder("tickets")
+/// let tickets = seqgen_core::Spec::builder("tickets")
 ///     .format("T{date}-{series}{seq}")
 ///     .date("%y")
 ///     .pad(3)
@@ -38,7 +38,7 @@ const MAX_PAD: u32 = 18;
 ///     .build()?;
 /// assert_eq!(tickets.format("25", 999), "T25-aa999");
 /// assert_eq!(tickets.format("25", 1000), "T25-bb001");
-/// # Ok::<(), seqgen::SpecError>(())
+/// # Ok::<(), seqgen_core::SpecError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spec {
@@ -66,7 +66,7 @@ pub struct Spec {
 /// Names a block in a generator: key and date pattern, length-prefixed so that no two
 /// different pairs give the same text, with its hash computed once when the spec is built.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct CacheKey {
+pub struct CacheKey {
     hash: u64,
     text: Box<str>,
 }
@@ -88,7 +88,7 @@ impl std::hash::Hash for CacheKey {
 
 /// A hasher that passes on the hash a [`CacheKey`] already carries.
 #[derive(Default)]
-pub(crate) struct PrehashedHasher(u64);
+pub struct PrehashedHasher(u64);
 
 impl std::hash::Hasher for PrehashedHasher {
     fn finish(&self) -> u64 {
@@ -108,8 +108,9 @@ impl std::hash::Hasher for PrehashedHasher {
 /// A period: the formatted date part, and its value as a number when it is digits only
 /// (computed once per period, not once per ID).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Period {
-    pub(crate) text: String,
+pub struct Period {
+    /// The formatted date part.
+    pub text: String,
     number: Option<i64>,
 }
 
@@ -121,7 +122,8 @@ impl Default for Period {
 }
 
 impl Period {
-    pub(crate) fn new(text: String) -> Self {
+    /// A period from its formatted date part.
+    pub fn new(text: String) -> Self {
         let number = if text.is_empty() {
             Some(0)
         } else if text.bytes().all(|b| b.is_ascii_digit()) {
@@ -148,6 +150,7 @@ pub struct SpecBuilder {
     overflow: Overflow,
     series: Option<(Vec<String>, u64)>,
     format: Option<String>,
+    numeric: bool,
 }
 
 /// How numbers are taken from `db_key`.
@@ -161,7 +164,7 @@ pub enum Mode {
     /// locked until the transaction ends, and a rollback gives the number back. Committed
     /// numbers are exactly 1..N per period.
     Gapless {
-        /// Fail with [`Error::Busy`](crate::Error::Busy) instead of waiting when another
+        /// Fail with [`Error::Busy`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.Busy) instead of waiting when another
         /// transaction holds the counter.
         nowait: bool,
     },
@@ -181,6 +184,7 @@ impl Spec {
             overflow: Overflow::Error,
             series: None,
             format: None,
+            numeric: false,
         }
     }
 
@@ -231,7 +235,8 @@ impl Spec {
 
     /// Which block of a generator serves this spec: specs with the same key, date pattern
     /// and time zone draw from the same `db_key` rows and so share a block.
-    pub(crate) fn cache_key(&self) -> &CacheKey {
+    #[doc(hidden)]
+    pub fn cache_key(&self) -> &CacheKey {
         &self.cache_key
     }
 
@@ -247,7 +252,7 @@ impl Spec {
     /// decides how a counter is printed (prefix, date pattern, pad, overflow policy, series,
     /// template), and nothing that does not (batch, mode, time zone). seqgen records it on the
     /// key's row at first use and refuses a spec of another shape on that key
-    /// ([`Error::ShapeChanged`](crate::Error::ShapeChanged)): two shapes could print the same ID
+    /// ([`Error::ShapeChanged`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.ShapeChanged)): two shapes could print the same ID
     /// from different counters.
     pub fn shape(&self) -> &str {
         &self.shape
@@ -299,18 +304,34 @@ impl Spec {
         self.numeric
     }
 
-    fn compute_numeric(&self) -> bool {
-        let Some(width) = self.date_shape.numeric_width else {
-            return false;
-        };
-        self.prefix.is_empty()
-            && !self.custom_template
-            && self.series.is_none()
-            && self.overflow != Overflow::Letters
-            && u32::from(width) + self.pad <= MAX_PAD
-            && (self.overflow != Overflow::Widen
-                || self.date.is_empty()
-                || self.date_shape.leading_nonzero)
+    /// Why IDs of this spec have no `i64` form, if they have none.
+    fn why_not_numeric(&self) -> Option<SpecError> {
+        Some(if !self.prefix.is_empty() {
+            SpecError::NumericWithPrefix
+        } else if self.overflow == Overflow::Letters {
+            SpecError::NumericWithLetters
+        } else if self.series.is_some() {
+            SpecError::NumericWithSeries
+        } else if self.custom_template {
+            SpecError::NumericWithTemplate
+        } else if self.overflow == Overflow::Widen
+            && !self.date.is_empty()
+            && !self.date_shape.leading_nonzero
+        {
+            SpecError::NumericWidenDate
+        } else {
+            let Some(width) = self.date_shape.numeric_width else {
+                return Some(SpecError::NumericDateNotDigits);
+            };
+            let date_digits = u32::from(width);
+            if date_digits + self.pad <= MAX_PAD {
+                return None;
+            }
+            SpecError::NumericTooWide {
+                date_digits,
+                pad: self.pad,
+            }
+        })
     }
 
     /// The period at `now`: the date part as it appears in IDs (empty without a date part).
@@ -353,7 +374,8 @@ impl Spec {
     }
 
     /// [`Spec::numeric`] with the period's number already parsed.
-    pub(crate) fn numeric_in(&self, period: &Period, counter: u64) -> Option<i64> {
+    #[doc(hidden)]
+    pub fn numeric_in(&self, period: &Period, counter: u64) -> Option<i64> {
         if !self.is_numeric() || counter == 0 || counter > self.capacity() {
             return None;
         }
@@ -413,7 +435,7 @@ impl SpecBuilder {
         self
     }
 
-    /// Gapless mode that fails with [`Error::Busy`](crate::Error::Busy) instead of waiting
+    /// Gapless mode that fails with [`Error::Busy`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.Busy) instead of waiting
     /// for another transaction holding the counter.
     pub fn gapless_nowait(mut self) -> Self {
         self.mode = Mode::Gapless { nowait: true };
@@ -427,7 +449,7 @@ impl SpecBuilder {
     }
 
     /// Series rollover: counters 1..=`max` show the first code, the next `max` the second,
-    /// and so on; after the last, [`Error::SeriesExhausted`](crate::Error::SeriesExhausted).
+    /// and so on; after the last, [`Error::SeriesExhausted`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.SeriesExhausted).
     /// Codes must have the same length. Without a [`format`](SpecBuilder::format) the code
     /// sits between the date and the counter.
     pub fn series<I>(mut self, codes: I, max: u64) -> Self
@@ -447,53 +469,94 @@ impl SpecBuilder {
         self
     }
 
-    /// Checks the spec and builds it.
+    /// Requires that IDs of this spec have an `i64` form ([`Spec::is_numeric`]): the build
+    /// fails otherwise, saying which setting stands in the way. The derive asks for it on
+    /// `i64` fields.
+    pub fn numeric(mut self) -> Self {
+        self.numeric = true;
+        self
+    }
+
+    /// Checks the spec and builds it; the error is the first broken rule.
     pub fn build(self) -> Result<Spec, SpecError> {
-        if self.key.is_empty() {
-            return Err(SpecError::EmptyKey);
-        }
-        let key_len = self.key.chars().count();
-        if key_len > MAX_KEY_LEN {
-            return Err(SpecError::KeyTooLong(key_len));
-        }
-        if !(1..=MAX_PAD).contains(&self.pad) {
-            return Err(SpecError::PadOutOfRange(self.pad));
-        }
-        if self.batch == 0 {
-            return Err(SpecError::BatchZero);
-        }
-        if !printable(&self.prefix) {
-            return Err(SpecError::PrefixNotPrintable(self.prefix));
-        }
-        if self.key.starts_with(char::is_whitespace)
-            || self.key.ends_with(char::is_whitespace)
-            || self.key.chars().any(char::is_control)
-        {
-            return Err(SpecError::KeyNotExact(self.key));
-        }
-        let shape = check_date_pattern(&self.date).map_err(|e| match e {
-            DatePatternError::Unknown(spec) => SpecError::UnknownDateSpecifier(spec),
+        self.build_reporting_all()
+            .map_err(|mut errors| errors.swap_remove(0))
+    }
+
+    /// [`build`](SpecBuilder::build), with every broken rule at once (at most one per
+    /// setting, in the order of [`Setting`](crate::Setting)s met): for
+    /// `#[derive(DistributedId)]`, which shows each as a compile error at its own token.
+    #[doc(hidden)]
+    pub fn build_reporting_all(self) -> Result<Spec, Vec<SpecError>> {
+        let mut errors = Vec::new();
+        let mut check = |result: Result<(), SpecError>| {
+            if let Err(e) = result {
+                errors.push(e);
+            }
+        };
+        check(check_key(&self.key));
+        check(check_prefix(&self.prefix));
+        let pad_ok = (1..=MAX_PAD).contains(&self.pad);
+        check(if pad_ok {
+            Ok(())
+        } else {
+            Err(SpecError::PadOutOfRange(self.pad))
+        });
+        check(if self.batch == 0 {
+            Err(SpecError::BatchZero)
+        } else {
+            Ok(())
+        });
+        let date_shape = check_date_pattern(&self.date).map_err(|e| match e {
+            DatePatternError::Unknown(specifier) => SpecError::UnknownDateSpecifier {
+                specifier,
+                pattern: self.date.clone(),
+            },
             DatePatternError::SubSecond(spec) => SpecError::SubSecondDate(spec),
             DatePatternError::TooLong(len) => SpecError::DateTooLong(len),
-        })?;
+        });
         let series = self.series.map(|(codes, max)| Series { codes, max });
         let custom_template = self.format.is_some();
         let template = match &self.format {
-            Some(text) => parse_template(text).map_err(|e| SpecError::Template(e.to_string()))?,
-            None => default_template(series.is_some()),
+            Some(text) => {
+                parse_template(text).map_err(|e| SpecError::TemplateMalformed(e.to_string()))
+            }
+            None => Ok(default_template(series.is_some())),
         };
-        check_template(
-            &template,
-            !self.prefix.is_empty(),
-            !self.date.is_empty(),
-            series.is_some(),
-        )
-        .map_err(|reason| SpecError::Template(reason.to_owned()))?;
-        check_policy(self.pad, self.overflow, series.as_ref(), shape)?;
-        let cache_key = CacheKey::new(&self.key, &self.date, self.tz);
+        if let Ok(template) = &template {
+            check(
+                check_template(
+                    template,
+                    !self.prefix.is_empty(),
+                    !self.date.is_empty(),
+                    series.is_some(),
+                )
+                .map_err(|reason| SpecError::TemplateIncomplete(reason.to_owned())),
+            );
+        }
+        let (date_shape, template) = match (date_shape, template) {
+            (Ok(shape), Ok(template)) => (shape, template),
+            (shape, template) => {
+                errors.extend(shape.err());
+                errors.extend(template.err());
+                return Err(errors);
+            }
+        };
+        if pad_ok {
+            // The policies are measured in pad digits.
+            errors.extend(check_policy(
+                self.pad,
+                self.overflow,
+                series.as_ref(),
+                date_shape,
+            ));
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
         let capacity = policy::capacity(self.pad, self.overflow, series.as_ref());
         let mut spec = Spec {
-            cache_key,
+            cache_key: CacheKey::new(&self.key, &self.date, self.tz),
             key: self.key,
             prefix: self.prefix,
             date: self.date,
@@ -505,14 +568,44 @@ impl SpecBuilder {
             series,
             template,
             custom_template,
-            date_shape: shape,
+            date_shape,
             shape: String::new(),
             numeric: false,
             capacity,
         };
-        spec.numeric = spec.compute_numeric();
+        spec.numeric = spec.why_not_numeric().is_none();
+        if self.numeric {
+            if let Some(reason) = spec.why_not_numeric() {
+                return Err(vec![reason]);
+            }
+        }
         spec.shape = spec.compute_shape();
         Ok(spec)
+    }
+}
+
+fn check_key(key: &str) -> Result<(), SpecError> {
+    let len = key.chars().count();
+    if len == 0 {
+        Err(SpecError::EmptyKey)
+    } else if len > MAX_KEY_LEN {
+        Err(SpecError::KeyTooLong(len))
+    } else if key.starts_with(char::is_whitespace)
+        || key.ends_with(char::is_whitespace)
+        || key.chars().any(char::is_control)
+    {
+        // MariaDB's PAD SPACE collations compare `"pk "` equal to `"pk"`.
+        Err(SpecError::KeyNotExact(key.to_owned()))
+    } else {
+        Ok(())
+    }
+}
+
+fn check_prefix(prefix: &str) -> Result<(), SpecError> {
+    if printable(prefix) {
+        Ok(())
+    } else {
+        Err(SpecError::PrefixNotPrintable(prefix.to_owned()))
     }
 }
 
@@ -520,66 +613,59 @@ fn printable(text: &str) -> bool {
     !text.chars().any(|c| c.is_control() || c.is_whitespace())
 }
 
-/// The overflow policy and series must fit the pad width and keep IDs unambiguous.
+/// The overflow policy and series must fit the pad width and keep IDs unambiguous. Every
+/// series code is checked, so each bad one is reported.
 fn check_policy(
     pad: u32,
     overflow: Overflow,
     series: Option<&Series>,
     shape: DateShape,
-) -> Result<(), SpecError> {
+) -> Vec<SpecError> {
     let widest = policy::pow10(pad) - 1;
-    let fail = |reason: String| Err(SpecError::Policy(reason));
     match overflow {
         Overflow::Cycle { max } if max == 0 || max > widest => {
-            return fail(format!(
-                "cycle max must be 1..={widest} for pad {pad}, got {max}"
-            ));
+            return vec![SpecError::CycleMaxOutOfRange { max, pad }];
         }
         Overflow::Widen if shape.fixed_width.is_none() => {
-            return fail(
-                "widen needs a date part of fixed width (digits without `-`/`_` modifiers), or none: \
-                 a wider counter after a shorter date could read like another ID"
-                    .to_owned(),
-            );
+            return vec![SpecError::WidenNeedsFixedDate];
         }
         _ => {}
     }
-    let Some(series) = series else { return Ok(()) };
+    let Some(series) = series else {
+        return Vec::new();
+    };
     if overflow != Overflow::Error {
-        return fail(
-            "series roll over on their own: leave the overflow policy at `error`".to_owned(),
-        );
+        return vec![SpecError::SeriesWithOverflow];
     }
     if series.max == 0 || series.max > widest {
-        return fail(format!(
-            "series max must be 1..={widest} for pad {pad}, got {}",
-            series.max
-        ));
+        return vec![SpecError::SeriesMaxOutOfRange {
+            max: series.max,
+            pad,
+        }];
     }
     let Some(first) = series.codes.first() else {
-        return fail("the series list is empty".to_owned());
+        return vec![SpecError::SeriesEmpty];
     };
+    let mut errors = Vec::new();
     for (i, code) in series.codes.iter().enumerate() {
         if code.is_empty() || !printable(code) {
-            return fail(format!(
-                "series code {code:?} must be printable and not empty"
-            ));
-        }
-        if code.len() != first.len() {
-            return fail(format!(
-                "series codes must have the same length: {first:?} and {code:?}"
-            ));
-        }
-        if series.codes[..i].contains(code) {
-            return fail(format!("series code {code:?} appears twice"));
+            errors.push(SpecError::SeriesCodeNotPrintable(code.clone()));
+        } else if code.len() != first.len() {
+            errors.push(SpecError::SeriesCodesUneven {
+                first: first.clone(),
+                code: code.clone(),
+            });
+        } else if series.codes[..i].contains(code) {
+            errors.push(SpecError::SeriesCodeTwice(code.clone()));
         }
     }
-    Ok(())
+    errors
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Setting;
 
     fn spec(prefix: &str, date: &str, pad: u32) -> Spec {
         Spec::builder("k")
@@ -602,11 +688,17 @@ mod tests {
         assert_eq!(err(Spec::builder("k").batch(0)), SpecError::BatchZero);
         assert_eq!(
             err(Spec::builder("k").date("%Y%Q%d")),
-            SpecError::UnknownDateSpecifier("%Q".into())
+            SpecError::UnknownDateSpecifier {
+                specifier: "%Q".into(),
+                pattern: "%Y%Q%d".into()
+            }
         );
         assert_eq!(
             err(Spec::builder("k").date("%Y%")),
-            SpecError::UnknownDateSpecifier("%".into())
+            SpecError::UnknownDateSpecifier {
+                specifier: "%".into(),
+                pattern: "%Y%".into()
+            }
         );
         assert_eq!(
             err(Spec::builder("k").date("%S%.3f")),
@@ -620,28 +712,81 @@ mod tests {
             err(Spec::builder("x".repeat(192))),
             SpecError::KeyTooLong(192)
         ));
-        let policy = |b: SpecBuilder| matches!(b.build(), Err(SpecError::Policy(_)));
-        assert!(policy(
-            Spec::builder("k")
+        assert_eq!(
+            err(Spec::builder("k")
                 .pad(2)
-                .overflow(Overflow::Cycle { max: 100 })
+                .overflow(Overflow::Cycle { max: 100 })),
+            SpecError::CycleMaxOutOfRange { max: 100, pad: 2 }
+        );
+        assert_eq!(
+            err(Spec::builder("k").date("%-d").overflow(Overflow::Widen)),
+            SpecError::WidenNeedsFixedDate
+        );
+        assert!(matches!(
+            err(Spec::builder("k").series(["a", "bb"], 9)),
+            SpecError::SeriesCodesUneven { .. }
         ));
-        assert!(policy(
-            Spec::builder("k").date("%-d").overflow(Overflow::Widen)
-        ));
-        assert!(policy(Spec::builder("k").series(["a", "bb"], 9)));
-        assert!(policy(Spec::builder("k").series(["a", "a"], 9)));
-        assert!(policy(Spec::builder("k").series(Vec::<String>::new(), 9)));
+        assert_eq!(
+            err(Spec::builder("k").series(["a", "a"], 9)),
+            SpecError::SeriesCodeTwice("a".into())
+        );
+        assert_eq!(
+            err(Spec::builder("k").series(Vec::<String>::new(), 9)),
+            SpecError::SeriesEmpty
+        );
         assert!(matches!(
             err(Spec::builder("k").date("%A %B ".repeat(4))),
             SpecError::DateTooLong(_)
         ));
-        let template = |b: SpecBuilder| matches!(b.build(), Err(SpecError::Template(_)));
+        let template = |b: SpecBuilder| {
+            matches!(
+                b.build(),
+                Err(SpecError::TemplateMalformed(_) | SpecError::TemplateIncomplete(_))
+            )
+        };
         assert!(template(Spec::builder("k").format("{seq}")));
         assert!(template(
             Spec::builder("k").date("").format("{series}{seq}")
         ));
         assert!(template(Spec::builder("k").date("").format("{sequence}")));
+    }
+
+    #[test]
+    fn every_broken_rule_is_reported_with_its_setting() {
+        let errors = Spec::builder(" k")
+            .prefix("A B")
+            .pad(0)
+            .batch(0)
+            .date("%Q")
+            .build_reporting_all()
+            .unwrap_err();
+        let settings: Vec<Setting> = errors.iter().map(SpecError::setting).collect();
+        assert_eq!(
+            settings,
+            [
+                Setting::Key,
+                Setting::Prefix,
+                Setting::Pad,
+                Setting::Batch,
+                Setting::Date
+            ]
+        );
+        let numeric = |b: SpecBuilder| b.numeric().build().unwrap_err();
+        assert_eq!(
+            numeric(Spec::builder("k").prefix("U")),
+            SpecError::NumericWithPrefix
+        );
+        assert_eq!(
+            numeric(Spec::builder("k").date("%Y%m%d%H%M").pad(9)),
+            SpecError::NumericTooWide {
+                date_digits: 12,
+                pad: 9
+            }
+        );
+        assert_eq!(
+            numeric(Spec::builder("k").date("%y-%m")),
+            SpecError::NumericDateNotDigits
+        );
     }
 
     #[test]

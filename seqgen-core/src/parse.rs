@@ -43,7 +43,7 @@ impl Spec {
     /// Reads `id` back into its parts, or says why this spec could not have produced it.
     ///
     /// ```
-    /// let spec = seqgen::Spec::builder("orders").prefix("ORD").date("%y%m").pad(4).build()?;
+    /// let spec = seqgen_core::Spec::builder("orders").prefix("ORD").date("%y%m").pad(4).build()?;
     /// let parts = spec.parse("ORD25070001")?;
     /// assert_eq!((parts.period.as_str(), parts.seq), ("2507", 1));
     /// assert!(spec.parse("ORD2507001").is_err());

@@ -1,0 +1,234 @@
+//! Why a spec is invalid: one variant per broken rule, each naming its [`Setting`].
+
+use std::fmt;
+
+/// The spec setting (builder method, or `#[distributed_id]` attribute key) an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Setting {
+    /// `key`
+    Key,
+    /// `prefix`
+    Prefix,
+    /// `date`
+    Date,
+    /// `pad`
+    Pad,
+    /// `batch`
+    Batch,
+    /// `overflow`
+    Overflow,
+    /// the `max` of `overflow = "cycle"` or of `series`
+    Max,
+    /// `series`
+    Series,
+    /// `format` (the template)
+    Format,
+}
+
+/// Why an ID spec is invalid. Each variant breaks one rule and names the [`Setting`] it
+/// concerns ([`SpecError::setting`]); the messages say what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// The key name is empty.
+    EmptyKey,
+    /// The key name is longer than the `db_key.key_name` column (191 characters).
+    KeyTooLong(usize),
+    /// The key name starts or ends with whitespace, or contains a control character: some
+    /// collations compare `"pk "` equal to `"pk"`, so such a key would not be exact.
+    KeyNotExact(String),
+    /// `pad` is outside 1..=18.
+    PadOutOfRange(u32),
+    /// `batch` is 0.
+    BatchZero,
+    /// The prefix contains a control or whitespace character.
+    PrefixNotPrintable(String),
+    /// The date pattern contains a specifier chrono does not know.
+    UnknownDateSpecifier {
+        /// The specifier.
+        specifier: String,
+        /// The whole pattern.
+        pattern: String,
+    },
+    /// The date pattern changes faster than once a second (`%f`, `%.3f`, ...).
+    SubSecondDate(String),
+    /// The date part can format longer than `db_key.period` holds (64 bytes).
+    DateTooLong(usize),
+    /// The template does not parse.
+    TemplateMalformed(String),
+    /// The template leaves out a part the spec sets, or shows one it does not.
+    TemplateIncomplete(String),
+    /// `overflow = cycle` with a `max` of 0 or wider than `pad` digits.
+    CycleMaxOutOfRange {
+        /// The `max` given.
+        max: u64,
+        /// The pad width.
+        pad: u32,
+    },
+    /// `widen` after a date part of varying width.
+    WidenNeedsFixedDate,
+    /// Series together with an overflow policy other than `error`.
+    SeriesWithOverflow,
+    /// A series `max` of 0 or wider than `pad` digits.
+    SeriesMaxOutOfRange {
+        /// The `max` given.
+        max: u64,
+        /// The pad width.
+        pad: u32,
+    },
+    /// No series codes.
+    SeriesEmpty,
+    /// A series code that is empty or has whitespace or control characters.
+    SeriesCodeNotPrintable(String),
+    /// Series codes of different lengths.
+    SeriesCodesUneven {
+        /// The first code, whose length the others must have.
+        first: String,
+        /// The code of another length.
+        code: String,
+    },
+    /// A series code given twice.
+    SeriesCodeTwice(String),
+    /// An `i64` form was required ([`SpecBuilder::numeric`](crate::SpecBuilder::numeric)),
+    /// but the spec has a prefix.
+    NumericWithPrefix,
+    /// An `i64` form was required, but the overflow policy is `letters`.
+    NumericWithLetters,
+    /// An `i64` form was required, but the spec has series.
+    NumericWithSeries,
+    /// An `i64` form was required, but the spec has a template.
+    NumericWithTemplate,
+    /// An `i64` form was required, but the date part is not fixed-width digits.
+    NumericDateNotDigits,
+    /// An `i64` form with `widen` was required, but the date part does not start with `%Y`.
+    NumericWidenDate,
+    /// An `i64` form was required, but date digits + pad exceed 18.
+    NumericTooWide {
+        /// Digits of the date part.
+        date_digits: u32,
+        /// The pad width.
+        pad: u32,
+    },
+}
+
+impl SpecError {
+    /// The setting this error is about.
+    pub fn setting(&self) -> Setting {
+        use SpecError::*;
+        match self {
+            EmptyKey | KeyTooLong(_) | KeyNotExact(_) => Setting::Key,
+            PadOutOfRange(_) | NumericTooWide { .. } => Setting::Pad,
+            BatchZero => Setting::Batch,
+            PrefixNotPrintable(_) | NumericWithPrefix => Setting::Prefix,
+            UnknownDateSpecifier { .. }
+            | SubSecondDate(_)
+            | DateTooLong(_)
+            | NumericDateNotDigits => Setting::Date,
+            TemplateMalformed(_) | TemplateIncomplete(_) | NumericWithTemplate => Setting::Format,
+            CycleMaxOutOfRange { .. } | SeriesMaxOutOfRange { .. } => Setting::Max,
+            WidenNeedsFixedDate | SeriesWithOverflow | NumericWithLetters | NumericWidenDate => {
+                Setting::Overflow
+            }
+            SeriesEmpty
+            | SeriesCodeNotPrintable(_)
+            | SeriesCodesUneven { .. }
+            | SeriesCodeTwice(_)
+            | NumericWithSeries => Setting::Series,
+        }
+    }
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use SpecError::*;
+        let widest = |pad: u32| 10u64.saturating_pow(pad.min(19)) - 1;
+        match self {
+            EmptyKey => f.write_str("`key` must not be empty"),
+            KeyTooLong(len) => write!(
+                f,
+                "`key` must be 1..={} characters, got {len}",
+                crate::MAX_KEY_LEN
+            ),
+            KeyNotExact(key) => write!(
+                f,
+                "`key` {key:?} must not start or end with whitespace or contain control \
+                 characters: some databases compare such keys equal to others"
+            ),
+            PadOutOfRange(pad) => write!(f, "`pad` must be 1..=18 digits, got {pad}"),
+            BatchZero => f.write_str("`batch` must be at least 1"),
+            PrefixNotPrintable(prefix) => write!(
+                f,
+                "`prefix` {prefix:?} must not contain whitespace or control characters"
+            ),
+            UnknownDateSpecifier { specifier, pattern } => write!(
+                f,
+                "unknown date specifier `{specifier}` in `{pattern}`; see \
+                 chrono::format::strftime for the valid ones"
+            ),
+            SubSecondDate(specifier) => write!(
+                f,
+                "date specifier `{specifier}` changes faster than once a second; a period must \
+                 last at least a second"
+            ),
+            DateTooLong(len) => write!(
+                f,
+                "the date part can be {len} bytes long; db_key.period holds 64"
+            ),
+            TemplateMalformed(reason) | TemplateIncomplete(reason) => {
+                write!(f, "`format`: {reason}")
+            }
+            CycleMaxOutOfRange { max, pad } => write!(
+                f,
+                "`max` must be 1..={} for pad {pad}, got {max}",
+                widest(*pad)
+            ),
+            WidenNeedsFixedDate => f.write_str(
+                "`widen` needs a date part of fixed width (digits without `-`/`_` modifiers), or \
+                 none: a wider counter after a shorter date could read like another ID",
+            ),
+            SeriesWithOverflow => f.write_str("series roll over on their own: drop `overflow`"),
+            SeriesMaxOutOfRange { max, pad } => write!(
+                f,
+                "`max` must be 1..={} for pad {pad}, got {max}",
+                widest(*pad)
+            ),
+            SeriesEmpty => f.write_str("the series list is empty"),
+            SeriesCodeNotPrintable(code) => {
+                write!(f, "series code {code:?} must be printable and not empty")
+            }
+            SeriesCodesUneven { first, .. } => {
+                write!(f, "series codes must have the same length as {first:?}")
+            }
+            SeriesCodeTwice(code) => write!(f, "series code {code:?} appears twice"),
+            NumericWithPrefix => f.write_str(
+                "an `i64` ID cannot have a prefix: use a `String` field, or drop `prefix`",
+            ),
+            NumericWithLetters => {
+                f.write_str("an `i64` ID cannot have letters: use a `String` field")
+            }
+            NumericWithSeries => {
+                f.write_str("an `i64` ID cannot have series: use a `String` field")
+            }
+            NumericWithTemplate => {
+                f.write_str("an `i64` ID cannot have a template: use a `String` field")
+            }
+            NumericDateNotDigits => f.write_str(
+                "an `i64` ID needs a date part of fixed-width digits only, like `%Y%m%d` or \
+                 `%y%m`, or none (`date = \"\"`)",
+            ),
+            NumericWidenDate => f.write_str(
+                "`widen` on an `i64` ID needs a date part starting with `%Y` (or none): a \
+                 leading 0 of the date would be lost in the number and two IDs could meet",
+            ),
+            NumericTooWide { date_digits, pad } => write!(
+                f,
+                "an `i64` ID of {date_digits} date digits + pad {pad} = {} digits does not fit: \
+                 at most 18",
+                date_digits + pad
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SpecError {}

@@ -319,7 +319,7 @@ impl LoadgenConnection for diesel::MysqlConnection {
 #[derive(Debug)]
 struct Setup;
 
-impl<C: LoadgenConnection> r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
+impl<C: LoadgenConnection> diesel::r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
     fn on_acquire(&self, conn: &mut C) -> Result<(), diesel::r2d2::Error> {
         C::setup(conn).map_err(diesel::r2d2::Error::QueryError)
     }
@@ -509,7 +509,7 @@ fn reconnect_backoff() -> ExponentialBuilder {
 /// killed session, a network cut), rather than that the request itself was wrong.
 fn connection_lost(e: &BoxError) -> bool {
     use diesel::result::DatabaseErrorKind;
-    if e.downcast_ref::<r2d2::Error>().is_some() {
+    if e.downcast_ref::<diesel::r2d2::PoolError>().is_some() {
         return true; // no connection within the pool's timeout
     }
     let diesel = match e.downcast_ref::<seqgen::Error>() {

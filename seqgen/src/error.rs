@@ -133,7 +133,8 @@ pub enum Error {
 
     /// The connection pool given to the generator could not hand out a connection.
     #[error("could not get a connection from the generator's pool: {0}")]
-    Pool(#[source] r2d2::Error),
+    #[cfg(feature = "r2d2")]
+    Pool(#[source] diesel::r2d2::PoolError),
 
     /// The database refused or failed a statement.
     #[error("database error: {0}")]

@@ -50,7 +50,7 @@ where
 {
     let mut found = C::Backend::identify(conn, key)?;
     if found.token.is_none() && create {
-        crate::generator::retrying(|| C::Backend::create_token(conn, random_token()))?;
+        crate::retry::retrying(|| C::Backend::create_token(conn, random_token()))?;
         found = C::Backend::identify(conn, key)?;
     }
     let identity = found.token.map(|token| Identity {

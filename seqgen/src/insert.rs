@@ -10,7 +10,9 @@ use diesel::{Insertable, RunQueryDsl, Table};
 use crate::backend::Backend;
 use crate::error::Error;
 use crate::error::Result;
-use crate::generator::{default_generator, in_transaction, Generator};
+use crate::generator::Generator;
+use crate::global::default_generator;
+use crate::transaction::in_transaction;
 use seqgen_core::{Mode, Spec};
 
 /// A Diesel model whose ID fields seqgen fills. Implement it with

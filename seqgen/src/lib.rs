@@ -31,33 +31,53 @@
 //! - Policies: [`Overflow`], series, templates, [`TimeZone`]; [`Spec::parse`] reads IDs back.
 //!
 //! # Features
-//! - `sqlite` (default): SQLite, bundled: no system library needed.
+//! Like Diesel, no backend is on by default; turn on the ones you use:
+//! - `sqlite`: SQLite, through the system's libsqlite3 (Diesel's `sqlite`);
+//!   `bundled-sqlite` builds SQLite from source instead, so nothing needs installing.
 //! - `postgres`: PostgreSQL, through libpq.
 //! - `mysql`: MySQL and MariaDB, through libmysqlclient or libmariadb.
+//! - `r2d2`: pools ([`GeneratorBuilder::pool`], `use_pool`), through `diesel::r2d2`.
 //!
 //! They are additive and forward to Diesel's features of the same names.
+//!
+//! ```toml
+//! [dependencies]
+//! seqgen = { version = "0.1", features = ["postgres", "r2d2"] }
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// Without a backend feature there is nothing to reserve on: the crate still builds (as Diesel
+// does), with its database code unused.
+#![cfg_attr(
+    not(any(feature = "sqlite", feature = "postgres", feature = "mysql")),
+    allow(dead_code, unused_imports, unused_macros)
+)]
 
 pub mod backend;
-mod block;
+mod cache;
 mod clock;
 mod error;
 mod generator;
+mod global;
 mod identity;
 mod insert;
 mod migrations;
+mod pool;
+mod reserve;
+mod retry;
 mod schema;
 mod sequence;
+mod transaction;
 
 #[cfg(feature = "sqlite")]
 pub use backend::sqlite;
 pub use backend::Backend;
 pub use clock::{Clock, FixedClock, OffsetClock, SystemClock};
 pub use error::{Error, Result};
-pub use generator::{
-    next_id, next_ids, next_number, next_numbers, use_pool, Generator, GeneratorBuilder,
-};
+pub use generator::{Generator, GeneratorBuilder};
+#[cfg(feature = "r2d2")]
+pub use global::use_pool;
+pub use global::{next_id, next_ids, next_number, next_numbers};
 pub use identity::accept_non_durable_server;
 pub use insert::{
     assign_ids, assign_ids_with, insert_into, DistributedId, IncompleteInsert, InsertWithIds,

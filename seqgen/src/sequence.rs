@@ -5,7 +5,8 @@ use diesel::connection::LoadConnection;
 
 use crate::backend::Backend;
 use crate::error::Result;
-use crate::generator::{in_transaction, Generator};
+use crate::generator::Generator;
+use crate::transaction::in_transaction;
 use seqgen_core::Spec;
 
 /// A named gapless counter: 1, 2, 3, … with no gap and no repeat among committed

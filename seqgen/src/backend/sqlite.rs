@@ -113,6 +113,7 @@ pub fn configure(conn: &mut SqliteConnection) -> QueryResult<()> {
     conn.batch_execute(RECOMMENDED_PRAGMAS)
 }
 
+#[cfg(feature = "r2d2")]
 /// An r2d2 connection customizer applying [`RECOMMENDED_PRAGMAS`] to every pooled connection.
 ///
 /// ```
@@ -129,7 +130,8 @@ pub fn configure(conn: &mut SqliteConnection) -> QueryResult<()> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SqliteSetup;
 
-impl r2d2::CustomizeConnection<SqliteConnection, diesel::r2d2::Error> for SqliteSetup {
+#[cfg(feature = "r2d2")]
+impl diesel::r2d2::CustomizeConnection<SqliteConnection, diesel::r2d2::Error> for SqliteSetup {
     fn on_acquire(&self, conn: &mut SqliteConnection) -> Result<(), diesel::r2d2::Error> {
         configure(conn).map_err(diesel::r2d2::Error::QueryError)
     }

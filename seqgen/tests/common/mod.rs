@@ -293,7 +293,7 @@ impl<C: TestConnection> TestDb<C> {
     pub fn pool_with(&self, size: u32, serializable: bool) -> Pool<ConnectionManager<C>> {
         #[derive(Debug)]
         struct Setup(bool);
-        impl<C: TestConnection> r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
+        impl<C: TestConnection> diesel::r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
             fn on_acquire(&self, conn: &mut C) -> Result<(), diesel::r2d2::Error> {
                 C::setup(conn);
                 if self.0 {

@@ -1,0 +1,270 @@
+//! The handle users hold: one database's blocks of numbers and how they are configured.
+//! Serving and refilling live in `take` (batched) and `gapless`; below them, `cache` holds
+//! the blocks and `reserve` talks to the database.
+
+mod gapless;
+mod take;
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+
+use diesel::connection::LoadConnection;
+
+use crate::backend::Backend;
+use crate::cache::KeyState;
+use crate::clock::{Clock, SystemClock};
+use crate::error::{Error, Result};
+use crate::identity::{Identity, NonDurable};
+use crate::pool::PoolReserve;
+use seqgen_core::__private::{CacheKey, PrehashedHasher};
+use seqgen_core::Spec;
+
+/// Hands out IDs for one database, reserving `batch` numbers per round trip and serving the
+/// rest from memory.
+///
+/// Cheap to clone (clones share their blocks), `Send + Sync`. Use one `Generator` per
+/// database; it checks at every reservation that it is still talking to the same one and
+/// fails with [`Error::DifferentDatabase`] otherwise. The free functions
+/// ([`next_id`](crate::next_id), ...) use a process-wide default that tells databases apart on
+/// every call, at the cost of one query.
+///
+/// # Transactions
+/// Numbers are cached only from reservations that have committed. When the connection is
+/// inside a transaction and the cache is empty, the generator either reserves a block through
+/// its [pool](GeneratorBuilder::pool) in a separate autocommit statement (PostgreSQL, MySQL),
+/// or takes exactly the numbers asked for inside the caller's transaction and caches nothing
+/// (no pool, and always on SQLite, where a second connection could not write while the
+/// caller holds the write lock). The second way holds the `db_key` row lock until the caller
+/// commits, which serialises writers of that key.
+///
+/// ```
+/// use diesel::prelude::*;
+///
+/// let mut conn = SqliteConnection::establish(":memory:")?;
+/// seqgen::run_migrations(&mut conn)?;
+///
+/// let spec = seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(10).build()?;
+/// let generator = seqgen::Generator::new();
+/// assert_eq!(generator.next_id(&mut conn, &spec)?, "ORD0001");
+/// assert_eq!(generator.next_ids(&mut conn, &spec, 2)?, ["ORD0002", "ORD0003"]);
+/// assert_eq!(generator.reservations(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct Generator {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    clock: Arc<dyn Clock>,
+    keys: RwLock<HashMap<CacheKey, Arc<KeyState>, BuildHasherDefault<PrehashedHasher>>>,
+    /// The database this generator serves, set at its first reservation.
+    database: OnceLock<Identity>,
+    pool: Option<Box<dyn PoolReserve>>,
+    non_durable: NonDurable,
+    reservations: AtomicU64,
+}
+
+/// Configures a [`Generator`]; see [`Generator::builder`].
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct GeneratorBuilder {
+    clock: Arc<dyn Clock>,
+    pub(crate) pool: Option<Box<dyn PoolReserve>>,
+    non_durable: NonDurable,
+}
+
+impl Default for Generator {
+    fn default() -> Self {
+        Generator::new()
+    }
+}
+
+impl std::fmt::Debug for Generator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Generator")
+            .field("database", &self.inner.database.get())
+            .field("pool", &self.inner.pool.is_some())
+            .field("reservations", &self.reservations())
+            .finish_non_exhaustive()
+    }
+}
+
+impl GeneratorBuilder {
+    /// Where time comes from (default: [`SystemClock`]).
+    pub fn clock(mut self, clock: impl Clock) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// Reserve blocks even on a server that does not commit durably (MySQL/MariaDB with
+    /// `innodb_flush_log_at_trx_commit` other than 1, PostgreSQL with `fsync = off`), which a
+    /// generator refuses otherwise ([`Error::NotDurable`]). Only for development databases: a
+    /// server crash can then lose reservations whose numbers this generator still holds, and
+    /// hand them out again.
+    pub fn accept_non_durable_server(mut self) -> Self {
+        self.non_durable = NonDurable::Accept;
+        self
+    }
+
+    /// Builds the generator.
+    pub fn build(self) -> Generator {
+        Generator {
+            inner: Arc::new(Inner {
+                clock: self.clock,
+                keys: RwLock::default(),
+                database: OnceLock::new(),
+                pool: self.pool,
+                non_durable: self.non_durable,
+                reservations: AtomicU64::new(0),
+            }),
+        }
+    }
+}
+
+impl Generator {
+    /// A generator on the system clock, without a pool.
+    pub fn new() -> Self {
+        Generator::builder().build()
+    }
+
+    /// Configures a generator.
+    pub fn builder() -> GeneratorBuilder {
+        GeneratorBuilder {
+            clock: Arc::new(SystemClock),
+            pool: None,
+            non_durable: NonDurable::Refuse,
+        }
+    }
+
+    /// A process-wide default generator for the database `identity`.
+    pub(crate) fn default_for(identity: Identity, pool: Option<Box<dyn PoolReserve>>) -> Self {
+        let mut builder = Generator::builder();
+        builder.pool = pool;
+        builder.non_durable = NonDurable::AsProcess;
+        let generator = builder.build();
+        let _ = generator.inner.database.set(identity);
+        generator
+    }
+
+    /// The next ID of `spec`, formatted.
+    pub fn next_id<C>(&self, conn: &mut C, spec: &Spec) -> Result<String>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let mut id = String::new();
+        self.take(conn, spec, 1, |period, counters| {
+            id = spec.format(&period.text, counters.start);
+            Ok(())
+        })?;
+        Ok(id)
+    }
+
+    /// The next `n` IDs of `spec`, formatted, with at most one reservation.
+    pub fn next_ids<C>(&self, conn: &mut C, spec: &Spec, n: usize) -> Result<Vec<String>>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let mut ids = Vec::with_capacity(n);
+        self.take(conn, spec, n as u64, |period, counters| {
+            ids.extend(counters.map(|c| spec.format(&period.text, c)));
+            Ok(())
+        })?;
+        Ok(ids)
+    }
+
+    /// The next ID of `spec` in its `i64` form; the spec must be
+    /// [numeric](Spec::is_numeric).
+    pub fn next_number<C>(&self, conn: &mut C, spec: &Spec) -> Result<i64>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let mut id = 0;
+        self.take_numeric(conn, spec, 1, |n| id = n)?;
+        Ok(id)
+    }
+
+    /// The next `n` IDs of `spec` in their `i64` form, with at most one reservation.
+    pub fn next_numbers<C>(&self, conn: &mut C, spec: &Spec, n: usize) -> Result<Vec<i64>>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let mut ids = Vec::with_capacity(n);
+        self.take_numeric(conn, spec, n as u64, |id| ids.push(id))?;
+        Ok(ids)
+    }
+
+    /// How many reservations (database round trips that took numbers) this generator made.
+    pub fn reservations(&self) -> u64 {
+        self.inner.reservations.load(Ordering::Relaxed)
+    }
+
+    fn take_numeric<C>(
+        &self,
+        conn: &mut C,
+        spec: &Spec,
+        n: u64,
+        mut push: impl FnMut(i64),
+    ) -> Result<()>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let not_numeric = || Error::NotNumeric {
+            key: spec.key().to_owned(),
+        };
+        if !spec.is_numeric() {
+            return Err(not_numeric());
+        }
+        self.take(conn, spec, n, |period, counters| {
+            for c in counters {
+                // `take` refused counters past the capacity; a widened counter can still
+                // outgrow the 18 digits of an i64.
+                push(spec.numeric_in(period, c).ok_or_else(|| Error::Overflow {
+                    key: spec.key().to_owned(),
+                    period: period.text.clone(),
+                    max: c - 1,
+                })?);
+            }
+            Ok(())
+        })
+    }
+
+    /// Remembers the database this generator serves, or refuses a different one.
+    fn bind(&self, identity: Identity) -> Result<()> {
+        if *self.inner.database.get_or_init(|| identity.clone()) == identity {
+            Ok(())
+        } else {
+            Err(Error::DifferentDatabase)
+        }
+    }
+
+    fn key_state(&self, spec: &Spec) -> Arc<KeyState> {
+        let keys = self
+            .inner
+            .keys
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        match keys.get(spec.cache_key()) {
+            Some(state) => Arc::clone(state),
+            None => {
+                drop(keys);
+                self.insert_key(spec)
+            }
+        }
+    }
+
+    fn insert_key(&self, spec: &Spec) -> Arc<KeyState> {
+        let mut keys = self
+            .inner
+            .keys
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(keys.entry(spec.cache_key().clone()).or_default())
+    }
+}

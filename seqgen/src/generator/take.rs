@@ -1,0 +1,218 @@
+//! Batched mode: serve from the cached block, refill it with one reservation when it runs dry.
+
+use std::ops::Range;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
+
+use diesel::connection::LoadConnection;
+
+use super::Generator;
+use crate::backend::Backend;
+use crate::cache::{block_ending_at, checked, largest, refused, serve, KeyState};
+use crate::error::{Error, Result};
+use crate::identity::identify;
+use crate::reserve::{check_shape, reserve_block, reserve_fitting, same_shape, Retry};
+use crate::transaction::in_transaction;
+use seqgen_core::__private::Period;
+use seqgen_core::{Mode, Spec};
+
+impl Generator {
+    /// Takes `n` counters of `spec`'s current period and hands them to `emit` as at most two
+    /// ranges: first from the cached block, then from a new reservation.
+    pub(super) fn take<C, F>(&self, conn: &mut C, spec: &Spec, n: u64, mut emit: F) -> Result<()>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
+    {
+        if n == 0 {
+            return Ok(());
+        }
+        if let Mode::Gapless { nowait } = spec.mode() {
+            return self.take_gapless(conn, spec, n, nowait, emit);
+        }
+        let clock = &*self.inner.clock;
+        let mut need = n;
+
+        // 1. Numbers from the committed block, if it belongs to the current period. This is
+        // the hot path: one read lock, one mutex, no allocation but the caller's.
+        let known = {
+            let keys = self
+                .inner
+                .keys
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            match keys.get(spec.cache_key()) {
+                Some(state) => {
+                    let mut cursor = state.cursor();
+                    cursor.roll_to(spec, clock);
+                    serve(&mut cursor, spec, &mut need, &mut emit)?;
+                    if need == 0 {
+                        return Ok(());
+                    }
+                    Some((Arc::clone(state), cursor.period.clone()))
+                }
+                None => None,
+            }
+        };
+        let (state, period) = match known {
+            Some(known) => known,
+            None => {
+                let state = self.insert_key(spec);
+                let mut cursor = state.cursor();
+                cursor.roll_to(spec, clock);
+                let period = cursor.period.clone();
+                drop(cursor);
+                (state, period)
+            }
+        };
+        // A request that can never fit is refused before anything is reserved.
+        if need > largest(spec) {
+            return Err(refused(spec, &period, need));
+        }
+
+        // 2. Inside the caller's transaction without a second connection: take exactly what is
+        // needed in that transaction and cache nothing, since a rollback takes it back.
+        let in_transaction = in_transaction(conn);
+        let through_pool =
+            in_transaction && C::Backend::RESERVE_BESIDE_TRANSACTION && self.inner.pool.is_some();
+        if in_transaction && !through_pool {
+            let claim = self.shape_before_reserving(conn, spec, &state)?;
+            let (last, _) = reserve_fitting(conn, spec, &period, need, need, Retry::No)?;
+            self.claim_shape(conn, spec, &state, claim)?;
+            self.inner.reservations.fetch_add(1, Ordering::Relaxed);
+            let mine = block_ending_at(last, need)?;
+            return emit(&period, checked(spec, &period, mine)?);
+        }
+
+        // 3. Refill: one thread reserves, the others wait here and then find the new block.
+        let _refill = state.refill();
+        {
+            let mut cursor = state.cursor();
+            if cursor.period == period {
+                serve(&mut cursor, spec, &mut need, &mut emit)?;
+            }
+        }
+        if need == 0 {
+            return Ok(());
+        }
+        let (last, count) = if through_pool {
+            self.reserve_through_pool(conn, spec, &period, need)?
+        } else {
+            self.reserve_committed(conn, spec, &period, need)?
+        };
+        let block = block_ending_at(last, count)?;
+        // A block at or below numbers this generator held: serving it would repeat them.
+        state
+            .note_block(&period.text, &block)
+            .map_err(|held| Error::CounterWentBack {
+                key: spec.key().to_owned(),
+                period: period.text.clone(),
+                held,
+                got: block.start,
+            })?;
+        let mine = block.start..block.start + need;
+        state.cursor().refill(&period, mine.end..block.end);
+        emit(&period, checked(spec, &period, mine)?)
+    }
+
+    /// Reserves a block of at least `need` numbers on the caller's connection, outside any
+    /// transaction: the statement commits before it returns, so the block may be cached.
+    /// Returns the last number of the block and its size.
+    pub(super) fn reserve_committed<C>(
+        &self,
+        conn: &mut C,
+        spec: &Spec,
+        period: &Period,
+        need: u64,
+    ) -> Result<(i64, u64)>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let (identity, last, count) =
+            reserve_block(conn, spec, period, need, self.inner.non_durable, None)?;
+        self.bind(identity)?;
+        self.inner.reservations.fetch_add(1, Ordering::Relaxed);
+        Ok((last, count))
+    }
+
+    /// Reserves a block of at least `need` numbers through the pool while the caller's
+    /// connection is inside a transaction (which is never handed a lock on the `db_key` row).
+    pub(super) fn reserve_through_pool<C>(
+        &self,
+        conn: &mut C,
+        spec: &Spec,
+        period: &Period,
+        need: u64,
+    ) -> Result<(i64, u64)>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let Some(pool) = self.inner.pool.as_deref() else {
+            return self.reserve_committed(conn, spec, period, need);
+        };
+        // The caller's database (its token only if it has one yet): the pool must point at
+        // the same one. Only the token row is read, which no reservation ever locks.
+        let (expected, _) = identify(conn, "", false)?;
+        let (identity, last, count) =
+            pool.reserve(spec, period, need, self.inner.non_durable, &expected)?;
+        self.bind(identity)?;
+        self.inner.reservations.fetch_add(1, Ordering::Relaxed);
+        Ok((last, count))
+    }
+
+    /// Refuses a spec whose shape differs from the one recorded on its key, before a
+    /// reservation inside the caller's transaction; once per generator and key. Returns
+    /// whether no shape is recorded yet, so that [`claim_shape`](Self::claim_shape) records it
+    /// after the reservation: recording it first would lock the key's row before the counter
+    /// row, and a `nowait` transaction would then wait on that lock instead of saying busy.
+    pub(super) fn shape_before_reserving<C>(
+        &self,
+        conn: &mut C,
+        spec: &Spec,
+        state: &KeyState,
+    ) -> Result<bool>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        if state.shape_known(spec.shape()) {
+            return Ok(false);
+        }
+        match self.inner.pool.as_deref() {
+            // Claimed beside the transaction, in autocommit: no lock is held for the caller.
+            Some(pool) if C::Backend::CREATE_ROWS_BESIDE_TRANSACTION => pool.check_shape(spec)?,
+            _ if !C::Backend::READS_FIRST_IN_TRANSACTION => return Ok(true),
+            _ => match C::Backend::identify(conn, spec.key())?.shape {
+                Some(recorded) => same_shape(spec, recorded)?,
+                None => return Ok(true),
+            },
+        }
+        state.remember_shape(spec.shape());
+        Ok(false)
+    }
+
+    /// Records the spec's shape on its key inside the caller's transaction, when
+    /// [`shape_before_reserving`](Self::shape_before_reserving) found none, or refuses the
+    /// spec if another shape was recorded meanwhile (the caller then rolls back, which gives
+    /// the number back).
+    pub(super) fn claim_shape<C>(
+        &self,
+        conn: &mut C,
+        spec: &Spec,
+        state: &KeyState,
+        claim: bool,
+    ) -> Result<()>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        if claim {
+            check_shape(conn, spec, None, Retry::No)?;
+            state.remember_shape(spec.shape());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,98 @@
+//! A second connection for reservations beside the caller's transaction: an r2d2 pool, behind
+//! the `r2d2` feature. The generator sees it through [`PoolReserve`] only.
+
+use crate::backend::Found;
+use crate::error::Result;
+use crate::identity::{Identity, NonDurable};
+use seqgen_core::__private::Period;
+use seqgen_core::Spec;
+
+/// A type-erased r2d2 pool that can reserve a block on one of its connections.
+pub(crate) trait PoolReserve: Send + Sync {
+    /// Reserves a block on the pool's database, which must be the one `expected` describes;
+    /// returns its identity, the last number of the block and its size.
+    fn reserve(
+        &self,
+        spec: &Spec,
+        period: &Period,
+        need: u64,
+        non_durable: NonDurable,
+        expected: &Found,
+    ) -> Result<(Identity, i64, u64)>;
+
+    /// Creates the counter row (`key`, `period`) unless it exists, in autocommit.
+    fn create_row(&self, key: &str, period: &str) -> Result<()>;
+
+    /// Checks (and records, if none is) the shape of `spec`'s key, in autocommit.
+    fn check_shape(&self, spec: &Spec) -> Result<()>;
+}
+
+#[cfg(feature = "r2d2")]
+mod r2d2_pool {
+    use diesel::connection::LoadConnection;
+    use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
+
+    use super::PoolReserve;
+    use crate::backend::{Backend, Found};
+    use crate::error::{Error, Result};
+    use crate::identity::{Identity, NonDurable};
+    use crate::reserve::{check_shape, reserve_block, Retry};
+    use crate::retry::retrying;
+    use seqgen_core::__private::Period;
+    use seqgen_core::Spec;
+
+    impl<C> PoolReserve for Pool<ConnectionManager<C>>
+    where
+        C: R2D2Connection + LoadConnection + 'static,
+        C::Backend: Backend,
+    {
+        fn reserve(
+            &self,
+            spec: &Spec,
+            period: &Period,
+            need: u64,
+            non_durable: NonDurable,
+            expected: &Found,
+        ) -> Result<(Identity, i64, u64)> {
+            let mut pooled = self.get().map_err(Error::Pool)?;
+            reserve_block(
+                &mut *pooled,
+                spec,
+                period,
+                need,
+                non_durable,
+                Some(expected),
+            )
+        }
+
+        fn create_row(&self, key: &str, period: &str) -> Result<()> {
+            let mut pooled = self.get().map_err(Error::Pool)?;
+            let conn: &mut C = &mut pooled;
+            if C::Backend::read(conn, key, period)?.is_some() {
+                return Ok(());
+            }
+            retrying(|| C::Backend::create_row(conn, key, period))
+        }
+
+        fn check_shape(&self, spec: &Spec) -> Result<()> {
+            let mut pooled = self.get().map_err(Error::Pool)?;
+            let conn: &mut C = &mut pooled;
+            let recorded = C::Backend::identify(conn, spec.key())?.shape;
+            check_shape(conn, spec, recorded, Retry::Yes)
+        }
+    }
+
+    impl crate::GeneratorBuilder {
+        /// A pool of connections to the same database, used to reserve blocks in their own
+        /// transaction while the caller's connection is inside one (PostgreSQL, MySQL). Without
+        /// it, numbers taken inside a transaction are taken in that transaction, uncached.
+        pub fn pool<C>(mut self, pool: Pool<ConnectionManager<C>>) -> Self
+        where
+            C: R2D2Connection + LoadConnection + 'static,
+            C::Backend: Backend,
+        {
+            self.pool = Some(Box::new(pool));
+            self
+        }
+    }
+}

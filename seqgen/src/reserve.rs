@@ -1,0 +1,155 @@
+//! Reservations: a committed block (outside any transaction, retried on conflicts), numbers
+//! inside the caller's transaction, the nowait lock, and the key's shape. One statement per
+//! reservation, always bounded by what the spec can hold.
+
+use diesel::connection::LoadConnection;
+
+use crate::backend::{is_busy, Backend, Found};
+use crate::cache::{largest, refused};
+use crate::error::{Error, Result};
+use crate::identity::{identify, Identity, NonDurable};
+use crate::retry::retrying;
+use seqgen_core::__private::Period;
+use seqgen_core::Spec;
+
+/// Reserves a committed block of at least `need` numbers on `conn`, outside any transaction,
+/// after checking which database it is (it must match `expected`, if given), that the server
+/// commits durably and that the key has `spec`'s shape: one query for all three, then the
+/// reservation. Returns the database's identity, the last number and the block's size:
+/// `need`, or the batch (the key row's `batch_size` if an operator set one, else the spec's)
+/// if that is more and still fits.
+pub(crate) fn reserve_block<C>(
+    conn: &mut C,
+    spec: &Spec,
+    period: &Period,
+    need: u64,
+    non_durable: NonDurable,
+    expected: Option<&Found>,
+) -> Result<(Identity, i64, u64)>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let (found, identity) = identify(conn, spec.key(), true)?;
+    // `identify` created the token if it was missing.
+    let identity = identity.ok_or(Error::DifferentDatabase)?;
+    if expected.is_some_and(|e| !identity.matches(e)) {
+        return Err(Error::DifferentDatabase);
+    }
+    non_durable.check::<C::Backend>(&found)?;
+    check_shape(conn, spec, found.shape, Retry::Yes)?;
+    let count = block_size(found.batch, spec, need);
+    let (last, count) = reserve_fitting(conn, spec, period, count, need, Retry::Yes)?;
+    Ok((identity, last, count))
+}
+
+/// Refuses `spec` if its key's row records another shape; records it if none is recorded.
+pub(crate) fn check_shape<C>(
+    conn: &mut C,
+    spec: &Spec,
+    recorded: Option<String>,
+    retry: Retry,
+) -> Result<()>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let recorded = match recorded {
+        Some(recorded) => recorded,
+        None => {
+            let mut claim = || C::Backend::claim_shape(conn, spec.key(), spec.shape());
+            match retry {
+                Retry::Yes => retrying(claim)?,
+                Retry::No => claim()?,
+            }
+            .unwrap_or_default()
+        }
+    };
+    same_shape(spec, recorded)
+}
+
+/// Refuses `spec` unless `recorded` is its shape.
+pub(crate) fn same_shape(spec: &Spec, recorded: String) -> Result<()> {
+    if recorded == spec.shape() {
+        Ok(())
+    } else {
+        Err(Error::ShapeChanged {
+            key: spec.key().to_owned(),
+            recorded,
+            requested: spec.shape().to_owned(),
+        })
+    }
+}
+
+/// Whether a reservation runs in its own transaction, where a serialization failure or a
+/// deadlock may simply be tried again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Retry {
+    Yes,
+    No,
+}
+
+/// Reserves `count` numbers, or only `need` when `count` would pass the spec's capacity (or
+/// `i64::MAX`); refuses with nothing written when even `need` does not fit. Returns the last
+/// number and how many were reserved.
+pub(crate) fn reserve_fitting<C>(
+    conn: &mut C,
+    spec: &Spec,
+    period: &Period,
+    count: u64,
+    need: u64,
+    retry: Retry,
+) -> Result<(i64, u64)>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let largest = largest(spec);
+    let mut attempt = |count: u64| -> Result<Option<i64>> {
+        // Both fit in an i64: `need <= largest` was checked, and `count` is capped below.
+        let (count_sql, limit) = ((count as i64), (largest - count) as i64);
+        let mut reserve = || C::Backend::reserve(conn, spec.key(), &period.text, count_sql, limit);
+        match retry {
+            Retry::Yes => retrying(reserve),
+            Retry::No => Ok(reserve()?),
+        }
+    };
+    let count = count.min(largest);
+    if let Some(last) = attempt(count)? {
+        return Ok((last, count));
+    }
+    if count > need {
+        if let Some(last) = attempt(need)? {
+            return Ok((last, need));
+        }
+    }
+    Err(refused(spec, period, need))
+}
+
+/// Locks the counter row for the rest of the caller's transaction, or fails with
+/// [`Error::Busy`] at once. The attempt runs in a savepoint, so a busy row leaves the caller's
+/// transaction usable (PostgreSQL would otherwise abort it).
+pub(crate) fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> Result<()>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    match conn.transaction(|conn| C::Backend::lock_nowait(conn, key, period)) {
+        Ok(()) => Ok(()),
+        Err(e) if is_busy(&e) => Err(Error::Busy {
+            key: key.to_owned(),
+        }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// How many numbers a reservation takes: what is needed, or a batch if that is more. The
+/// batch is the key row's `batch_size` when an operator set one (a positive value), else the
+/// spec's.
+pub(crate) fn block_size(batch_override: Option<i64>, spec: &Spec, need: u64) -> u64 {
+    let batch = batch_override
+        .and_then(|b| u64::try_from(b).ok())
+        .filter(|&b| b > 0)
+        .unwrap_or(u64::from(spec.batch()));
+    need.max(batch)
+}

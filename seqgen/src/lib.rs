@@ -62,6 +62,7 @@ mod global;
 mod identity;
 mod insert;
 mod migrations;
+mod model;
 mod pool;
 mod reserve;
 mod retry;
@@ -79,11 +80,9 @@ pub use generator::{Generator, GeneratorBuilder};
 pub use global::use_pool;
 pub use global::{next_id, next_ids, next_number, next_numbers};
 pub use identity::accept_non_durable_server;
-pub use insert::{
-    assign_ids, assign_ids_with, insert_into, DistributedId, IncompleteInsert, InsertWithIds,
-    Records,
-};
+pub use insert::{insert_into, IncompleteInsert, InsertWithIds, Records};
 pub use migrations::{backend_migrations, run_migrations, with_app_migrations, WithAppMigrations};
+pub use model::{assign_ids, assign_ids_with, DistributedId};
 pub use seqgen_core::{
     IdParts, Mode, Overflow, ParseIdError, Series, Spec, SpecBuilder, SpecError, TimeZone,
 };
@@ -145,7 +144,7 @@ pub use seqgen_derive::DistributedId;
 /// What `#[derive(DistributedId)]` expands to reaches seqgen only through here.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::insert::{IdField, IdSlot};
+    pub use crate::model::{IdField, IdSlot};
     pub use seqgen_core::{Overflow, Spec, TimeZone};
     pub use std::sync::LazyLock;
 }

@@ -1,0 +1,312 @@
+//! Building a spec: every rule a spec must keep, checked once, each broken one reported with
+//! the setting it names.
+
+use super::{CacheKey, Mode, Spec, MAX_KEY_LEN, MAX_PAD};
+use crate::date_pattern::{check_date_pattern, DatePatternError, DateShape};
+use crate::error::SpecError;
+use crate::policy::{self, Overflow, Series};
+use crate::template::{check_template, default_template, parse_template};
+use crate::zone::TimeZone;
+
+impl Spec {
+    /// Starts a spec drawing from the `db_key` counter named `key` (usually the table name).
+    pub fn builder(key: impl Into<String>) -> SpecBuilder {
+        SpecBuilder {
+            key: key.into(),
+            prefix: String::new(),
+            date: "%Y%m%d".to_owned(),
+            tz: TimeZone::Utc,
+            pad: 6,
+            batch: 100,
+            mode: Mode::Batched,
+            overflow: Overflow::Error,
+            series: None,
+            format: None,
+            numeric: false,
+        }
+    }
+}
+
+/// Builds a [`Spec`]; see [`Spec::builder`]. Defaults: no prefix, date `%Y%m%d` in UTC,
+/// pad 6, batch 100, batched mode, overflow is an error.
+#[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct SpecBuilder {
+    key: String,
+    prefix: String,
+    date: String,
+    tz: TimeZone,
+    pad: u32,
+    batch: u32,
+    mode: Mode,
+    overflow: Overflow,
+    series: Option<(Vec<String>, u64)>,
+    format: Option<String>,
+    numeric: bool,
+}
+
+impl SpecBuilder {
+    /// Literal text before the date part, e.g. `"U"`.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// A chrono strftime pattern for the date part, e.g. `"%Y%m%d"`; `""` for none.
+    pub fn date(mut self, pattern: impl Into<String>) -> Self {
+        self.date = pattern.into();
+        self
+    }
+
+    /// The time zone the date part is computed in (default UTC).
+    pub fn time_zone(mut self, tz: TimeZone) -> Self {
+        self.tz = tz;
+        self
+    }
+
+    /// The counter's width in digits, 1..=18.
+    pub fn pad(mut self, pad: u32) -> Self {
+        self.pad = pad;
+        self
+    }
+
+    /// Numbers reserved per database round trip, at least 1. Larger batches mean fewer round
+    /// trips and bigger holes when a process stops with numbers still cached.
+    pub fn batch(mut self, batch: u32) -> Self {
+        self.batch = batch;
+        self
+    }
+
+    /// Gapless mode: numbers are taken inside the caller's transaction, one round trip per
+    /// call, and never skipped. See [`Mode::Gapless`].
+    pub fn gapless(mut self) -> Self {
+        self.mode = Mode::Gapless { nowait: false };
+        self
+    }
+
+    /// Gapless mode that fails with [`Error::Busy`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.Busy) instead of waiting
+    /// for another transaction holding the counter.
+    pub fn gapless_nowait(mut self) -> Self {
+        self.mode = Mode::Gapless { nowait: true };
+        self
+    }
+
+    /// What comes after counter `10^pad - 1` (default: an error).
+    pub fn overflow(mut self, overflow: Overflow) -> Self {
+        self.overflow = overflow;
+        self
+    }
+
+    /// Series rollover: counters 1..=`max` show the first code, the next `max` the second,
+    /// and so on; after the last, [`Error::SeriesExhausted`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.SeriesExhausted).
+    /// Codes must have the same length. Without a [`format`](SpecBuilder::format) the code
+    /// sits between the date and the counter.
+    pub fn series<I>(mut self, codes: I, max: u64) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        self.series = Some((codes.into_iter().map(Into::into).collect(), max));
+        self
+    }
+
+    /// A template with placeholders `{prefix}`, `{date}`, `{series}`, `{seq}` and literal
+    /// text (`{{` and `}}` for braces), e.g. `"INV-{date}-{seq}"`. The default is
+    /// `{prefix}{date}{seq}` (`{prefix}{date}{series}{seq}` with series).
+    pub fn format(mut self, template: impl Into<String>) -> Self {
+        self.format = Some(template.into());
+        self
+    }
+
+    /// Requires that IDs of this spec have an `i64` form ([`Spec::is_numeric`]): the build
+    /// fails otherwise, saying which setting stands in the way. The derive asks for it on
+    /// `i64` fields.
+    pub fn numeric(mut self) -> Self {
+        self.numeric = true;
+        self
+    }
+
+    /// Checks the spec and builds it; the error is the first broken rule.
+    pub fn build(self) -> Result<Spec, SpecError> {
+        self.build_reporting_all()
+            .map_err(|mut errors| errors.swap_remove(0))
+    }
+
+    /// [`build`](SpecBuilder::build), with every broken rule at once (at most one per
+    /// setting, in the order of [`Setting`](crate::Setting)s met): for
+    /// `#[derive(DistributedId)]`, which shows each as a compile error at its own token.
+    #[doc(hidden)]
+    pub fn build_reporting_all(self) -> Result<Spec, Vec<SpecError>> {
+        let mut errors = Vec::new();
+        let mut check = |result: Result<(), SpecError>| {
+            if let Err(e) = result {
+                errors.push(e);
+            }
+        };
+        check(check_key(&self.key));
+        check(check_prefix(&self.prefix));
+        let pad_ok = (1..=MAX_PAD).contains(&self.pad);
+        check(if pad_ok {
+            Ok(())
+        } else {
+            Err(SpecError::PadOutOfRange(self.pad))
+        });
+        check(if self.batch == 0 {
+            Err(SpecError::BatchZero)
+        } else {
+            Ok(())
+        });
+        let date_shape = check_date_pattern(&self.date).map_err(|e| match e {
+            DatePatternError::Unknown(specifier) => SpecError::UnknownDateSpecifier {
+                specifier,
+                pattern: self.date.clone(),
+            },
+            DatePatternError::SubSecond(spec) => SpecError::SubSecondDate(spec),
+            DatePatternError::TooLong(len) => SpecError::DateTooLong(len),
+        });
+        let series = self.series.map(|(codes, max)| Series { codes, max });
+        let custom_template = self.format.is_some();
+        let template = match &self.format {
+            Some(text) => {
+                parse_template(text).map_err(|e| SpecError::TemplateMalformed(e.to_string()))
+            }
+            None => Ok(default_template(series.is_some())),
+        };
+        if let Ok(template) = &template {
+            check(
+                check_template(
+                    template,
+                    !self.prefix.is_empty(),
+                    !self.date.is_empty(),
+                    series.is_some(),
+                )
+                .map_err(|reason| SpecError::TemplateIncomplete(reason.to_owned())),
+            );
+        }
+        let (date_shape, template) = match (date_shape, template) {
+            (Ok(shape), Ok(template)) => (shape, template),
+            (shape, template) => {
+                errors.extend(shape.err());
+                errors.extend(template.err());
+                return Err(errors);
+            }
+        };
+        if pad_ok {
+            // The policies are measured in pad digits.
+            errors.extend(check_policy(
+                self.pad,
+                self.overflow,
+                series.as_ref(),
+                date_shape,
+            ));
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let capacity = policy::capacity(self.pad, self.overflow, series.as_ref());
+        let mut spec = Spec {
+            cache_key: CacheKey::new(&self.key, &self.date, self.tz),
+            key: self.key,
+            prefix: self.prefix,
+            date: self.date,
+            tz: self.tz,
+            pad: self.pad,
+            batch: self.batch,
+            mode: self.mode,
+            overflow: self.overflow,
+            series,
+            template,
+            custom_template,
+            date_shape,
+            shape: String::new(),
+            numeric: false,
+            capacity,
+        };
+        spec.numeric = spec.why_not_numeric().is_none();
+        if self.numeric {
+            if let Some(reason) = spec.why_not_numeric() {
+                return Err(vec![reason]);
+            }
+        }
+        spec.shape = spec.compute_shape();
+        Ok(spec)
+    }
+}
+
+fn check_key(key: &str) -> Result<(), SpecError> {
+    let len = key.chars().count();
+    if len == 0 {
+        Err(SpecError::EmptyKey)
+    } else if len > MAX_KEY_LEN {
+        Err(SpecError::KeyTooLong(len))
+    } else if key.starts_with(char::is_whitespace)
+        || key.ends_with(char::is_whitespace)
+        || key.chars().any(char::is_control)
+    {
+        // MariaDB's PAD SPACE collations compare `"pk "` equal to `"pk"`.
+        Err(SpecError::KeyNotExact(key.to_owned()))
+    } else {
+        Ok(())
+    }
+}
+
+fn check_prefix(prefix: &str) -> Result<(), SpecError> {
+    if printable(prefix) {
+        Ok(())
+    } else {
+        Err(SpecError::PrefixNotPrintable(prefix.to_owned()))
+    }
+}
+
+fn printable(text: &str) -> bool {
+    !text.chars().any(|c| c.is_control() || c.is_whitespace())
+}
+
+/// The overflow policy and series must fit the pad width and keep IDs unambiguous. Every
+/// series code is checked, so each bad one is reported.
+fn check_policy(
+    pad: u32,
+    overflow: Overflow,
+    series: Option<&Series>,
+    shape: DateShape,
+) -> Vec<SpecError> {
+    let widest = policy::pow10(pad) - 1;
+    match overflow {
+        Overflow::Cycle { max } if max == 0 || max > widest => {
+            return vec![SpecError::CycleMaxOutOfRange { max, pad }];
+        }
+        Overflow::Widen if shape.fixed_width.is_none() => {
+            return vec![SpecError::WidenNeedsFixedDate];
+        }
+        _ => {}
+    }
+    let Some(series) = series else {
+        return Vec::new();
+    };
+    if overflow != Overflow::Error {
+        return vec![SpecError::SeriesWithOverflow];
+    }
+    if series.max == 0 || series.max > widest {
+        return vec![SpecError::SeriesMaxOutOfRange {
+            max: series.max,
+            pad,
+        }];
+    }
+    let Some(first) = series.codes.first() else {
+        return vec![SpecError::SeriesEmpty];
+    };
+    let mut errors = Vec::new();
+    for (i, code) in series.codes.iter().enumerate() {
+        if code.is_empty() || !printable(code) {
+            errors.push(SpecError::SeriesCodeNotPrintable(code.clone()));
+        } else if code.len() != first.len() {
+            errors.push(SpecError::SeriesCodesUneven {
+                first: first.clone(),
+                code: code.clone(),
+            });
+        } else if series.codes[..i].contains(code) {
+            errors.push(SpecError::SeriesCodeTwice(code.clone()));
+        }
+    }
+    errors
+}

@@ -1,0 +1,298 @@
+//! What an ID looks like: key, template (prefix, date part, series, counter), pad width,
+//! overflow policy, time zone, batch size and mode.
+//!
+//! By default an ID is `prefix + period + counter`, where the period is the clock's time
+//! formatted with the date pattern (empty without a date part) and the counter is zero-padded
+//! to `pad` digits. The counter starts at 1 in every period.
+
+use chrono::{DateTime, Utc};
+
+use crate::date_pattern::DateShape;
+use crate::error::SpecError;
+use crate::policy::{self, Overflow, Series};
+use crate::template::Part;
+use crate::zone::TimeZone;
+
+mod builder;
+mod period;
+#[cfg(test)]
+mod tests;
+
+pub use builder::SpecBuilder;
+pub use period::{CacheKey, Period, PrehashedHasher};
+
+/// The longest key `db_key.key_name` holds.
+pub const MAX_KEY_LEN: usize = 191;
+/// The widest pad: 18 digits always fit an `i64`.
+pub const MAX_PAD: u32 = 18;
+
+/// An ID spec: which `db_key` counter to draw from and how to format what it gives.
+///
+/// Built with [`Spec::builder`], validated once; cheap to share by reference.
+///
+/// ```
+/// use chrono::{TimeZone, Utc};
+///
+/// let spec = seqgen_core::Spec::builder("users").prefix("U").date("%Y%m%d").pad(6).build()?;
+/// let period = spec.period_at(Utc.with_ymd_and_hms(2025, 7, 2, 9, 0, 0).unwrap());
+/// assert_eq!(spec.format(&period, 1), "U20250702000001");
+///
+/// // A template with a series: series `aa` holds 1..=999, then `bb` starts at 1.
+/// let tickets = seqgen_core::Spec::builder("tickets")
+///     .format("T{date}-{series}{seq}")
+///     .date("%y")
+///     .pad(3)
+///     .series(["aa", "bb"], 999)
+///     .build()?;
+/// assert_eq!(tickets.format("25", 999), "T25-aa999");
+/// assert_eq!(tickets.format("25", 1000), "T25-bb001");
+/// # Ok::<(), seqgen_core::SpecError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spec {
+    key: String,
+    prefix: String,
+    date: String,
+    tz: TimeZone,
+    pad: u32,
+    batch: u32,
+    mode: Mode,
+    overflow: Overflow,
+    series: Option<Series>,
+    template: Vec<Part>,
+    custom_template: bool,
+    date_shape: DateShape,
+    /// The printed form of the IDs, recorded on the key's row: see [`Spec::shape`].
+    shape: String,
+    /// Computed once when built: both are read for every ID.
+    numeric: bool,
+    capacity: u64,
+    /// Names this spec's block in a generator.
+    cache_key: CacheKey,
+}
+
+/// How numbers are taken from `db_key`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Mode {
+    /// `batch` numbers per round trip, served from memory: fast, holes possible.
+    #[default]
+    Batched,
+    /// One number at a time, taken inside the caller's transaction: the counter row stays
+    /// locked until the transaction ends, and a rollback gives the number back. Committed
+    /// numbers are exactly 1..N per period.
+    Gapless {
+        /// Fail with [`Error::Busy`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.Busy) instead of waiting when another
+        /// transaction holds the counter.
+        nowait: bool,
+    },
+}
+
+impl Spec {
+    /// The `db_key` key name.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The literal prefix.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The chrono strftime pattern of the date part; empty for none.
+    pub fn date(&self) -> &str {
+        &self.date
+    }
+
+    /// The time zone the date part is computed in.
+    pub fn time_zone(&self) -> TimeZone {
+        self.tz
+    }
+
+    /// How many digits the counter is padded to.
+    pub fn pad(&self) -> u32 {
+        self.pad
+    }
+
+    /// How many numbers one database round trip reserves (batched mode).
+    pub fn batch(&self) -> u32 {
+        self.batch
+    }
+
+    /// Batched or gapless.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// What comes after counter `10^pad - 1`.
+    pub fn overflow(&self) -> Overflow {
+        self.overflow
+    }
+
+    /// The series, if the spec has them.
+    pub fn series(&self) -> Option<&Series> {
+        self.series.as_ref()
+    }
+
+    /// Which block of a generator serves this spec: specs with the same key, date pattern
+    /// and time zone draw from the same `db_key` rows and so share a block.
+    #[doc(hidden)]
+    pub fn cache_key(&self) -> &CacheKey {
+        &self.cache_key
+    }
+
+    pub(crate) fn template(&self) -> &[Part] {
+        &self.template
+    }
+
+    pub(crate) fn date_shape(&self) -> DateShape {
+        self.date_shape
+    }
+
+    /// The printed form of this spec's IDs, e.g. `U{date:%Y%m%d}{seq:6}`: everything that
+    /// decides how a counter is printed (prefix, date pattern, pad, overflow policy, series,
+    /// template), and nothing that does not (batch, mode, time zone). seqgen records it on the
+    /// key's row at first use and refuses a spec of another shape on that key
+    /// ([`Error::ShapeChanged`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.ShapeChanged)): two shapes could print the same ID
+    /// from different counters.
+    pub fn shape(&self) -> &str {
+        &self.shape
+    }
+
+    fn compute_shape(&self) -> String {
+        let mut shape = String::new();
+        let literal = |shape: &mut String, text: &str| {
+            shape.push_str(&text.replace('{', "{{").replace('}', "}}"));
+        };
+        for part in &self.template {
+            match part {
+                Part::Literal(text) => literal(&mut shape, text),
+                Part::Prefix => literal(&mut shape, &self.prefix),
+                Part::Date => shape.push_str(&format!("{{date:{}}}", self.date)),
+                Part::Series => {
+                    if let Some(series) = &self.series {
+                        shape.push_str(&format!(
+                            "{{series:{}/{}}}",
+                            series.codes.join(","),
+                            series.max
+                        ));
+                    }
+                }
+                Part::Seq => {
+                    let policy = match self.overflow {
+                        Overflow::Error => String::new(),
+                        Overflow::Widen => ",widen".to_owned(),
+                        Overflow::Letters => ",letters".to_owned(),
+                        Overflow::Cycle { max } => format!(",cycle={max}"),
+                    };
+                    shape.push_str(&format!("{{seq:{}{policy}}}", self.pad));
+                }
+            }
+        }
+        shape
+    }
+
+    /// How many counters a period can hand out before the spec overflows (`10^pad - 1` with
+    /// the default policy; unbounded for `cycle`).
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// Whether IDs of this spec also have an `i64` form: no prefix, template or series, no
+    /// letters, a date part of digits only, and date + pad at most 18 digits (with `widen`,
+    /// a date part that starts with `%Y`, so no digit of it is lost as a number).
+    pub fn is_numeric(&self) -> bool {
+        self.numeric
+    }
+
+    /// Why IDs of this spec have no `i64` form, if they have none.
+    fn why_not_numeric(&self) -> Option<SpecError> {
+        Some(if !self.prefix.is_empty() {
+            SpecError::NumericWithPrefix
+        } else if self.overflow == Overflow::Letters {
+            SpecError::NumericWithLetters
+        } else if self.series.is_some() {
+            SpecError::NumericWithSeries
+        } else if self.custom_template {
+            SpecError::NumericWithTemplate
+        } else if self.overflow == Overflow::Widen
+            && !self.date.is_empty()
+            && !self.date_shape.leading_nonzero
+        {
+            SpecError::NumericWidenDate
+        } else {
+            let Some(width) = self.date_shape.numeric_width else {
+                return Some(SpecError::NumericDateNotDigits);
+            };
+            let date_digits = u32::from(width);
+            if date_digits + self.pad <= MAX_PAD {
+                return None;
+            }
+            SpecError::NumericTooWide {
+                date_digits,
+                pad: self.pad,
+            }
+        })
+    }
+
+    /// The period at `now`: the date part as it appears in IDs (empty without a date part).
+    pub fn period_at(&self, now: DateTime<Utc>) -> String {
+        if self.date.is_empty() {
+            String::new()
+        } else {
+            self.tz.format(now, &self.date)
+        }
+    }
+
+    /// Formats counter `counter` (1..=[`capacity`](Spec::capacity)) of `period`.
+    pub fn format(&self, period: &str, counter: u64) -> String {
+        let shown = policy::show(counter, self.overflow, self.series.as_ref());
+        let mut id = String::with_capacity(self.prefix.len() + period.len() + 24);
+        for part in &self.template {
+            match part {
+                Part::Literal(text) => id.push_str(text),
+                Part::Prefix => id.push_str(&self.prefix),
+                Part::Date => id.push_str(period),
+                Part::Series => {
+                    let codes = self.series.as_ref().map(Series::codes).unwrap_or_default();
+                    id.push_str(
+                        shown
+                            .series
+                            .and_then(|i| codes.get(i))
+                            .map_or("", String::as_str),
+                    );
+                }
+                Part::Seq => policy::push_seq(&mut id, shown.seq, self.pad, self.overflow),
+            }
+        }
+        id
+    }
+
+    /// The `i64` form of counter `counter` of `period`, or `None` when the spec
+    /// [is not numeric](Spec::is_numeric) or the value does not fit.
+    pub fn numeric(&self, period: &str, counter: u64) -> Option<i64> {
+        self.numeric_in(&Period::new(period.to_owned()), counter)
+    }
+
+    /// [`Spec::numeric`] with the period's number already parsed.
+    #[doc(hidden)]
+    pub fn numeric_in(&self, period: &Period, counter: u64) -> Option<i64> {
+        if !self.is_numeric() || counter == 0 || counter > self.capacity() {
+            return None;
+        }
+        let seq = policy::show(counter, self.overflow, None).seq;
+        let digits = decimal_digits(seq).max(self.pad);
+        let date_digits = u32::from(self.date_shape.numeric_width?);
+        if date_digits + digits > MAX_PAD {
+            return None;
+        }
+        period
+            .number?
+            .checked_mul(10i64.pow(digits))?
+            .checked_add(i64::try_from(seq).ok()?)
+    }
+}
+
+fn decimal_digits(n: u64) -> u32 {
+    n.checked_ilog10().map_or(1, |d| d + 1)
+}

@@ -1,0 +1,75 @@
+//! What a generator keys its blocks by, and the period an ID is stamped with.
+
+use crate::zone::TimeZone;
+
+/// Names a block in a generator: key and date pattern, length-prefixed so that no two
+/// different pairs give the same text, with its hash computed once when the spec is built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheKey {
+    hash: u64,
+    text: Box<str>,
+}
+
+impl CacheKey {
+    pub(super) fn new(key: &str, date: &str, tz: TimeZone) -> Self {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        let text: Box<str> = format!("{}:{key}{}:{date}{tz:?}", key.len(), date.len()).into();
+        let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(&text);
+        CacheKey { hash, text }
+    }
+}
+
+impl std::hash::Hash for CacheKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// A hasher that passes on the hash a [`CacheKey`] already carries.
+#[derive(Default)]
+pub struct PrehashedHasher(u64);
+
+impl std::hash::Hasher for PrehashedHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is ever called; fold anything else in, to stay a correct hasher.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A period: the formatted date part, and its value as a number when it is digits only
+/// (computed once per period, not once per ID).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Period {
+    /// The formatted date part.
+    pub text: String,
+    pub(super) number: Option<i64>,
+}
+
+impl Default for Period {
+    /// The empty period (specs without a date part), with its number.
+    fn default() -> Self {
+        Period::new(String::new())
+    }
+}
+
+impl Period {
+    /// A period from its formatted date part.
+    pub fn new(text: String) -> Self {
+        let number = if text.is_empty() {
+            Some(0)
+        } else if text.bytes().all(|b| b.is_ascii_digit()) {
+            text.parse().ok()
+        } else {
+            None
+        };
+        Period { text, number }
+    }
+}

@@ -1,0 +1,169 @@
+//! The spec's rules and formats.
+
+use super::*;
+use crate::Setting;
+
+fn spec(prefix: &str, date: &str, pad: u32) -> Spec {
+    Spec::builder("k")
+        .prefix(prefix)
+        .date(date)
+        .pad(pad)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn rejects_bad_specs_with_the_reason() {
+    let err = |b: SpecBuilder| b.build().unwrap_err();
+    assert_eq!(err(Spec::builder("")), SpecError::EmptyKey);
+    assert_eq!(err(Spec::builder("k").pad(0)), SpecError::PadOutOfRange(0));
+    assert_eq!(
+        err(Spec::builder("k").pad(19)),
+        SpecError::PadOutOfRange(19)
+    );
+    assert_eq!(err(Spec::builder("k").batch(0)), SpecError::BatchZero);
+    assert_eq!(
+        err(Spec::builder("k").date("%Y%Q%d")),
+        SpecError::UnknownDateSpecifier {
+            specifier: "%Q".into(),
+            pattern: "%Y%Q%d".into()
+        }
+    );
+    assert_eq!(
+        err(Spec::builder("k").date("%Y%")),
+        SpecError::UnknownDateSpecifier {
+            specifier: "%".into(),
+            pattern: "%Y%".into()
+        }
+    );
+    assert_eq!(
+        err(Spec::builder("k").date("%S%.3f")),
+        SpecError::SubSecondDate("%.3f".into())
+    );
+    assert_eq!(
+        err(Spec::builder("k").prefix("A B")),
+        SpecError::PrefixNotPrintable("A B".into())
+    );
+    assert!(matches!(
+        err(Spec::builder("x".repeat(192))),
+        SpecError::KeyTooLong(192)
+    ));
+    assert_eq!(
+        err(Spec::builder("k")
+            .pad(2)
+            .overflow(Overflow::Cycle { max: 100 })),
+        SpecError::CycleMaxOutOfRange { max: 100, pad: 2 }
+    );
+    assert_eq!(
+        err(Spec::builder("k").date("%-d").overflow(Overflow::Widen)),
+        SpecError::WidenNeedsFixedDate
+    );
+    assert!(matches!(
+        err(Spec::builder("k").series(["a", "bb"], 9)),
+        SpecError::SeriesCodesUneven { .. }
+    ));
+    assert_eq!(
+        err(Spec::builder("k").series(["a", "a"], 9)),
+        SpecError::SeriesCodeTwice("a".into())
+    );
+    assert_eq!(
+        err(Spec::builder("k").series(Vec::<String>::new(), 9)),
+        SpecError::SeriesEmpty
+    );
+    assert!(matches!(
+        err(Spec::builder("k").date("%A %B ".repeat(4))),
+        SpecError::DateTooLong(_)
+    ));
+    let template = |b: SpecBuilder| {
+        matches!(
+            b.build(),
+            Err(SpecError::TemplateMalformed(_) | SpecError::TemplateIncomplete(_))
+        )
+    };
+    assert!(template(Spec::builder("k").format("{seq}")));
+    assert!(template(
+        Spec::builder("k").date("").format("{series}{seq}")
+    ));
+    assert!(template(Spec::builder("k").date("").format("{sequence}")));
+}
+
+#[test]
+fn every_broken_rule_is_reported_with_its_setting() {
+    let errors = Spec::builder(" k")
+        .prefix("A B")
+        .pad(0)
+        .batch(0)
+        .date("%Q")
+        .build_reporting_all()
+        .unwrap_err();
+    let settings: Vec<Setting> = errors.iter().map(SpecError::setting).collect();
+    assert_eq!(
+        settings,
+        [
+            Setting::Key,
+            Setting::Prefix,
+            Setting::Pad,
+            Setting::Batch,
+            Setting::Date
+        ]
+    );
+    let numeric = |b: SpecBuilder| b.numeric().build().unwrap_err();
+    assert_eq!(
+        numeric(Spec::builder("k").prefix("U")),
+        SpecError::NumericWithPrefix
+    );
+    assert_eq!(
+        numeric(Spec::builder("k").date("%Y%m%d%H%M").pad(9)),
+        SpecError::NumericTooWide {
+            date_digits: 12,
+            pad: 9
+        }
+    );
+    assert_eq!(
+        numeric(Spec::builder("k").date("%y-%m")),
+        SpecError::NumericDateNotDigits
+    );
+}
+
+#[test]
+fn numeric_form_needs_digits_only() {
+    assert!(spec("", "%Y%m%d", 8).is_numeric());
+    assert!(spec("", "", 18).is_numeric());
+    assert!(spec("", "%y%m", 4).is_numeric());
+    assert!(!spec("U", "%Y%m%d", 6).is_numeric());
+    assert!(!spec("", "%Y-%m-%d", 6).is_numeric());
+    assert!(!spec("", "%-d", 6).is_numeric());
+    assert!(!spec("", "%b", 6).is_numeric());
+    assert!(!spec("", "%Y%m%d", 11).is_numeric());
+    assert_eq!(
+        spec("", "%Y%m%d", 8).numeric("20250702", 1),
+        Some(2025070200000001)
+    );
+    assert_eq!(spec("", "", 6).numeric("", 42), Some(42));
+    let widen = |date: &str| {
+        Spec::builder("k")
+            .date(date)
+            .pad(4)
+            .overflow(Overflow::Widen)
+            .build()
+            .unwrap()
+    };
+    assert_eq!(widen("%Y").numeric("2025", 10_000), Some(202510000));
+    assert!(
+        !widen("%m%d").is_numeric(),
+        "a leading zero of the date would be lost"
+    );
+}
+
+#[test]
+fn time_zones_move_midnight() {
+    use chrono::TimeZone as _;
+    let at = Utc.with_ymd_and_hms(2025, 7, 2, 17, 30, 0).unwrap();
+    let utc = spec("", "%Y%m%d", 6);
+    let east = Spec::builder("k")
+        .time_zone(TimeZone::parse("+08:00").unwrap())
+        .build()
+        .unwrap();
+    assert_eq!(utc.period_at(at), "20250702");
+    assert_eq!(east.period_at(at), "20250703");
+}

@@ -1,0 +1,224 @@
+//! The model side: the `DistributedId` trait the derive implements, the ID fields it exposes,
+//! and filling them (or setting them back to unset when an insert fails).
+
+use diesel::connection::LoadConnection;
+
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::generator::Generator;
+use crate::global::default_generator;
+use crate::transaction::in_transaction;
+use seqgen_core::{Mode, Spec};
+
+/// A Diesel model whose ID fields seqgen fills. Implement it with
+/// `#[derive(DistributedId)]` (see [the derive](derive@crate::DistributedId)).
+///
+/// Only unset fields get an ID: an empty `String`, `None`, or `0` for a plain `i64`. A value the
+/// caller set is kept.
+pub trait DistributedId {
+    /// The annotated fields, in the order their IDs are taken (sorted by key).
+    #[doc(hidden)]
+    fn __id_fields() -> &'static [IdField];
+
+    /// The slot of field number `index` of [`__id_fields`](DistributedId::__id_fields).
+    #[doc(hidden)]
+    fn __id_slot(&mut self, index: usize) -> IdSlot<'_>;
+
+    /// Fills this record's unset ID fields from the process-wide default generator, on
+    /// `conn`. Then insert it with plain Diesel.
+    fn assign_ids<C>(&mut self, conn: &mut C) -> Result<()>
+    where
+        Self: Sized,
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        assign_ids(std::slice::from_mut(self), conn)
+    }
+
+    /// Fills this record's unset ID fields from `generator`, on `conn`.
+    fn assign_ids_with<C>(&mut self, generator: &Generator, conn: &mut C) -> Result<()>
+    where
+        Self: Sized,
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        assign_ids_with(std::slice::from_mut(self), generator, conn)
+    }
+}
+
+/// One annotated field: its name and its spec.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct IdField {
+    /// The field's name, for messages.
+    pub name: &'static str,
+    /// The spec its IDs follow.
+    pub spec: Spec,
+}
+
+/// A mutable view of an ID field of one of the supported types.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum IdSlot<'a> {
+    /// `String`: unset when empty.
+    Text(&'a mut String),
+    /// `Option<String>`: unset when `None`.
+    OptionalText(&'a mut Option<String>),
+    /// `i64`: unset when `0`.
+    Number(&'a mut i64),
+    /// `Option<i64>`: unset when `None`.
+    OptionalNumber(&'a mut Option<i64>),
+}
+
+impl IdSlot<'_> {
+    fn is_unset(&self) -> bool {
+        match self {
+            IdSlot::Text(s) => s.is_empty(),
+            IdSlot::OptionalText(s) => s.is_none(),
+            IdSlot::Number(n) => **n == 0,
+            IdSlot::OptionalNumber(n) => n.is_none(),
+        }
+    }
+
+    fn is_numeric(&self) -> bool {
+        matches!(self, IdSlot::Number(_) | IdSlot::OptionalNumber(_))
+    }
+}
+
+/// Fills the unset ID fields of `rows` from the process-wide default generator: one call per
+/// annotated field for the whole slice, so at most one reservation per field.
+///
+/// ```
+/// use diesel::prelude::*;
+/// use seqgen::DistributedId;
+///
+/// diesel::table! { menus (id) { id -> Text, title -> Text } }
+///
+/// #[derive(Insertable, DistributedId)]
+/// #[diesel(table_name = menus)]
+/// struct NewMenu {
+///     #[distributed_id(prefix = "MENU", date = "")]
+///     id: String,
+///     title: String,
+/// }
+///
+/// let mut conn = SqliteConnection::establish(":memory:")?;
+/// seqgen::run_migrations(&mut conn)?;
+/// diesel::sql_query("CREATE TABLE menus (id TEXT PRIMARY KEY, title TEXT NOT NULL)").execute(&mut conn)?;
+///
+/// let mut rows: Vec<NewMenu> = ["Tea", "Cake"]
+///     .map(|title| NewMenu { id: String::new(), title: title.into() })
+///     .into();
+/// seqgen::assign_ids(&mut rows, &mut conn)?;
+/// diesel::insert_into(menus::table).values(&rows).execute(&mut conn)?;
+/// assert_eq!(rows[1].id, "MENU000002");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn assign_ids<T, C>(rows: &mut [T], conn: &mut C) -> Result<()>
+where
+    T: DistributedId,
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    fill(rows, None, conn, &mut Vec::new())
+}
+
+/// [`assign_ids`] with your own [`Generator`].
+pub fn assign_ids_with<T, C>(rows: &mut [T], generator: &Generator, conn: &mut C) -> Result<()>
+where
+    T: DistributedId,
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    fill(rows, Some(generator), conn, &mut Vec::new())
+}
+
+/// Fills the unset ID fields of `rows` (from the default generator without `generator`),
+/// noting each (row, field) it fills in `filled`, so that a failed insert can undo them.
+pub(crate) fn fill<T, C>(
+    rows: &mut [T],
+    generator: Option<&Generator>,
+    conn: &mut C,
+    filled: &mut Vec<(usize, usize)>,
+) -> Result<()>
+where
+    T: DistributedId,
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    if rows.is_empty() {
+        return Ok(());
+    }
+    // Refuse before filling anything: a record must not end up half filled.
+    if let Some(gapless) = gapless_field::<T>() {
+        if !in_transaction(conn) {
+            return Err(Error::OutsideTransaction {
+                key: gapless.spec.key().to_owned(),
+            });
+        }
+    }
+    let default;
+    let generator = match generator {
+        Some(generator) => generator,
+        None => {
+            default = default_generator(conn)?;
+            &default
+        }
+    };
+    for (index, field) in T::__id_fields().iter().enumerate() {
+        let unset: Vec<usize> = (0..rows.len())
+            .filter(|&row| rows[row].__id_slot(index).is_unset())
+            .collect();
+        if unset.is_empty() {
+            continue;
+        }
+        if rows[unset[0]].__id_slot(index).is_numeric() {
+            let ids = generator.next_numbers(conn, &field.spec, unset.len())?;
+            for (row, id) in unset.into_iter().zip(ids) {
+                match rows[row].__id_slot(index) {
+                    IdSlot::Number(n) => *n = id,
+                    IdSlot::OptionalNumber(n) => *n = Some(id),
+                    IdSlot::Text(_) | IdSlot::OptionalText(_) => unreachable_slot(field),
+                }
+                filled.push((row, index));
+            }
+        } else {
+            let ids = generator.next_ids(conn, &field.spec, unset.len())?;
+            for (row, id) in unset.into_iter().zip(ids) {
+                match rows[row].__id_slot(index) {
+                    IdSlot::Text(s) => *s = id,
+                    IdSlot::OptionalText(s) => *s = Some(id),
+                    IdSlot::Number(_) | IdSlot::OptionalNumber(_) => unreachable_slot(field),
+                }
+                filled.push((row, index));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Sets the noted fields back to unset.
+pub(crate) fn unfill<T: DistributedId>(rows: &mut [T], filled: &[(usize, usize)]) {
+    for &(row, index) in filled {
+        match rows[row].__id_slot(index) {
+            IdSlot::Text(s) => s.clear(),
+            IdSlot::OptionalText(s) => *s = None,
+            IdSlot::Number(n) => *n = 0,
+            IdSlot::OptionalNumber(n) => *n = None,
+        }
+    }
+}
+
+/// The first gapless field of `T`, if it has one.
+pub(crate) fn gapless_field<T: DistributedId>() -> Option<&'static IdField> {
+    T::__id_fields()
+        .iter()
+        .find(|field| matches!(field.spec.mode(), Mode::Gapless { .. }))
+}
+
+fn unreachable_slot(field: &IdField) -> ! {
+    panic!(
+        "field `{}` changed type between two calls of the derived __id_slot",
+        field.name
+    )
+}

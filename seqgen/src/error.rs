@@ -15,7 +15,7 @@ pub enum Error {
     MissingTable(#[source] diesel::result::Error),
 
     /// An ID spec was rejected when it was built.
-    #[error("invalid ID spec: {0}")]
+    #[error(transparent)]
     InvalidSpec(#[from] SpecError),
 
     /// The counter no longer fits the pad width of the spec.
@@ -122,23 +122,23 @@ pub enum Error {
     DifferentDatabase,
 
     /// Running the embedded `db_key` migrations failed.
-    #[error("running seqgen's migrations failed: {0}")]
+    #[error("running seqgen's migrations failed")]
     Migration(#[source] Box<dyn std::error::Error + Send + Sync>),
 
     /// The database aborted the transaction to keep it serializable (PostgreSQL 40001) or to
     /// break a deadlock (MySQL 1213). seqgen retries its own reservations; inside your
     /// transaction only you can.
-    #[error("the database aborted the transaction (serialization failure or deadlock): roll it back and run it again: {0}")]
+    #[error("the database aborted the transaction (serialization failure or deadlock): roll it back and run it again, e.g. with `seqgen::retry_transaction`")]
     TransactionConflict(#[source] diesel::result::Error),
 
     /// The connection pool given to the generator could not hand out a connection.
-    #[error("could not get a connection from the generator's pool: {0}")]
+    #[error("could not get a connection from the generator's pool")]
     #[cfg(feature = "r2d2")]
     Pool(#[source] diesel::r2d2::PoolError),
 
     /// The database refused or failed a statement.
-    #[error("database error: {0}")]
-    Database(#[source] diesel::result::Error),
+    #[error(transparent)]
+    Database(diesel::result::Error),
 }
 
 /// ` in period `P``, or nothing for a key without a date part.

@@ -87,6 +87,7 @@ pub use seqgen_core::{
     IdParts, Mode, Overflow, ParseIdError, Series, Spec, SpecBuilder, SpecError, TimeZone,
 };
 pub use sequence::{next_value, next_values, Sequence};
+pub use transaction::retry_transaction;
 
 /// Fills a Diesel model's ID fields from seqgen's `db_key` counters, just before the insert,
 /// on the insert's own connection.

@@ -1,7 +1,48 @@
-//! Whether a connection is inside a transaction Diesel knows of.
+//! Whether a connection is inside a transaction Diesel knows of, and running one again when
+//! the database aborts it.
 
 use diesel::connection::TransactionManager;
 use diesel::Connection;
+
+use crate::error::{Error, Result};
+use crate::retry::{pause, RESERVE_ATTEMPTS};
+
+/// Runs `work` in a transaction (`conn.transaction(work)`) and runs it again, from the start,
+/// when the database aborts it with a serialization failure or a deadlock
+/// ([`Error::TransactionConflict`]): up to 20 attempts, each after a slightly longer, jittered
+/// pause. Any other error, and the last conflict, is returned as it is.
+///
+/// Gapless numbering needs it where transactions race for a period's first number (MySQL and
+/// MariaDB without a pool: InnoDB's gap locks), and under REPEATABLE READ or SERIALIZABLE.
+/// `work` must be safe to run again: clear the IDs a failed attempt filled (`insert_into`
+/// does that for gapless fields).
+///
+/// ```
+/// use diesel::prelude::*;
+///
+/// let mut conn = SqliteConnection::establish(":memory:")?;
+/// seqgen::run_migrations(&mut conn)?;
+/// let invoices = seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
+/// let number = seqgen::retry_transaction(&mut conn, |conn| seqgen::next_id(conn, &invoices))?;
+/// assert_eq!(number, "INV000001");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn retry_transaction<C, T, F>(conn: &mut C, mut work: F) -> Result<T>
+where
+    C: Connection,
+    F: FnMut(&mut C) -> Result<T>,
+{
+    let mut attempt = 1;
+    loop {
+        match conn.transaction(&mut work) {
+            Err(Error::TransactionConflict(_)) if attempt < RESERVE_ATTEMPTS => {
+                pause(attempt);
+                attempt += 1;
+            }
+            result => return result,
+        }
+    }
+}
 
 /// Whether the connection is inside a transaction Diesel knows of. A connection whose
 /// transaction state is broken counts as inside one: nothing reserved on it is cached.

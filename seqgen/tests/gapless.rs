@@ -98,8 +98,8 @@ fn committed_numbers_are_exactly_one_to_n<C: TestConnection>(db: TestDb<C>) {
 
 /// Without a pool, transactions racing for a period's very first number may deadlock on
 /// MySQL (InnoDB gap locks while creating the row): the database aborts one of them, the
-/// caller gets `Error::TransactionConflict` and runs it again, as it would for any deadlock.
-/// Never a gap, never a repeat.
+/// caller gets `Error::TransactionConflict` and runs it again (`seqgen::retry_transaction`),
+/// as it would for any deadlock. Never a gap, never a repeat.
 fn first_numbers_of_a_period_without_a_pool<C: TestConnection>(db: TestDb<C>) {
     let pool = db.pool(8);
     let spec = Arc::new(gapless_spec(&db, "racing"));
@@ -110,24 +110,14 @@ fn first_numbers_of_a_period_without_a_pool<C: TestConnection>(db: TestDb<C>) {
             thread::spawn(move || {
                 let mut conn = pool.get().unwrap();
                 start.wait();
-                let mut conflicts = 0;
-                loop {
-                    match conn.transaction(|conn| Generator::new().next_id(conn, &spec)) {
-                        Ok(id) => return (id, conflicts),
-                        Err(Error::TransactionConflict(_)) if conflicts < 200 => {
-                            // Back off a little, as a caller retrying a deadlock should.
-                            conflicts += 1;
-                            thread::sleep(Duration::from_millis(1 + conflicts % 7));
-                        }
-                        Err(e) => panic!("{e}"),
-                    }
-                }
+                seqgen::retry_transaction(&mut *conn, |conn| Generator::new().next_id(conn, &spec))
+                    .unwrap()
             })
         })
         .collect();
     let mut numbers: Vec<u64> = handles
         .into_iter()
-        .map(|h| counter(&h.join().unwrap().0))
+        .map(|h| counter(&h.join().unwrap()))
         .collect();
     numbers.sort_unstable();
     assert_eq!(numbers, (1..=8).collect::<Vec<_>>());
@@ -337,9 +327,7 @@ fn every_period_starts_at_one<C: TestConnection>(db: TestDb<C>) {
     let clock = Arc::new(FixedClock::new(
         Utc.with_ymd_and_hms(2025, 12, 31, 23, 59, 59).unwrap(),
     ));
-    let generator = Generator::builder()
-        .clock(common::SharedClock(clock.clone()))
-        .build();
+    let generator = Generator::builder().clock(clock.clone()).build();
     let spec = Spec::builder(db.key("yearly"))
         .prefix("INV")
         .date("%Y")

@@ -132,9 +132,7 @@ fn two_generators_get_disjoint_blocks<C: TestConnection>(db: TestDb<C>) {
 fn midnight_starts_a_new_period<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let clock = Arc::new(clock_at(2025, 7, 2, 23, 59, 59));
-    let generator = Generator::builder()
-        .clock(common::SharedClock(clock.clone()))
-        .build();
+    let generator = Generator::builder().clock(clock.clone()).build();
     let spec = spec(&db.key("midnight"), "U", "%Y%m%d", 6, 100);
     assert_eq!(
         generator.next_id(&mut conn, &spec).unwrap(),
@@ -159,12 +157,8 @@ fn a_clock_a_day_behind_never_reissues<C: TestConnection>(db: TestDb<C>) {
     let (mut ahead_conn, mut behind_conn) = (db.connect(), db.connect());
     let ahead_clock = Arc::new(clock_at(2025, 7, 3, 23, 59, 58));
     let behind_clock = Arc::new(clock_at(2025, 7, 2, 23, 59, 58));
-    let ahead = Generator::builder()
-        .clock(common::SharedClock(ahead_clock.clone()))
-        .build();
-    let behind = Generator::builder()
-        .clock(common::SharedClock(behind_clock.clone()))
-        .build();
+    let ahead = Generator::builder().clock(ahead_clock.clone()).build();
+    let behind = Generator::builder().clock(behind_clock.clone()).build();
     // `%d%m%Y` as well: a period that does not sort by date must not matter either.
     for (name, date) in [("skew_ymd", "%Y%m%d"), ("skew_dmy", "%d%m%Y")] {
         let spec = spec(&db.key(name), "S", date, 6, 5);

@@ -8,7 +8,7 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 
 use chrono::{TimeDelta, TimeZone as _, Utc};
-use common::{assert_distinct, SharedClock, TestConnection, TestDb};
+use common::{assert_distinct, TestConnection, TestDb};
 use seqgen::{Error, FixedClock, Generator, Overflow, Spec, TimeZone};
 
 backend_tests!(
@@ -188,9 +188,7 @@ fn periods_follow_the_time_zone<C: TestConnection>(db: TestDb<C>) {
     let clock = Arc::new(FixedClock::new(
         Utc.with_ymd_and_hms(2025, 7, 2, 15, 59, 59).unwrap(),
     ));
-    let generator = Generator::builder()
-        .clock(SharedClock(clock.clone()))
-        .build();
+    let generator = Generator::builder().clock(clock.clone()).build();
     let spec = |tz: TimeZone, name: &str| {
         Spec::builder(db.key(name))
             .prefix("Z")

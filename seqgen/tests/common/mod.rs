@@ -417,12 +417,3 @@ pub fn assert_distinct<T: std::hash::Hash + Eq + std::fmt::Debug + Clone>(ids: &
         );
     }
 }
-
-/// Shares one `FixedClock` between a test and a generator.
-pub struct SharedClock(pub std::sync::Arc<seqgen::FixedClock>);
-
-impl seqgen::Clock for SharedClock {
-    fn now(&self) -> chrono::DateTime<chrono::Utc> {
-        self.0.now()
-    }
-}

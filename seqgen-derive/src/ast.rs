@@ -8,6 +8,8 @@ use crate::errors::Errors;
 
 pub(crate) struct Model<'a> {
     pub(crate) input: &'a DeriveInput,
+    /// How the generated code names seqgen: `::seqgen`, or `#[distributed_id(crate = "...")]`.
+    pub(crate) krate: syn::Path,
     /// The db_key name fields get when they set no `key`: Diesel's table name.
     pub(crate) table_name: String,
     pub(crate) fields: Vec<IdField<'a>>,
@@ -21,13 +23,16 @@ pub(crate) struct IdField<'a> {
     pub(crate) attr: FieldAttr,
 }
 
-/// The field types seqgen fills.
+/// The field types seqgen fills, as far as their spelling tells: the four it knows by name,
+/// whose numeric rules are checked here with precise errors, and any other type, reached
+/// through its `IdValue` implementation (checked by the compiler, numeric rules at run time).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FieldType {
     Text,
     OptionalText,
     Number,
     OptionalNumber,
+    Other,
 }
 
 impl<'a> Model<'a> {
@@ -77,10 +82,12 @@ impl<'a> Model<'a> {
                 attr: attr::parse_field_attr(first, errors),
             });
         }
+        let krate = attr::crate_path(&input.attrs, errors);
         let table_name = attr::diesel_table_name(&input.attrs)
             .unwrap_or_else(|| infer_table_name(&input.ident.to_string()));
         Some(Model {
             input,
+            krate,
             table_name,
             fields,
         })
@@ -100,9 +107,14 @@ fn infer_table_name(name: &str) -> String {
     table
 }
 
-/// Recognises `String`, `Option<String>`, `i64`, `Option<i64>` by name (paths such as
-/// `std::string::String` included; type aliases are not followed).
-pub(crate) fn field_type(ty: &Type) -> Option<FieldType> {
+/// What the spelling of a field type tells: `String`, `Option<String>`, `i64`,
+/// `Option<i64>` by name (paths such as `std::string::String` included), any other type as
+/// `Other`.
+pub(crate) fn field_type(ty: &Type) -> FieldType {
+    known_type(ty).unwrap_or(FieldType::Other)
+}
+
+fn known_type(ty: &Type) -> Option<FieldType> {
     let segment = last_segment(ty)?;
     match segment.ident.to_string().as_str() {
         "String" if segment.arguments.is_empty() => Some(FieldType::Text),
@@ -114,7 +126,7 @@ pub(crate) fn field_type(ty: &Type) -> Option<FieldType> {
             let [GenericArgument::Type(inner)] = args.args.iter().collect::<Vec<_>>()[..] else {
                 return None;
             };
-            match field_type(inner)? {
+            match known_type(inner)? {
                 FieldType::Text => Some(FieldType::OptionalText),
                 FieldType::Number => Some(FieldType::OptionalNumber),
                 _ => None,
@@ -146,13 +158,12 @@ mod tests {
     #[test]
     fn recognises_the_four_field_types() {
         let ty = |s: &str| syn::parse_str::<Type>(s).unwrap();
-        assert!(field_type(&ty("String")) == Some(FieldType::Text));
-        assert!(field_type(&ty("std::string::String")) == Some(FieldType::Text));
-        assert!(field_type(&ty("Option<String>")) == Some(FieldType::OptionalText));
-        assert!(field_type(&ty("i64")) == Some(FieldType::Number));
-        assert!(field_type(&ty("Option<i64>")) == Some(FieldType::OptionalNumber));
-        assert!(field_type(&ty("i32")).is_none());
-        assert!(field_type(&ty("Option<Option<i64>>")).is_none());
-        assert!(field_type(&ty("&str")).is_none());
+        assert!(field_type(&ty("String")) == FieldType::Text);
+        assert!(field_type(&ty("std::string::String")) == FieldType::Text);
+        assert!(field_type(&ty("Option<String>")) == FieldType::OptionalText);
+        assert!(field_type(&ty("i64")) == FieldType::Number);
+        assert!(field_type(&ty("Option<i64>")) == FieldType::OptionalNumber);
+        assert!(field_type(&ty("OrderNo")) == FieldType::Other);
+        assert!(field_type(&ty("Option<Option<i64>>")) == FieldType::Other);
     }
 }

@@ -20,6 +20,8 @@ pub(crate) const MAX: &str = "max";
 pub(crate) const SERIES: &str = "series";
 pub(crate) const FORMAT: &str = "format";
 pub(crate) const TZ: &str = "tz";
+/// On the struct: the path of the seqgen crate.
+pub(crate) const CRATE: &str = "crate";
 /// Not a key: the spelling of gapless mode this crate did not pick, answered with a hint.
 const MODE: &str = "mode";
 const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`";
@@ -40,6 +42,33 @@ pub(crate) struct FieldAttr {
     pub(crate) series: Option<(syn::ExprArray, Vec<LitStr>)>,
     pub(crate) format: Option<LitStr>,
     pub(crate) tz: Option<LitStr>,
+}
+
+/// The struct's `#[distributed_id(crate = "path")]`, or `::seqgen`.
+pub(crate) fn crate_path(attrs: &[Attribute], errors: &mut Errors) -> syn::Path {
+    let mut path: Option<syn::Path> = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident(DISTRIBUTED_ID)) {
+        let result = attr.parse_nested_meta(|meta| {
+            if !meta.path.is_ident(CRATE) {
+                errors.at(
+                    &meta.path,
+                    "on the struct, distributed_id takes only `crate = \"...\"`: the other settings go on the ID fields",
+                );
+                return skip_value(&meta);
+            }
+            let lit: LitStr = meta.value()?.parse()?;
+            match lit.parse::<syn::Path>() {
+                Ok(parsed) if path.is_none() => path = Some(parsed),
+                Ok(_) => errors.at(&lit, "duplicate distributed_id attribute `crate`"),
+                Err(_) => errors.at(&lit, "`crate` takes a path, like `crate = \"my_app::seqgen\"`"),
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    path.unwrap_or_else(|| syn::parse_quote!(::seqgen))
 }
 
 /// Parses one `#[distributed_id(...)]`, recording every mistake and carrying on.

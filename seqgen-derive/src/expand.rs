@@ -1,8 +1,11 @@
 //! Code generation only. Everything generated sits in `const _: () = { ... };` and reaches
-//! the runtime through `::seqgen::__private` alone; nothing depends on cargo features.
+//! the runtime through `seqgen::__private` and the `DistributedId` / `IdValue` traits alone
+//! (under `::seqgen`, or the struct's `#[distributed_id(crate = "...")]`); nothing depends on
+//! cargo features.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::DeriveInput;
 
 use crate::ast::{FieldType, Model};
@@ -12,21 +15,28 @@ use seqgen_core::{Mode, Overflow};
 
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
-    let fields =
-        Model::from_input(input, &mut errors).map(|model| valid::check(&model, &mut errors));
+    let model = Model::from_input(input, &mut errors);
+    let fields = model.as_ref().map(|model| valid::check(model, &mut errors));
+    let krate = model
+        .as_ref()
+        .map_or_else(|| syn::parse_quote!(::seqgen), |m| m.krate.clone());
     match fields {
-        Some(fields) if errors.is_empty() => implementation(input, &fields),
+        Some(fields) if errors.is_empty() => implementation(input, &krate, &fields),
         _ => {
             // Still implement the trait, so one mistake gives one error, not a cascade at
             // every `assign_ids` call.
             let errors = errors.into_compile_errors();
-            let fallback = fallback(input);
+            let fallback = fallback(input, &krate);
             quote!(#errors #fallback)
         }
     }
 }
 
-fn implementation(input: &DeriveInput, fields: &[ValidField<'_>]) -> TokenStream {
+fn implementation(
+    input: &DeriveInput,
+    krate: &syn::Path,
+    fields: &[ValidField<'_>],
+) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let specs = fields.iter().map(|f| {
@@ -45,10 +55,10 @@ fn implementation(input: &DeriveInput, fields: &[ValidField<'_>]) -> TokenStream
             _ => quote!(),
         };
         let overflow = match spec.overflow() {
-            Overflow::Widen => quote!(.overflow(::seqgen::__private::Overflow::Widen)),
-            Overflow::Letters => quote!(.overflow(::seqgen::__private::Overflow::Letters)),
+            Overflow::Widen => quote!(.overflow(#krate::__private::Overflow::Widen)),
+            Overflow::Letters => quote!(.overflow(#krate::__private::Overflow::Letters)),
             Overflow::Cycle { max } => {
-                quote!(.overflow(::seqgen::__private::Overflow::Cycle { max: #max }))
+                quote!(.overflow(#krate::__private::Overflow::Cycle { max: #max }))
             }
             _ => quote!(),
         };
@@ -59,13 +69,13 @@ fn implementation(input: &DeriveInput, fields: &[ValidField<'_>]) -> TokenStream
         let format = f.format.as_ref().map(|t| quote!(.format(#t)));
         let tz = f.tz.as_ref().map(|tz| {
             quote!(.time_zone(
-                ::seqgen::__private::TimeZone::parse(#tz).expect("checked by #[derive(DistributedId)]")
+                #krate::__private::TimeZone::parse(#tz).expect("checked by #[derive(DistributedId)]")
             ))
         });
         quote! {
-            ::seqgen::__private::IdField {
+            #krate::__private::IdField {
                 name: #name,
-                spec: ::seqgen::__private::Spec::builder(#key)
+                spec: #krate::__private::Spec::builder(#key)
                     .prefix(#prefix)
                     .date(#date)
                     .pad(#pad)
@@ -81,27 +91,38 @@ fn implementation(input: &DeriveInput, fields: &[ValidField<'_>]) -> TokenStream
         }
     });
     let slots = fields.iter().enumerate().map(|(index, f)| {
-        let member = f.ident;
-        let variant = match f.ty {
-            FieldType::Text => quote!(Text),
-            FieldType::OptionalText => quote!(OptionalText),
-            FieldType::Number => quote!(Number),
-            FieldType::OptionalNumber => quote!(OptionalNumber),
-        };
-        quote!(#index => ::seqgen::__private::IdSlot::#variant(&mut self.#member),)
+        let (member, ty) = (f.ident, f.ty_tokens);
+        // Spanned at the field's type: a type seqgen cannot fill is reported there.
+        quote_spanned!(ty.span()=> #index => <#ty as #krate::IdValue>::id_slot(&mut self.#member),)
     });
+    // A type known only by its `IdValue` implementation may hold the i64 form: then its spec
+    // must have one. Checked at compile time where the struct has no generics.
+    let numeric_checks = fields
+        .iter()
+        .filter(|f| f.ty == FieldType::Other && !f.spec.is_numeric())
+        .filter(|_| input.generics.params.is_empty())
+        .map(|f| {
+            let ty = f.ty_tokens;
+            let message = format!(
+                "field `{}` holds an i64 ID, but its spec has no i64 form: an i64 ID needs no prefix, template, series or letters, and a date part of digits only",
+                f.ident
+            );
+            quote_spanned!(ty.span()=> const _: () = ::core::assert!(!<#ty as #krate::IdValue>::NUMERIC, #message);)
+        });
     quote! {
         const _: () = {
+            #(#numeric_checks)*
+
             #[automatically_derived]
-            impl #impl_generics ::seqgen::DistributedId for #ident #ty_generics #where_clause {
-                fn __id_fields() -> &'static [::seqgen::__private::IdField] {
-                    static FIELDS: ::seqgen::__private::LazyLock<
-                        ::std::vec::Vec<::seqgen::__private::IdField>,
-                    > = ::seqgen::__private::LazyLock::new(|| ::std::vec![#(#specs),*]);
+            impl #impl_generics #krate::DistributedId for #ident #ty_generics #where_clause {
+                fn __id_fields() -> &'static [#krate::__private::IdField] {
+                    static FIELDS: #krate::__private::LazyLock<
+                        ::std::vec::Vec<#krate::__private::IdField>,
+                    > = #krate::__private::LazyLock::new(|| ::std::vec![#(#specs),*]);
                     &FIELDS
                 }
 
-                fn __id_slot(&mut self, index: usize) -> ::seqgen::__private::IdSlot<'_> {
+                fn __id_slot(&mut self, index: usize) -> #krate::IdSlot<'_> {
                     match index {
                         #(#slots)*
                         _ => ::core::panic!("no ID field number {}", index),
@@ -112,16 +133,16 @@ fn implementation(input: &DeriveInput, fields: &[ValidField<'_>]) -> TokenStream
     }
 }
 
-fn fallback(input: &DeriveInput) -> TokenStream {
+fn fallback(input: &DeriveInput, krate: &syn::Path) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {
         const _: () = {
-            impl #impl_generics ::seqgen::DistributedId for #ident #ty_generics #where_clause {
-                fn __id_fields() -> &'static [::seqgen::__private::IdField] {
+            impl #impl_generics #krate::DistributedId for #ident #ty_generics #where_clause {
+                fn __id_fields() -> &'static [#krate::__private::IdField] {
                     &[]
                 }
-                fn __id_slot(&mut self, _: usize) -> ::seqgen::__private::IdSlot<'_> {
+                fn __id_slot(&mut self, _: usize) -> #krate::IdSlot<'_> {
                     ::core::panic!("#[derive(DistributedId)] failed to compile")
                 }
             }
@@ -158,10 +179,13 @@ mod tests {
             out.contains(". prefix (\"ORD\") . date (\"%y%m\") . pad (4u32) . batch (100u32)"),
             "{out}"
         );
-        assert!(out.contains("0usize => :: seqgen :: __private :: IdSlot :: OptionalNumber (& mut self . invoice_no)"), "{out}");
+        assert!(
+            out.contains("0usize => < Option < i64 > as :: seqgen :: IdValue > :: id_slot (& mut self . invoice_no)"),
+            "{out}"
+        );
         assert!(
             out.contains(
-                "1usize => :: seqgen :: __private :: IdSlot :: Text (& mut self . order_no)"
+                "1usize => < String as :: seqgen :: IdValue > :: id_slot (& mut self . order_no)"
             ),
             "{out}"
         );

@@ -22,6 +22,7 @@ const DEFAULT_BATCH: u32 = 100;
 pub(crate) struct ValidField<'a> {
     pub(crate) ident: &'a Ident,
     pub(crate) ty: FieldType,
+    pub(crate) ty_tokens: &'a syn::Type,
     /// Built at compile time; the expansion builds the same spec again at run time.
     pub(crate) spec: Spec,
     /// The template and time zone as written (the spec keeps them parsed).
@@ -61,7 +62,7 @@ fn check_field<'a>(
 ) -> Option<ValidField<'a>> {
     let before = errors.len();
     let attr = &field.attr;
-    let ty = supported_type(field, errors);
+    let ty = field_type(field.ty);
     let pad = integer(
         attr.pad.as_ref(),
         DEFAULT_PAD,
@@ -113,13 +114,14 @@ fn check_field<'a>(
             builder.gapless()
         };
     }
-    if matches!(ty, Some(FieldType::Number | FieldType::OptionalNumber)) {
+    if matches!(ty, FieldType::Number | FieldType::OptionalNumber) {
         builder = builder.numeric();
     }
     match builder.build_reporting_all() {
         Ok(spec) if errors.len() == before => Some(ValidField {
             ident: field.ident,
-            ty: ty?,
+            ty,
+            ty_tokens: field.ty,
             spec,
             format: attr.format.as_ref().map(LitStr::value),
             tz: tz?,
@@ -310,17 +312,6 @@ fn mode(field: &IdField<'_>, errors: &mut Errors) -> Option<Mode> {
         }),
         (None, None) => Some(Mode::Batched),
     }
-}
-
-fn supported_type(field: &IdField<'_>, errors: &mut Errors) -> Option<FieldType> {
-    let ty = field_type(field.ty);
-    if ty.is_none() {
-        errors.at(
-            field.ty,
-            "#[distributed_id] fields must be `String`, `Option<String>`, `i64` or `Option<i64>`",
-        );
-    }
-    ty
 }
 
 fn keys_are_unique(model: &Model<'_>, fields: &[ValidField<'_>], errors: &mut Errors) {

@@ -82,7 +82,7 @@ pub use global::{next_id, next_ids, next_number, next_numbers};
 pub use identity::accept_non_durable_server;
 pub use insert::{insert_into, IncompleteInsert, InsertWithIds, Records};
 pub use migrations::{backend_migrations, run_migrations, with_app_migrations, WithAppMigrations};
-pub use model::{assign_ids, assign_ids_with, DistributedId};
+pub use model::{assign_ids, assign_ids_with, DistributedId, IdSlot, IdValue};
 pub use seqgen_core::{
     IdParts, Mode, Overflow, ParseIdError, Series, Spec, SpecBuilder, SpecError, TimeZone,
 };
@@ -133,19 +133,23 @@ pub use transaction::retry_transaction;
 /// struct name (`NewUser` → `new_users`) when that is absent.
 ///
 /// # Fields
-/// `String`, `Option<String>`, `i64` and `Option<i64>` (spelled so; type aliases are not
-/// followed). Only unset fields get an ID: an empty `String`, `None`, or `0` for a plain `i64`.
-/// An `i64` field needs a spec without prefix whose date part is digits only, with date + pad
-/// at most 18 digits. Several annotated fields are fine, each with its own key; their IDs are
-/// taken in key order.
+/// Any type implementing [`IdValue`]: `String`, `Option<String>`, `i64`, `Option<i64>`, type
+/// aliases of them, and your own newtypes. Only unset fields get an ID: an empty `String`,
+/// `None`, or `0` for a plain `i64`. An `i64` field needs a spec without prefix whose date
+/// part is digits only, with date + pad at most 18 digits. Several annotated fields are fine,
+/// each with its own key; their IDs are taken in key order.
 ///
 /// Mistakes are compile errors pointing at the offending token.
+///
+/// # `#[distributed_id(crate = "...")]`
+/// On the struct: the path seqgen is reached by, for crates that re-export it (like serde's
+/// `crate` attribute), e.g. `#[distributed_id(crate = "my_app::seqgen")]`.
 pub use seqgen_derive::DistributedId;
 
 /// What `#[derive(DistributedId)]` expands to reaches seqgen only through here.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::model::{IdField, IdSlot};
+    pub use crate::model::IdField;
     pub use seqgen_core::{Overflow, Spec, TimeZone};
     pub use std::sync::LazyLock;
 }

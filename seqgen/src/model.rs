@@ -56,9 +56,94 @@ pub struct IdField {
     pub spec: Spec,
 }
 
-/// A mutable view of an ID field of one of the supported types.
-#[doc(hidden)]
+/// A field type `#[derive(DistributedId)]` can fill: `String`, `Option<String>`, `i64`,
+/// `Option<i64>`, and your own types (newtypes, wrappers) that implement it by handing out
+/// the slot of the value they wrap.
+///
+/// ```
+/// use diesel::prelude::*;
+/// use seqgen::{DistributedId, IdSlot, IdValue};
+///
+/// /// An order number, a type of its own.
+/// #[derive(Debug, Default, diesel::expression::AsExpression)]
+/// #[diesel(sql_type = diesel::sql_types::Text)]
+/// struct OrderNo(String);
+///
+/// impl IdValue for OrderNo {
+///     const NUMERIC: bool = false;
+///     fn id_slot(&mut self) -> IdSlot<'_> {
+///         self.0.id_slot()
+///     }
+/// }
+/// # impl diesel::serialize::ToSql<diesel::sql_types::Text, diesel::sqlite::Sqlite> for OrderNo {
+/// #     fn to_sql<'b>(&'b self, out: &mut diesel::serialize::Output<'b, '_, diesel::sqlite::Sqlite>) -> diesel::serialize::Result {
+/// #         <String as diesel::serialize::ToSql<diesel::sql_types::Text, diesel::sqlite::Sqlite>>::to_sql(&self.0, out)
+/// #     }
+/// # }
+///
+/// diesel::table! { orders (order_no) { order_no -> Text } }
+///
+/// #[derive(Insertable, DistributedId)]
+/// #[diesel(table_name = orders)]
+/// struct NewOrder {
+///     #[distributed_id(prefix = "ORD", date = "", pad = 4)]
+///     order_no: OrderNo,
+/// }
+///
+/// let mut conn = SqliteConnection::establish(":memory:")?;
+/// seqgen::run_migrations(&mut conn)?;
+/// diesel::sql_query("CREATE TABLE orders (order_no TEXT PRIMARY KEY)").execute(&mut conn)?;
+/// let mut order = NewOrder { order_no: OrderNo::default() };
+/// seqgen::insert_into(orders::table).values(&mut order).execute(&mut conn)?;
+/// assert_eq!(order.order_no.0, "ORD0001");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an ID field type seqgen can fill",
+    label = "not `String`, `Option<String>`, `i64` or `Option<i64>`",
+    note = "a type of your own can implement `seqgen::IdValue` by handing out the slot of the value it wraps"
+)]
+pub trait IdValue {
+    /// Whether the field holds the `i64` form of an ID: its spec must then be
+    /// [numeric](Spec::is_numeric).
+    const NUMERIC: bool;
+
+    /// The field as seqgen reads (is it unset?) and fills it. Must be the same kind of slot
+    /// every time.
+    fn id_slot(&mut self) -> IdSlot<'_>;
+}
+
+impl IdValue for String {
+    const NUMERIC: bool = false;
+    fn id_slot(&mut self) -> IdSlot<'_> {
+        IdSlot::Text(self)
+    }
+}
+
+impl IdValue for Option<String> {
+    const NUMERIC: bool = false;
+    fn id_slot(&mut self) -> IdSlot<'_> {
+        IdSlot::OptionalText(self)
+    }
+}
+
+impl IdValue for i64 {
+    const NUMERIC: bool = true;
+    fn id_slot(&mut self) -> IdSlot<'_> {
+        IdSlot::Number(self)
+    }
+}
+
+impl IdValue for Option<i64> {
+    const NUMERIC: bool = true;
+    fn id_slot(&mut self) -> IdSlot<'_> {
+        IdSlot::OptionalNumber(self)
+    }
+}
+
+/// A mutable view of an ID field, as seqgen fills it: see [`IdValue`].
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum IdSlot<'a> {
     /// `String`: unset when empty.
     Text(&'a mut String),

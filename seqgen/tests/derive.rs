@@ -428,3 +428,64 @@ fn a_plain_i64_field_is_unset_at_zero() {
     seqgen::assign_ids(&mut rows, &mut conn).unwrap();
     assert_eq!(rows.iter().map(|r| r.n).collect::<Vec<_>>(), [1, 77, 2]);
 }
+
+/// Field types by trait, not by spelling: a type alias, a newtype of the app's own, and a
+/// numeric newtype, all through `IdValue`.
+type TicketNo = Option<String>;
+
+#[derive(Debug, Default, PartialEq)]
+struct Serial(i64);
+
+impl seqgen::IdValue for Serial {
+    const NUMERIC: bool = true;
+    fn id_slot(&mut self) -> seqgen::IdSlot<'_> {
+        self.0.id_slot()
+    }
+}
+
+#[derive(DistributedId, Debug)]
+struct Pass {
+    #[distributed_id(key = "tickets", prefix = "T", date = "", pad = 4)]
+    no: TicketNo,
+    #[distributed_id(key = "serials", date = "", pad = 8)]
+    serial: Serial,
+}
+
+#[test]
+fn aliases_and_newtypes_are_filled_through_id_value() {
+    let (_db, mut conn) = open("id_value");
+    let mut rows = vec![
+        Pass {
+            no: None,
+            serial: Serial(0),
+        },
+        Pass {
+            no: Some("KEPT".into()),
+            serial: Serial(0),
+        },
+    ];
+    seqgen::assign_ids(&mut rows, &mut conn).unwrap();
+    assert_eq!(rows[0].no.as_deref(), Some("T0001"));
+    assert_eq!(rows[1].no.as_deref(), Some("KEPT"));
+    assert_eq!((rows[0].serial.0, rows[1].serial.0), (1, 2));
+}
+
+/// `#[distributed_id(crate = "...")]`: a crate that re-exports seqgen names it by its path.
+mod reexported {
+    pub use seqgen as ids;
+}
+
+#[derive(DistributedId, Debug)]
+#[distributed_id(crate = "reexported::ids")]
+struct Receipt {
+    #[distributed_id(key = "receipts", prefix = "R", date = "", pad = 3)]
+    no: String,
+}
+
+#[test]
+fn the_crate_path_can_be_renamed() {
+    let (_db, mut conn) = open("crate_path");
+    let mut receipt = Receipt { no: String::new() };
+    receipt.assign_ids(&mut conn).unwrap();
+    assert_eq!(receipt.no, "R001");
+}

@@ -1,3 +1,4 @@
 //! Code shared by seqgen's examples and their tests.
+#![forbid(unsafe_code)]
 
 pub mod loadgen;

@@ -57,7 +57,7 @@ where
 /// use diesel::prelude::*;
 /// use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 ///
-/// const APP_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../examples/migrations/sqlite");
+/// const APP_MIGRATIONS: EmbeddedMigrations = embed_migrations!("tests/app_migrations/sqlite");
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
 /// conn.run_pending_migrations(seqgen::with_app_migrations(APP_MIGRATIONS))?;

@@ -1,0 +1,3 @@
+DROP TABLE orders;
+DROP TABLE menus;
+DROP TABLE users;

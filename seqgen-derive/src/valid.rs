@@ -14,10 +14,6 @@ use syn::{Ident, LitInt, LitStr};
 use crate::ast::{field_type, FieldType, IdField, Model};
 use crate::errors::Errors;
 
-const DEFAULT_DATE: &str = "%Y%m%d";
-const DEFAULT_PAD: u32 = 6;
-const DEFAULT_BATCH: u32 = 100;
-
 /// A field whose spec passed every rule.
 pub(crate) struct ValidField<'a> {
     pub(crate) ident: &'a Ident,
@@ -63,20 +59,8 @@ fn check_field<'a>(
     let before = errors.len();
     let attr = &field.attr;
     let ty = field_type(field.ty);
-    let pad = integer(
-        attr.pad.as_ref(),
-        DEFAULT_PAD,
-        "pad",
-        "1..=18 digits",
-        errors,
-    );
-    let batch = integer(
-        attr.batch.as_ref(),
-        DEFAULT_BATCH,
-        "batch",
-        "1..=4294967295",
-        errors,
-    );
+    let pad = integer(attr.pad.as_ref(), "pad", errors);
+    let batch = integer(attr.batch.as_ref(), "batch", errors);
     let mode = mode(field, errors);
     let tz = time_zone(attr.tz.as_ref(), errors);
     let overflow = overflow(field, errors);
@@ -85,22 +69,26 @@ fn check_field<'a>(
         .key
         .as_ref()
         .map_or_else(|| model.table_name.clone(), LitStr::value);
-    let mut builder = Spec::builder(key)
-        .prefix(attr.prefix.as_ref().map(LitStr::value).unwrap_or_default())
-        .date(
-            attr.date
-                .as_ref()
-                .map_or_else(|| DEFAULT_DATE.to_owned(), LitStr::value),
-        )
-        .pad(pad.unwrap_or(DEFAULT_PAD))
-        .batch(batch.unwrap_or(DEFAULT_BATCH))
-        .overflow(overflow.unwrap_or(Overflow::Error))
-        .time_zone(
-            tz.clone()
-                .flatten()
-                .and_then(|tz| TimeZone::parse(&tz))
-                .unwrap_or_default(),
-        );
+    // Only what the attribute sets: the defaults are the builder's.
+    let mut builder = Spec::builder(key);
+    if let Some(prefix) = &attr.prefix {
+        builder = builder.prefix(prefix.value());
+    }
+    if let Some(date) = &attr.date {
+        builder = builder.date(date.value());
+    }
+    if let Some(Some(pad)) = pad {
+        builder = builder.pad(pad);
+    }
+    if let Some(Some(batch)) = batch {
+        builder = builder.batch(batch);
+    }
+    if let Some(overflow) = overflow {
+        builder = builder.overflow(overflow);
+    }
+    if let Some(tz) = tz.clone().flatten().and_then(|tz| TimeZone::parse(&tz)) {
+        builder = builder.time_zone(tz);
+    }
     if let Some(Some((codes, max))) = &series {
         builder = builder.series(codes.clone(), *max);
     }
@@ -183,22 +171,17 @@ fn spec_error(field: &IdField<'_>, error: &SpecError, errors: &mut Errors) {
     }
 }
 
-/// An integer attribute: its value, or an error when it does not fit the type.
-fn integer<T: std::str::FromStr>(
-    lit: Option<&LitInt>,
-    default: T,
-    name: &str,
-    range: &str,
-    errors: &mut Errors,
-) -> Option<T>
-where
-    T::Err: std::fmt::Display,
-{
-    let Some(lit) = lit else { return Some(default) };
-    match lit.base10_parse::<T>() {
-        Ok(value) => Some(value),
+/// A `u32` attribute as written (`None` inside when absent), or `None` with an error when it
+/// does not fit a `u32`; the range it must be in is the spec's rule.
+fn integer(lit: Option<&LitInt>, name: &str, errors: &mut Errors) -> Option<Option<u32>> {
+    let Some(lit) = lit else { return Some(None) };
+    match lit.base10_parse::<u32>() {
+        Ok(value) => Some(Some(value)),
         Err(_) => {
-            errors.at(lit, format!("`{name}` must be {range}, got {lit}"));
+            errors.at(
+                lit,
+                format!("`{name}` must be at most {}, got {lit}", u32::MAX),
+            );
             None
         }
     }

@@ -1,7 +1,7 @@
 //! The cached path: IDs served from a block already reserved, on a real SQLite database,
 //! beside `Uuid::now_v7().to_string()` measured in the same run.
 //!
-//! `cargo bench -p seqgen --bench cached_path`
+//! `cargo bench -p seqgen --features bundled-sqlite --bench cached_path`
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use diesel::{Connection, SqliteConnection};

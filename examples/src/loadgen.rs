@@ -22,34 +22,9 @@ use diesel::{ExpressionMethods, RunQueryDsl};
 use diesel_migrations::MigrationHarness;
 use seqgen::{Generator, OffsetClock, Spec};
 
-const USAGE: &str = "usage: loadgen --url URL [--key NAME] [--threads N] [--ids N | --seconds S] \
-[--batch N] [--mode batched|gapless] [--insert] [--rollback P] [--clock-offset-secs S] \
-[--date PATTERN] [--series CODES --series-max N] [--out FILE] [--accept-non-durable-server]
-
-  --url URL               a SQLite file path, postgres://... or mysql://... (the scheme picks the backend)
-  --key NAME              db_key counter name (default: loadgen)
-  --threads N             worker threads (default: 4)
-  --ids N                 IDs to take in all (default: 100000), or
-  --seconds S             run for S seconds instead
-  --batch N               numbers reserved per round trip (default: 100)
-  --mode batched|gapless  numbering mode (default: batched)
-  --insert                insert each ID into loadgen_rows inside a transaction
-  --rollback P            roll back that fraction (0..=1) of the inserts, after the ID was taken
-  --clock-offset-secs S   shift this process's clock by S seconds (may be negative)
-  --date PATTERN          a date part for the IDs, e.g. %Y%m%d (default: none)
-  --series CODES          series codes, comma-separated (e.g. A,B,C): the run ends when the
-                          last is full
-  --series-max N          numbers per series (with --series)
-  --out FILE              append every committed ID to FILE, one per line
-  --accept-non-durable-server
-                          reserve even where the server does not commit durably (a crash
-                          can then repeat numbers; for development databases only)
-
-A dropped connection (a database restart, a network cut) is retried on a new connection with
-bounded exponential backoff; the run fails when the database stays away for about a minute.";
-
 /// Numbering modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Blocks of `batch` numbers, served from memory.
     Batched,
@@ -57,119 +32,91 @@ pub enum Mode {
     Gapless,
 }
 
-/// Parsed command line.
-#[derive(Debug, Clone)]
+/// Takes IDs from seqgen in many threads and prints what it measured as one JSON line.
+#[derive(Debug, Clone, clap::Parser)]
+#[command(
+    name = "loadgen",
+    after_help = "A dropped connection (a database restart, a network cut) is retried on a new \
+                  connection with bounded exponential backoff; the run fails when the database \
+                  stays away for about a minute."
+)]
 pub struct Args {
-    /// Database URL or SQLite path.
+    /// A SQLite file path, postgres://... or mysql://... (the scheme picks the backend)
+    #[arg(long)]
     pub url: String,
-    /// Counter name.
+    /// db_key counter name
+    #[arg(long, default_value = "loadgen")]
     pub key: String,
-    /// Worker threads.
-    pub threads: usize,
-    /// IDs to take, when not running for a time.
+    /// Worker threads
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: u32,
+    /// IDs to take in all
+    #[arg(long, default_value_t = 100_000, conflicts_with = "seconds")]
     pub ids: u64,
-    /// Run for this long instead.
+    /// Run for S seconds instead of taking --ids
+    #[arg(long, value_name = "S", value_parser = positive_seconds)]
     pub seconds: Option<f64>,
-    /// Batch size.
+    /// Numbers reserved per round trip
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch: u32,
-    /// Numbering mode.
+    /// Numbering mode
+    #[arg(long, value_enum, default_value_t = Mode::Batched)]
     pub mode: Mode,
-    /// Insert each ID in a transaction.
+    /// Insert each ID into loadgen_rows inside a transaction
+    #[arg(long)]
     pub insert: bool,
-    /// Fraction of inserts to roll back.
+    /// Roll back that fraction (0..=1) of the inserts, after the ID was taken
+    #[arg(long, value_name = "P", default_value_t = 0.0, requires = "insert", value_parser = fraction)]
     pub rollback: f64,
-    /// Clock shift in seconds.
+    /// Shift this process's clock by S seconds (may be negative)
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     pub clock_offset_secs: i64,
-    /// Date pattern of the IDs.
+    /// A date part for the IDs, e.g. %Y%m%d (default: none)
+    #[arg(long, value_name = "PATTERN", default_value = "")]
     pub date: String,
-    /// Series codes, if any.
+    /// Series codes, comma-separated (e.g. A,B,C): the run ends when the last is full
+    #[arg(
+        long,
+        value_name = "CODES",
+        value_delimiter = ',',
+        requires = "series_max"
+    )]
     pub series: Vec<String>,
-    /// Numbers per series.
+    /// Numbers per series (with --series)
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "series")]
     pub series_max: u64,
-    /// File to append committed IDs to.
+    /// Append every committed ID to FILE, one per line
+    #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Reserve on a server that does not commit durably.
+    /// Reserve even where the server does not commit durably (a crash can then repeat
+    /// numbers; for development databases only)
+    #[arg(long)]
     pub accept_non_durable_server: bool,
 }
 
-/// Parses the arguments after the program name.
-pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
-    let mut parsed = Args {
-        url: String::new(),
-        key: "loadgen".into(),
-        threads: 4,
-        ids: 100_000,
-        seconds: None,
-        batch: 100,
-        mode: Mode::Batched,
-        insert: false,
-        rollback: 0.0,
-        clock_offset_secs: 0,
-        date: String::new(),
-        series: Vec::new(),
-        series_max: 0,
-        out: None,
-        accept_non_durable_server: false,
-    };
-    let (mut ids_given, mut args) = (false, args.into_iter());
-    while let Some(flag) = args.next() {
-        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--url" => parsed.url = value()?,
-            "--key" => parsed.key = value()?,
-            "--threads" => parsed.threads = number(&flag, &value()?)?,
-            "--ids" => {
-                parsed.ids = number(&flag, &value()?)?;
-                ids_given = true;
-            }
-            "--seconds" => parsed.seconds = Some(number(&flag, &value()?)?),
-            "--batch" => parsed.batch = number(&flag, &value()?)?,
-            "--mode" => {
-                parsed.mode = match value()?.as_str() {
-                    "batched" => Mode::Batched,
-                    "gapless" => Mode::Gapless,
-                    other => return Err(format!("--mode must be batched or gapless, got {other}")),
-                }
-            }
-            "--insert" => parsed.insert = true,
-            "--rollback" => parsed.rollback = number(&flag, &value()?)?,
-            "--clock-offset-secs" => parsed.clock_offset_secs = number(&flag, &value()?)?,
-            "--date" => parsed.date = value()?,
-            "--series" => parsed.series = value()?.split(',').map(str::to_owned).collect(),
-            "--series-max" => parsed.series_max = number(&flag, &value()?)?,
-            "--out" => parsed.out = Some(PathBuf::from(value()?)),
-            "--accept-non-durable-server" => parsed.accept_non_durable_server = true,
-            other => return Err(format!("unknown argument {other}")),
-        }
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s.is_finite() => Ok(s),
+        _ => Err(format!("a positive number of seconds, got {text:?}")),
     }
-    if parsed.url.is_empty() {
-        return Err("--url is required".into());
-    }
-    if ids_given && parsed.seconds.is_some() {
-        return Err("give --ids or --seconds, not both".into());
-    }
-    if parsed.threads == 0 || parsed.batch == 0 {
-        return Err("--threads and --batch must be at least 1".into());
-    }
-    if !(0.0..=1.0).contains(&parsed.rollback) {
-        return Err("--rollback must be between 0 and 1".into());
-    }
-    if parsed.rollback > 0.0 && !parsed.insert {
-        return Err("--rollback needs --insert".into());
-    }
-    if parsed.series.is_empty() != (parsed.series_max == 0) {
-        return Err("--series and --series-max go together".into());
-    }
-    if parsed.seconds.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
-        return Err("--seconds must be positive".into());
-    }
-    Ok(parsed)
 }
 
-fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
-    value
-        .parse()
-        .map_err(|_| format!("{flag} takes a number, got {value:?}"))
+fn fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("a fraction between 0 and 1, got {text:?}")),
+    }
+}
+
+/// Parses the arguments after the program name.
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, clap::Error> {
+    use clap::Parser;
+    Args::try_parse_from(std::iter::once("loadgen".to_owned()).chain(args))
 }
 
 /// What a run measured.
@@ -197,32 +144,43 @@ pub struct Report {
     pub p999_us: u64,
 }
 
+/// The JSON line, field by field in this order (the README documents it).
+#[derive(serde::Serialize)]
+struct JsonLine<'a> {
+    backend: &'a str,
+    mode: Mode,
+    threads: u32,
+    batch: u32,
+    ids: u64,
+    committed: u64,
+    seconds: f64,
+    ids_per_sec: u64,
+    reservations: u64,
+    reconnects: u64,
+    p50_us: u64,
+    p99_us: u64,
+    p999_us: u64,
+}
+
 impl Report {
     /// The one JSON line loadgen prints.
     pub fn json(&self) -> String {
-        let per_sec = self.committed as f64 / self.seconds.max(1e-9);
-        format!(
-            concat!(
-                r#"{{"backend":"{}","mode":"{}","threads":{},"batch":{},"ids":{},"committed":{},"#,
-                r#""seconds":{:.3},"ids_per_sec":{:.0},"reservations":{},"reconnects":{},"p50_us":{},"p99_us":{},"p999_us":{}}}"#
-            ),
-            self.backend,
-            match self.args.mode {
-                Mode::Batched => "batched",
-                Mode::Gapless => "gapless",
-            },
-            self.args.threads,
-            self.args.batch,
-            self.ids,
-            self.committed,
-            self.seconds,
-            per_sec,
-            self.reservations,
-            self.reconnects,
-            self.p50_us,
-            self.p99_us,
-            self.p999_us
-        )
+        let line = JsonLine {
+            backend: self.backend,
+            mode: self.args.mode,
+            threads: self.args.threads,
+            batch: self.args.batch,
+            ids: self.ids,
+            committed: self.committed,
+            seconds: (self.seconds * 1000.0).round() / 1000.0,
+            ids_per_sec: (self.committed as f64 / self.seconds.max(1e-9)).round() as u64,
+            reservations: self.reservations,
+            reconnects: self.reconnects,
+            p50_us: self.p50_us,
+            p99_us: self.p99_us,
+            p999_us: self.p999_us,
+        };
+        serde_json::to_string(&line).expect("a struct of numbers and strings serializes")
     }
 }
 
@@ -232,8 +190,9 @@ pub fn main_with(args: impl IntoIterator<Item = String>) -> ExitCode {
     let args = match parse(args) {
         Ok(args) => args,
         Err(e) => {
-            eprintln!("loadgen: {e}\n\n{USAGE}");
-            return ExitCode::from(2);
+            // Usage errors exit with 2; --help and --version print and exit with 0.
+            let _ = e.print();
+            return ExitCode::from(e.exit_code() as u8);
         }
     };
     match run(&args) {
@@ -337,7 +296,7 @@ diesel::table! {
 fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Report, BoxError> {
     let url = args.url.strip_prefix("sqlite://").unwrap_or(&args.url);
     let pool = Pool::builder()
-        .max_size(args.threads as u32 + 2)
+        .max_size(args.threads + 2)
         // While the database is away, fail fast and let the backoff decide when to try again.
         .connection_timeout(Duration::from_secs(2))
         .connection_customizer(Box::new(Setup))
@@ -378,7 +337,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
     let claimed = Arc::new(AtomicU64::new(0));
     let failed = Arc::new(AtomicBool::new(false));
     let workers: Vec<_> = (0..args.threads)
-        .map(|worker| {
+        .map(|_| {
             let (pool, spec, generator, args) =
                 (pool.clone(), spec.clone(), generator.clone(), args.clone());
             let (claimed, failed) = (claimed.clone(), failed.clone());
@@ -389,9 +348,6 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                     None => None,
                 };
                 let mut done = Worker::default();
-                let mut rng = Rng(0x9e37_79b9_7f4a_7c15
-                    ^ ((worker as u64 + 1) * 0x1000_0001)
-                    ^ (u64::from(std::process::id()) << 32));
                 loop {
                     let more = match deadline {
                         Some(deadline) => Instant::now() < deadline,
@@ -401,7 +357,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                         return Ok(done);
                     }
                     let t0 = Instant::now();
-                    let roll_back = args.insert && rng.next_f64() < args.rollback;
+                    let roll_back = args.insert && rand::random_bool(args.rollback);
                     // What an app does when the database restarts: the library returns the
                     // error; the app tries again on a new connection, a bounded number of
                     // times. A retried reservation may leave a hole, never a repeat.
@@ -447,7 +403,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                             return Err(e);
                         }
                     };
-                    done.latencies_us.push(t0.elapsed().as_micros() as u64);
+                    done.record(t0.elapsed());
                     done.ids += 1;
                     if let Some(id) = id {
                         done.committed += 1;
@@ -472,15 +428,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         return Err(e);
     }
     let seconds = started.elapsed().as_secs_f64();
-    total.latencies_us.sort_unstable();
-    let pct = |p: f64| {
-        let lat = &total.latencies_us;
-        if lat.is_empty() {
-            0
-        } else {
-            lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)]
-        }
-    };
+    let pct = |quantile: f64| total.latency_us.value_at_quantile(quantile);
     Ok(Report {
         backend,
         args: args.clone(),
@@ -590,32 +538,37 @@ fn append_line(out: &mut File, id: &str) -> std::io::Result<()> {
     out.write_all(line.as_bytes())
 }
 
-#[derive(Default)]
 struct Worker {
     ids: u64,
     committed: u64,
     reconnects: u64,
-    latencies_us: Vec<u64>,
+    /// Latency of one ID (with its insert), in microseconds, to 3 significant digits.
+    latency_us: hdrhistogram::Histogram<u64>,
+}
+
+impl Default for Worker {
+    fn default() -> Self {
+        Worker {
+            ids: 0,
+            committed: 0,
+            reconnects: 0,
+            latency_us: hdrhistogram::Histogram::new(3).expect("3 significant digits is valid"),
+        }
+    }
 }
 
 impl Worker {
+    fn record(&mut self, latency: Duration) {
+        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+        // Auto-resizing: a value only fails to record past u64 range.
+        let _ = self.latency_us.record(micros);
+    }
+
     fn merge(&mut self, other: Worker) {
         self.ids += other.ids;
         self.committed += other.committed;
         self.reconnects += other.reconnects;
-        self.latencies_us.extend(other.latencies_us);
-    }
-}
-
-/// xorshift64*: enough randomness to pick which transactions roll back.
-struct Rng(u64);
-
-impl Rng {
-    fn next_f64(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+        let _ = self.latency_us.add(&other.latency_us);
     }
 }
 
@@ -623,7 +576,7 @@ impl Rng {
 mod tests {
     use super::*;
 
-    fn args(list: &[&str]) -> Result<Args, String> {
+    fn args(list: &[&str]) -> Result<Args, clap::Error> {
         parse(list.iter().map(|s| s.to_string()))
     }
 
@@ -651,5 +604,24 @@ mod tests {
         assert!(args(&["--url", "x", "--rollback", "0.5"]).is_err());
         assert!(args(&["--url", "x", "--mode", "fast"]).is_err());
         assert!(args(&["--url", "x", "--bogus"]).is_err());
+        assert!(args(&["--url", "x", "--threads", "0"]).is_err());
+        assert!(args(&["--url", "x", "--insert", "--rollback", "1.5"]).is_err());
+        assert!(args(&["--url", "x", "--series", "A,B"]).is_err());
+        let b = args(&[
+            "--url",
+            "x",
+            "--series",
+            "A,B",
+            "--series-max",
+            "9",
+            "--clock-offset-secs",
+            "-86400",
+        ])
+        .unwrap();
+        assert_eq!(
+            (b.series, b.series_max, b.clock_offset_secs),
+            (vec!["A".to_owned(), "B".to_owned()], 9, -86400)
+        );
+        assert_eq!(args(&["--url", "x", "--bogus"]).unwrap_err().exit_code(), 2);
     }
 }

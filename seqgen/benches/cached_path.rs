@@ -1,7 +1,13 @@
 //! The cached path: IDs served from a block already reserved, on a real SQLite database,
-//! beside `Uuid::now_v7().to_string()` measured in the same run.
+//! beside baselines measured in the same run, so each ratio is read from one run:
+//! `Uuid::now_v7().to_string()`, a bare `AtomicU64` + `U%Y%m%d` + zero-pad into a new
+//! `String` (the floor for String IDs), and a bare `Mutex<u64>` increment (for i64 IDs).
+//! `contended` runs 8 threads on one key and one generator: its throughput is the aggregate.
 //!
 //! `cargo bench -p seqgen --features bundled-sqlite --bench cached_path`
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use diesel::{Connection, SqliteConnection};
@@ -40,7 +46,55 @@ fn cached_path(c: &mut Criterion) {
     group.bench_function("uuid now_v7 to_string", |b| {
         b.iter(|| black_box(uuid::Uuid::now_v7().to_string()))
     });
+    let counter = AtomicU64::new(1);
+    let today = chrono::Utc::now().format("%Y%m%d").to_string();
+    group.bench_function("baseline AtomicU64 + U%Y%m%d + pad 12", |b| {
+        b.iter(|| {
+            let n = counter.fetch_add(1, Ordering::Relaxed);
+            black_box(format!("U{today}{n:012}"))
+        })
+    });
+    let locked = Mutex::new(0u64);
+    group.bench_function("baseline Mutex<u64> increment", |b| {
+        b.iter(|| {
+            let mut n = locked.lock().unwrap();
+            *n += 1;
+            black_box(*n)
+        })
+    });
     group.finish();
+
+    // 8 threads, one key, one generator: wall time for `iters` IDs in all.
+    let mut contended = c.benchmark_group("contended");
+    contended.throughput(Throughput::Elements(1));
+    const THREADS: u64 = 8;
+    let path = dir.path().join("bench.db");
+    let mut conns: Vec<SqliteConnection> = (0..THREADS)
+        .map(|_| SqliteConnection::establish(path.to_str().unwrap()).unwrap())
+        .collect();
+    for conn in &mut conns {
+        seqgen::sqlite::configure(conn).unwrap();
+    }
+    let conns: Vec<Mutex<SqliteConnection>> = conns.into_iter().map(Mutex::new).collect();
+    contended.bench_function("seqgen String, 8 threads, one key", |b| {
+        b.iter_custom(|iters| {
+            let per_thread = iters.div_ceil(THREADS);
+            let started = std::time::Instant::now();
+            std::thread::scope(|scope| {
+                for conn in &conns {
+                    let (generator, formatted) = (&generator, &formatted);
+                    scope.spawn(move || {
+                        let mut conn = conn.lock().unwrap();
+                        for _ in 0..per_thread {
+                            black_box(generator.next_id(&mut *conn, formatted).unwrap());
+                        }
+                    });
+                }
+            });
+            started.elapsed()
+        })
+    });
+    contended.finish();
 }
 
 criterion_group!(benches, cached_path);

@@ -18,6 +18,7 @@ backend_tests!(
     a_request_that_cannot_fit_touches_nothing,
     a_failed_gapless_insert_gives_its_number_back,
     the_upgrade_keeps_every_counter,
+    the_migrations_revert_and_run_again,
 );
 
 fn batched(key: &str, pad: u32, batch: u32) -> Spec {
@@ -364,6 +365,19 @@ fn the_upgrade_keeps_every_counter<C: TestConnection>(db: TestDb<C>) {
         "SELECT CAST(current_value AS CHAR(20)) AS text FROM db_key WHERE key_name = 'kept_dated'",
     );
     assert_eq!(rows.iter().map(|r| r.trim()).collect::<Vec<_>>(), ["7"]);
+}
+
+/// Every migration's `down.sql` undoes its `up.sql`: all of them revert, then run again.
+fn the_migrations_revert_and_run_again<C: TestConnection>(db: TestDb<C>) {
+    let fresh = db.scratch("revert");
+    let mut conn = fresh.connect();
+    seqgen::run_migrations(&mut conn).unwrap();
+    let spec = batched("reverted", 6, 10);
+    Generator::new().next_id(&mut conn, &spec).unwrap();
+    conn.revert_all_migrations(seqgen::backend_migrations::<C::B>())
+        .unwrap();
+    seqgen::run_migrations(&mut conn).unwrap();
+    assert_eq!(Generator::new().next_id(&mut conn, &spec).unwrap(), "N000001");
 }
 
 /// An offset clock far past chrono's range stops at its ends instead of panicking.

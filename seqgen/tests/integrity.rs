@@ -377,7 +377,10 @@ fn the_migrations_revert_and_run_again<C: TestConnection>(db: TestDb<C>) {
     conn.revert_all_migrations(seqgen::backend_migrations::<C::B>())
         .unwrap();
     seqgen::run_migrations(&mut conn).unwrap();
-    assert_eq!(Generator::new().next_id(&mut conn, &spec).unwrap(), "N000001");
+    assert_eq!(
+        Generator::new().next_id(&mut conn, &spec).unwrap(),
+        "N000001"
+    );
 }
 
 /// An offset clock far past chrono's range stops at its ends instead of panicking.

@@ -97,6 +97,11 @@ pub struct Args {
     /// numbers; for development databases only)
     #[arg(long)]
     pub accept_non_durable_server: bool,
+    /// At the end, give the numbers this process still holds back to the counter
+    /// (`Generator::release`), so the next run continues without a hole when none reserved
+    /// after it
+    #[arg(long)]
+    pub release_on_exit: bool,
 }
 
 fn positive_seconds(text: &str) -> Result<f64, String> {
@@ -136,6 +141,8 @@ pub struct Report {
     pub reservations: u64,
     /// Operations tried again on a new connection after the database went away.
     pub reconnects: u64,
+    /// Numbers given back to the counter at the end (`--release-on-exit`).
+    pub released: u64,
     /// Latency percentiles of one ID (with its insert), in microseconds.
     pub p50_us: u64,
     /// 99th percentile.
@@ -157,6 +164,7 @@ struct JsonLine<'a> {
     ids_per_sec: u64,
     reservations: u64,
     reconnects: u64,
+    released: u64,
     p50_us: u64,
     p99_us: u64,
     p999_us: u64,
@@ -176,6 +184,7 @@ impl Report {
             ids_per_sec: (self.committed as f64 / self.seconds.max(1e-9)).round() as u64,
             reservations: self.reservations,
             reconnects: self.reconnects,
+            released: self.released,
             p50_us: self.p50_us,
             p99_us: self.p99_us,
             p999_us: self.p999_us,
@@ -428,6 +437,11 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         return Err(e);
     }
     let seconds = started.elapsed().as_secs_f64();
+    let released = if args.release_on_exit {
+        generator.release(&mut *pool.get()?)?
+    } else {
+        0
+    };
     let pct = |quantile: f64| total.latency_us.value_at_quantile(quantile);
     Ok(Report {
         backend,
@@ -436,6 +450,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         committed: total.committed,
         seconds,
         reservations: generator.reservations(),
+        released,
         reconnects: total.reconnects,
         p50_us: pct(0.50),
         p99_us: pct(0.99),

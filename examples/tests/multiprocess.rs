@@ -45,7 +45,7 @@ fn main() -> ExitCode {
             Err(_) => println!("skipping the multi-process tests on {feature}: set {var}"),
         }
     }
-    let scenarios: [(&str, Scenario); 4] = [
+    let scenarios: [(&str, Scenario); 5] = [
         ("four_processes_four_threads", four_processes_four_threads),
         ("killed_and_restarted", killed_and_restarted),
         ("clocks_a_day_apart", clocks_a_day_apart),
@@ -53,6 +53,7 @@ fn main() -> ExitCode {
             "series_roll_over_across_processes",
             series_roll_over_across_processes,
         ),
+        ("release_on_exit", release_on_exit),
     ];
     let (mut passed, mut failed) = (0, 0);
     for (backend, url) in &backends {
@@ -308,4 +309,63 @@ fn series_roll_over_across_processes(dir: &Path, url: &str) -> Result<(), String
         }
     }
     Ok(())
+}
+
+/// `--release-on-exit`: runs one after another leave no hole (each gives back what it held and
+/// the next continues there); four at once, where only the last to reserve can give back,
+/// still issue nothing twice.
+fn release_on_exit(dir: &Path, url: &str) -> Result<(), String> {
+    let key = fresh_key("release");
+    let sequential: Vec<PathBuf> = (0..3)
+        .map(|i| dir.join(format!("{key}-seq-{i}.ids")))
+        .collect();
+    for file in &sequential {
+        run_processes(
+            url,
+            &key,
+            std::slice::from_ref(file),
+            &[
+                "--threads",
+                "1",
+                "--ids",
+                "1000",
+                "--batch",
+                "300",
+                "--release-on-exit",
+            ],
+        )?;
+    }
+    let ids = read_ids(&sequential)?;
+    let mut counters: Vec<u64> = ids.iter().filter_map(|id| id[1..].parse().ok()).collect();
+    counters.sort_unstable();
+    if counters != (1..=3000).collect::<Vec<_>>() {
+        return Err(format!(
+            "three runs of 1000 with release should be exactly 1..=3000, got {} IDs up to {:?}",
+            counters.len(),
+            counters.last()
+        ));
+    }
+    let concurrent: Vec<PathBuf> = (0..4)
+        .map(|i| dir.join(format!("{key}-par-{i}.ids")))
+        .collect();
+    run_processes(
+        url,
+        &key,
+        &concurrent,
+        &[
+            "--threads",
+            "4",
+            "--ids",
+            "3000",
+            "--batch",
+            "50",
+            "--release-on-exit",
+        ],
+    )?;
+    let mut all = ids;
+    all.extend(read_ids(&concurrent)?);
+    if all.len() != 15_000 {
+        return Err(format!("expected 15000 IDs, got {}", all.len()));
+    }
+    check_distinct(&all)
 }

@@ -15,6 +15,8 @@ use seqgen_core::Spec;
 /// The state of one (key, date pattern) in one generator.
 #[derive(Debug, Default)]
 pub(crate) struct KeyState {
+    /// The `db_key` key name.
+    key: String,
     /// Held only for in-memory work, never across a database call.
     cursor: Mutex<Cursor>,
     /// Held across the reservation, so that when a block runs dry exactly one thread
@@ -46,6 +48,18 @@ pub(crate) struct Cursor {
 }
 
 impl KeyState {
+    pub(crate) fn new(key: &str) -> Self {
+        KeyState {
+            key: key.to_owned(),
+            ..KeyState::default()
+        }
+    }
+
+    /// The `db_key` key name.
+    pub(crate) fn key(&self) -> &str {
+        &self.key
+    }
+
     pub(crate) fn cursor(&self) -> MutexGuard<'_, Cursor> {
         // The cursor is only changed after a step succeeded: a panic elsewhere leaves it
         // consistent, so a poisoned lock is safe to reuse.
@@ -93,6 +107,15 @@ impl KeyState {
         Ok(())
     }
 
+    /// After numbers above `high` went back to the counter ([`Cursor::give_back`]), the
+    /// highest number held in `period` is `high` again.
+    pub(crate) fn lower_held(&self, period: &str, high: u64) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, h)) = held.iter_mut().find(|(p, _)| p == period) {
+            *h = high.min(*h);
+        }
+    }
+
     /// Whether `shape` was found recorded on the key's row before.
     pub(crate) fn shape_known(&self, shape: &str) -> bool {
         self.shape
@@ -129,6 +152,18 @@ impl Cursor {
         let start = self.next;
         self.next = self.end.min(start.saturating_add(n));
         start..self.next
+    }
+
+    /// Empties the block and returns what it still held (`period`, first unused, end), so that
+    /// it can be given back to the counter; nothing once it is empty. Nothing of it is served
+    /// afterwards, whether or not the counter takes it back.
+    pub(crate) fn give_back(&mut self) -> Option<(Period, u64, u64)> {
+        if self.next >= self.end {
+            return None;
+        }
+        let unused = (self.period.clone(), self.next, self.end);
+        self.next = self.end;
+        Some(unused)
     }
 
     /// Replaces the block with `range`, if it still belongs to `period`.

@@ -119,3 +119,13 @@ where
 {
     default_generator(conn)?.next_numbers(conn, spec, n)
 }
+
+/// Gives the numbers the process-wide default generator holds for `conn`'s database back to
+/// their counters, for a clean shutdown: see [`Generator::release`].
+pub fn release<C>(conn: &mut C) -> Result<u64>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    default_generator(conn)?.release(conn)
+}

@@ -132,6 +132,19 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
+    /// Sets the counter of (`key`, `period`) back to `value` if it is still `held_end`, the
+    /// end of a block this instance reserved last: whether it was.
+    #[doc(hidden)]
+    fn give_back<C>(
+        conn: &mut C,
+        key: &str,
+        period: &str,
+        held_end: i64,
+        value: i64,
+    ) -> QueryResult<bool>
+    where
+        C: LoadConnection<Backend = Self>;
+
     /// Stores `token` as this database's token, unless it has one.
     #[doc(hidden)]
     fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
@@ -221,6 +234,23 @@ macro_rules! shared_queries {
             super::statement::Statement::<super::statement::CreateRow>::new(key, period, 0)
                 .execute(conn)
                 .map(drop)
+        }
+
+        fn give_back<C>(
+            conn: &mut C,
+            key: &str,
+            period: &str,
+            held_end: i64,
+            value: i64,
+        ) -> QueryResult<bool>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            diesel::update(db_key::table.find((key, period)))
+                .filter(db_key::current_value.eq(held_end))
+                .set(db_key::current_value.eq(value))
+                .execute(conn)
+                .map(|changed| changed == 1)
         }
 
         fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>

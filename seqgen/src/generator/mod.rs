@@ -16,8 +16,9 @@ use crate::backend::Backend;
 use crate::cache::KeyState;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
-use crate::identity::{Identity, NonDurable};
+use crate::identity::{identify, Identity, NonDurable};
 use crate::pool::PoolReserve;
+use crate::retry::retrying;
 use seqgen_core::__private::{CacheKey, PrehashedHasher};
 use seqgen_core::Spec;
 
@@ -199,6 +200,72 @@ impl Generator {
         Ok(ids)
     }
 
+    /// Gives the numbers this generator still holds back to their counters, for a clean
+    /// shutdown: a restarted app then continues without a hole. One compare-and-set per
+    /// cached block (`SET current_value = <first unused - 1> WHERE current_value = <block
+    /// end>`), which succeeds only when no other instance reserved after this one; otherwise
+    /// those numbers stay holes, as they would without it. Nothing this generator held is
+    /// served afterwards either way: a later call reserves again. Returns how many numbers
+    /// went back.
+    ///
+    /// Fails with [`Error::DifferentDatabase`] when `conn` reaches another database than the
+    /// one this generator reserved from.
+    ///
+    /// ```
+    /// use diesel::prelude::*;
+    ///
+    /// let mut conn = SqliteConnection::establish(":memory:")?;
+    /// seqgen::run_migrations(&mut conn)?;
+    /// let spec = seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(100).build()?;
+    ///
+    /// let generator = seqgen::Generator::new();
+    /// assert_eq!(generator.next_id(&mut conn, &spec)?, "ORD0001"); // 2..=100 held
+    /// assert_eq!(generator.release(&mut conn)?, 99);
+    /// // The next instance (here: a new generator) continues without a hole.
+    /// assert_eq!(seqgen::Generator::new().next_id(&mut conn, &spec)?, "ORD0002");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn release<C>(&self, conn: &mut C) -> Result<u64>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let Some(database) = self.inner.database.get() else {
+            return Ok(0); // never reserved a block
+        };
+        // Lowering a counter of another database would hand its numbers out twice.
+        let (found, _) = identify(conn, "", false)?;
+        if !database.matches(&found) {
+            return Err(Error::DifferentDatabase);
+        }
+        let states: Vec<Arc<KeyState>> = self
+            .inner
+            .keys
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect();
+        let mut given_back = 0;
+        for state in states {
+            // No reservation of this key runs while its block goes back.
+            let _refill = state.refill();
+            let Some((period, next, end)) = state.cursor().give_back() else {
+                continue;
+            };
+            let (Ok(held_end), Ok(value)) = (i64::try_from(end - 1), i64::try_from(next - 1))
+            else {
+                continue; // not a block a counter gave: keep the hole
+            };
+            let key = state.key();
+            if retrying(|| C::Backend::give_back(conn, key, &period.text, held_end, value))? {
+                state.lower_held(&period.text, next - 1);
+                given_back += end - next;
+            }
+        }
+        Ok(given_back)
+    }
+
     /// How many reservations (database round trips that took numbers) this generator made.
     pub fn reservations(&self) -> u64 {
         self.inner.reservations.load(Ordering::Relaxed)
@@ -265,6 +332,9 @@ impl Generator {
             .keys
             .write()
             .unwrap_or_else(PoisonError::into_inner);
-        Arc::clone(keys.entry(spec.cache_key().clone()).or_default())
+        Arc::clone(
+            keys.entry(spec.cache_key().clone())
+                .or_insert_with(|| Arc::new(KeyState::new(spec.key()))),
+        )
     }
 }

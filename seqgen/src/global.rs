@@ -129,3 +129,23 @@ where
 {
     default_generator(conn)?.release(conn)
 }
+
+/// The last counter the database handed out for `spec`'s current period, on the system
+/// clock: see [`Generator::last_value`].
+pub fn last_value<C>(conn: &mut C, spec: &Spec) -> Result<Option<u64>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    Generator::new().last_value(conn, spec)
+}
+
+/// The counter the database will hand out next for `spec`'s current period, on the system
+/// clock: see [`Generator::peek_next`].
+pub fn peek_next<C>(conn: &mut C, spec: &Spec) -> Result<u64>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    Generator::new().peek_next(conn, spec)
+}

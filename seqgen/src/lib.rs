@@ -78,7 +78,7 @@ pub use error::{Error, Result};
 pub use generator::{Generator, GeneratorBuilder};
 #[cfg(feature = "r2d2")]
 pub use global::use_pool;
-pub use global::{next_id, next_ids, next_number, next_numbers, release};
+pub use global::{last_value, next_id, next_ids, next_number, next_numbers, peek_next, release};
 pub use identity::accept_non_durable_server;
 pub use insert::{insert_into, IncompleteInsert, InsertWithIds, Records};
 pub use migrations::{backend_migrations, run_migrations, with_app_migrations, WithAppMigrations};

@@ -98,6 +98,12 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
+    /// Reads the `start_value` an operator set on the key's row (period ''), if any.
+    #[doc(hidden)]
+    fn read_start<C>(conn: &mut C, key: &str) -> QueryResult<Option<i64>>
+    where
+        C: LoadConnection<Backend = Self>;
+
     /// Creates the counter row (`key`, `period`) unless it exists, at the key row's
     /// `start_value - 1` (0 without one).
     #[doc(hidden)]
@@ -261,6 +267,18 @@ macro_rules! shared_queries {
             super::statement::Statement::<super::statement::CreateToken>::new(key, period, token)
                 .execute(conn)
                 .map(drop)
+        }
+
+        fn read_start<C>(conn: &mut C, key: &str) -> QueryResult<Option<i64>>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            db_key::table
+                .find((key, ""))
+                .select(db_key::start_value)
+                .first::<Option<i64>>(conn)
+                .optional()
+                .map(Option::flatten)
         }
 
         fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>

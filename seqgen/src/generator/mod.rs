@@ -3,6 +3,7 @@
 //! the blocks and `reserve` talks to the database.
 
 mod gapless;
+mod preview;
 mod take;
 
 use std::collections::HashMap;

@@ -1,0 +1,80 @@
+//! Looking at a counter without moving it: the last number the database handed out in the
+//! current period, and the one it will hand out next.
+
+use diesel::connection::LoadConnection;
+
+use super::Generator;
+use crate::backend::Backend;
+use crate::cache::capacity_error;
+use crate::error::Result;
+use seqgen_core::__private::Period;
+use seqgen_core::Spec;
+
+impl Generator {
+    /// The last counter the database handed out for `spec`'s current period (on this
+    /// generator's clock), or `None` when it handed out none yet. Nothing is reserved or
+    /// locked.
+    ///
+    /// This is the database's view. In batched mode it counts whole blocks: numbers an
+    /// instance still holds in memory are included, whether or not they were served. In
+    /// gapless mode it is the last number a committed transaction took (a transaction that
+    /// holds the counter but has not committed is not seen).
+    pub fn last_value<C>(&self, conn: &mut C, spec: &Spec) -> Result<Option<u64>>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let period = spec.period_at(self.inner.clock.now());
+        let current = C::Backend::read(conn, spec.key(), &period)?;
+        Ok(current
+            .and_then(|c| u64::try_from(c).ok())
+            .filter(|&c| c > 0))
+    }
+
+    /// The counter the database will hand out next for `spec`'s current period, if nothing
+    /// else takes one first: after the last one, or at the key's `start_value` when an
+    /// operator set one ahead. Nothing is reserved or locked. Format it with
+    /// [`Spec::format`] and [`Spec::period_at`].
+    ///
+    /// In gapless mode it is the number the next committing transaction gets, if no other
+    /// commits first. In batched mode it is where the next *reservation* starts: an instance
+    /// may still serve numbers below it from memory. Fails with the error `next_id` would
+    /// give when the period is full ([`Error::Overflow`](crate::Error::Overflow) or
+    /// [`Error::SeriesExhausted`](crate::Error::SeriesExhausted)).
+    ///
+    /// ```
+    /// use diesel::prelude::*;
+    ///
+    /// let mut conn = SqliteConnection::establish(":memory:")?;
+    /// seqgen::run_migrations(&mut conn)?;
+    /// let invoices = seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
+    ///
+    /// let generator = seqgen::Generator::new();
+    /// assert_eq!(generator.last_value(&mut conn, &invoices)?, None);
+    /// assert_eq!(generator.peek_next(&mut conn, &invoices)?, 1);
+    /// conn.transaction(|conn| generator.next_id(conn, &invoices))?;
+    /// assert_eq!(generator.last_value(&mut conn, &invoices)?, Some(1));
+    /// let next = generator.peek_next(&mut conn, &invoices)?;
+    /// assert_eq!(invoices.format("", next), "INV000002");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn peek_next<C>(&self, conn: &mut C, spec: &Spec) -> Result<u64>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let period = spec.period_at(self.inner.clock.now());
+        let current = C::Backend::read(conn, spec.key(), &period)?;
+        let start = C::Backend::read_start(conn, spec.key())?;
+        // As the reservation statement computes it: a counter behind its start jumps to it.
+        let base = current
+            .unwrap_or(0)
+            .max(start.unwrap_or(1).saturating_sub(1))
+            .max(0);
+        let next = u64::try_from(base).unwrap_or(0).saturating_add(1);
+        if next > spec.capacity() {
+            return Err(capacity_error(spec, &Period::new(period)));
+        }
+        Ok(next)
+    }
+}

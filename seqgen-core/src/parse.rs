@@ -164,4 +164,20 @@ impl Spec {
         }
         Ok(parts)
     }
+
+    /// The counter (the number in `db_key`) an ID with these parts was made from: the
+    /// sequence number, after the series before it; `None` with `cycle`, whose IDs repeat.
+    pub fn counter_of(&self, parts: &IdParts) -> Option<u64> {
+        if let Overflow::Cycle { .. } = self.overflow() {
+            return None;
+        }
+        match (self.series(), &parts.series) {
+            (Some(series), Some(code)) => {
+                let index = series.codes().iter().position(|c| c == code)? as u64;
+                index.checked_mul(series.max())?.checked_add(parts.seq)
+            }
+            (None, None) => Some(parts.seq),
+            _ => None,
+        }
+    }
 }

@@ -117,6 +117,43 @@ pub enum Error {
         durable: &'static str,
     },
 
+    /// An ID given to [`void`](crate::void) is not one this spec could have produced (or, with
+    /// `cycle`, not one that names a single number).
+    #[error("{id:?} is not an ID of key `{key}`: {reason}")]
+    InvalidId {
+        /// The `db_key` key name.
+        key: String,
+        /// The ID given.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+
+    /// [`void`](crate::void) was asked to void a number the counter has not handed out.
+    #[error(
+        "key `{key}`{}: number {number} was never handed out, so it cannot be voided",
+        in_period(period)
+    )]
+    NotIssued {
+        /// The `db_key` key name.
+        key: String,
+        /// The period.
+        period: String,
+        /// The number.
+        number: u64,
+    },
+
+    /// [`void`](crate::void) was asked to void a number that is voided already.
+    #[error("key `{key}`{}: number {number} is voided already", in_period(period))]
+    AlreadyVoided {
+        /// The `db_key` key name.
+        key: String,
+        /// The period.
+        period: String,
+        /// The number.
+        number: u64,
+    },
+
     /// A [`Generator`](crate::Generator) met a second database.
     #[error("this Generator caches numbers of another database: create one Generator per database, or use the default one (`seqgen::next_id`), which tells databases apart")]
     DifferentDatabase,

@@ -69,6 +69,7 @@ mod retry;
 mod schema;
 mod sequence;
 mod transaction;
+mod void;
 
 #[cfg(feature = "sqlite")]
 pub use backend::sqlite;
@@ -88,6 +89,7 @@ pub use seqgen_core::{
 };
 pub use sequence::{next_value, next_values, Sequence};
 pub use transaction::retry_transaction;
+pub use void::{void, voided, Voided};
 
 /// Fills a Diesel model's ID fields from seqgen's `db_key` counters, just before the insert,
 /// on the insert's own connection.

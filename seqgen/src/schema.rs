@@ -22,3 +22,19 @@ diesel::table! {
         shape -> Nullable<Text>,
     }
 }
+
+diesel::table! {
+    /// The void ledger: numbers that were issued and then cancelled, with the reason.
+    db_key_void (key_name, period, number) {
+        /// The counter's name.
+        key_name -> Text,
+        /// The period of the number.
+        period -> Text,
+        /// The counter value that was voided.
+        number -> BigInt,
+        /// Why (free text from the caller).
+        reason -> Text,
+        /// When it was voided.
+        voided_at -> Timestamp,
+    }
+}

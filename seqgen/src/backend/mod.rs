@@ -151,6 +151,26 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
+    /// Records (`key`, `period`, `number`) in the void ledger with `reason`, unless it is there
+    /// already: whether it was recorded. Looks first, since on PostgreSQL a failed insert would
+    /// abort the caller's transaction.
+    #[doc(hidden)]
+    fn void<C>(
+        conn: &mut C,
+        key: &str,
+        period: &str,
+        number: i64,
+        reason: &str,
+    ) -> QueryResult<bool>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// The void ledger of (`key`, `period`), in number order.
+    #[doc(hidden)]
+    fn voided<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Vec<(i64, String)>>
+    where
+        C: LoadConnection<Backend = Self>;
+
     /// Stores `token` as this database's token, unless it has one.
     #[doc(hidden)]
     fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
@@ -257,6 +277,49 @@ macro_rules! shared_queries {
                 .set(db_key::current_value.eq(value))
                 .execute(conn)
                 .map(|changed| changed == 1)
+        }
+
+        fn void<C>(
+            conn: &mut C,
+            key: &str,
+            period: &str,
+            number: i64,
+            reason: &str,
+        ) -> QueryResult<bool>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            use crate::schema::db_key_void;
+            let there: Option<i64> = db_key_void::table
+                .find((key, period, number))
+                .select(db_key_void::number)
+                .first(conn)
+                .optional()?;
+            if there.is_some() {
+                return Ok(false);
+            }
+            diesel::insert_into(db_key_void::table)
+                .values((
+                    db_key_void::key_name.eq(key),
+                    db_key_void::period.eq(period),
+                    db_key_void::number.eq(number),
+                    db_key_void::reason.eq(reason),
+                ))
+                .execute(conn)
+                .map(|_| true)
+        }
+
+        fn voided<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Vec<(i64, String)>>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            use crate::schema::db_key_void;
+            db_key_void::table
+                .filter(db_key_void::key_name.eq(key))
+                .filter(db_key_void::period.eq(period))
+                .order(db_key_void::number)
+                .select((db_key_void::number, db_key_void::reason))
+                .load(conn)
         }
 
         fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>

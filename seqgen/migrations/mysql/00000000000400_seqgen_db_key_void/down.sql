@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS db_key_void;

@@ -1,0 +1,92 @@
+//! The void ledger: numbers that were issued and then cancelled (a voided invoice), each with
+//! its reason, so that an auditor's "why is 1041 missing?" has an answer.
+
+use diesel::connection::LoadConnection;
+
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use seqgen_core::Spec;
+
+/// A number of the void ledger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Voided {
+    /// The counter value.
+    pub number: u64,
+    /// Why it was voided.
+    pub reason: String,
+}
+
+/// Records in the void ledger (`db_key_void`) that `id`, an ID of `spec` the counter handed out,
+/// was cancelled, and why. It runs on `conn`, so inside your transaction it commits or rolls
+/// back with the rest of it (voiding an invoice and marking the invoice row, say). The number is
+/// not handed out again: voiding explains a gap, it does not fill it.
+///
+/// Fails with [`Error::InvalidId`] for an ID `spec` could not have produced (or one of a
+/// `cycle` spec, whose IDs repeat), [`Error::NotIssued`] for a number past the counter, and
+/// [`Error::AlreadyVoided`].
+///
+/// ```
+/// use diesel::prelude::*;
+///
+/// let mut conn = SqliteConnection::establish(":memory:")?;
+/// seqgen::run_migrations(&mut conn)?;
+/// let invoices = seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
+/// let id = conn.transaction(|conn| seqgen::next_id(conn, &invoices))?;
+///
+/// seqgen::void(&mut conn, &invoices, &id, "issued twice by the clerk; cancelled")?;
+/// let ledger = seqgen::voided(&mut conn, &invoices, "")?;
+/// assert_eq!((ledger[0].number, ledger[0].reason.as_str()), (1, "issued twice by the clerk; cancelled"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn void<C>(conn: &mut C, spec: &Spec, id: &str, reason: &str) -> Result<()>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let invalid = |reason: String| Error::InvalidId {
+        key: spec.key().to_owned(),
+        id: id.to_owned(),
+        reason,
+    };
+    let parts = spec.parse(id).map_err(|e| invalid(e.to_string()))?;
+    let number = spec
+        .counter_of(&parts)
+        .ok_or_else(|| invalid("its IDs repeat (`cycle`): it names no single number".into()))?;
+    let (key, period) = (spec.key(), parts.period.as_str());
+    let number_sql = i64::try_from(number).map_err(|_| invalid("past the largest i64".into()))?;
+    let issued = C::Backend::read(conn, key, period)?;
+    if issued.is_none_or(|last| number_sql > last) {
+        return Err(Error::NotIssued {
+            key: key.to_owned(),
+            period: period.to_owned(),
+            number,
+        });
+    }
+    if C::Backend::void(conn, key, period, number_sql, reason)? {
+        Ok(())
+    } else {
+        Err(Error::AlreadyVoided {
+            key: key.to_owned(),
+            period: period.to_owned(),
+            number,
+        })
+    }
+}
+
+/// The void ledger of `spec`'s key in `period` (the date part as it appears in IDs; `""`
+/// without one), in number order.
+pub fn voided<C>(conn: &mut C, spec: &Spec, period: &str) -> Result<Vec<Voided>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let rows = C::Backend::voided(conn, spec.key(), period)?;
+    Ok(rows
+        .into_iter()
+        .map(|(number, reason)| Voided {
+            number: u64::try_from(number).unwrap_or(0),
+            reason,
+        })
+        .collect())
+}

@@ -67,9 +67,10 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     const DURABLE: &'static str;
 
     /// A one-row derived table whose evaluation makes the reservation's transaction commit
-    /// durably whatever the session's setting (PostgreSQL's `synchronous_commit`).
+    /// durably whatever the session's setting (PostgreSQL's `synchronous_commit`); a plain
+    /// one-row table where commits are durable anyway.
     #[doc(hidden)]
-    const DURABLE_COMMIT: &'static str;
+    const DURABLE_COMMIT: &'static str = "(SELECT 1) AS durable";
 
     /// The embedded `db_key` migrations of this backend.
     #[doc(hidden)]
@@ -252,7 +253,7 @@ pub(crate) fn is_missing_table(err: &diesel::result::Error) -> bool {
 /// The queries every backend runs the same way (Diesel's queries are concrete per backend, so
 /// they are stamped into each `impl` rather than written once generically).
 macro_rules! shared_queries {
-    () => {
+    ($($lock:ident)?) => {
         fn create_row<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
         where
             C: LoadConnection<Backend = Self>,
@@ -391,6 +392,44 @@ macro_rules! shared_queries {
                 .execute(conn)?;
             Self::read_shape(conn, key)
         }
+
+        fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            db_key::table
+                .find((key, ""))
+                .select(db_key::shape)
+                $(.$lock())?
+                .first(conn)
+        }
+    };
+}
+
+/// The reservation of the backends with `RETURNING` (SQLite, PostgreSQL): one
+/// [`UpsertReturning`](statement::UpsertReturning), refused (no row) past the limit.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+macro_rules! upsert_reserve {
+    () => {
+        fn reserve<C>(
+            conn: &mut C,
+            key: &str,
+            period: &str,
+            count: i64,
+            limit: i64,
+        ) -> QueryResult<Option<i64>>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            super::statement::Statement::<super::statement::UpsertReturning>::new(
+                key, period, count,
+            )
+            .limited(limit)
+            .get_result(conn)
+            .optional()
+        }
     };
 }
 pub(crate) use shared_queries;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) use upsert_reserve;

@@ -59,7 +59,6 @@ impl super::Backend for Mysql {
     const DURABILITY: &'static str = "CAST(@@innodb_flush_log_at_trx_commit AS CHAR)";
     const DURABILITY_SETTING: &'static str = "innodb_flush_log_at_trx_commit";
     const DURABLE: &'static str = "1";
-    const DURABLE_COMMIT: &'static str = "(SELECT 1) AS durable";
 
     fn reserve<C>(
         conn: &mut C,
@@ -89,18 +88,9 @@ impl super::Backend for Mysql {
             .map_err(|e| diesel::result::Error::DeserializationError(e.into()))
     }
 
-    super::shared_queries!();
-
-    fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        db_key::table
-            .find((key, ""))
-            .select(db_key::shape)
-            .for_update()
-            .first(conn)
-    }
+    // Read back with a lock: a snapshot read under REPEATABLE READ would miss a shape
+    // another transaction recorded after this one's snapshot.
+    super::shared_queries!(for_update);
 
     fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where

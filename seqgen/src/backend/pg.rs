@@ -9,7 +9,7 @@ use diesel::sql_types::Text;
 
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
-use super::statement::{LockNowait, Statement, UpsertReturning};
+use super::statement::{LockNowait, Statement};
 use crate::schema::db_key;
 
 impl super::sealed::Sealed for Pg {}
@@ -39,33 +39,9 @@ impl super::Backend for Pg {
     const DURABLE_COMMIT: &'static str =
         "(SELECT set_config('synchronous_commit', 'on', true)) AS durable";
 
-    fn reserve<C>(
-        conn: &mut C,
-        key: &str,
-        period: &str,
-        count: i64,
-        limit: i64,
-    ) -> QueryResult<Option<i64>>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        Statement::<UpsertReturning>::new(key, period, count)
-            .limited(limit)
-            .get_result(conn)
-            .optional()
-    }
+    super::upsert_reserve!();
 
     super::shared_queries!();
-
-    fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        db_key::table
-            .find((key, ""))
-            .select(db_key::shape)
-            .first(conn)
-    }
 
     fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where

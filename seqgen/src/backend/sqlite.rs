@@ -10,7 +10,6 @@ use diesel::prelude::*;
 use diesel::sqlite::{Sqlite, SqliteConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
-use super::statement::{Statement, UpsertReturning};
 use crate::schema::db_key;
 
 impl super::sealed::Sealed for Sqlite {}
@@ -30,39 +29,14 @@ impl super::Backend for Sqlite {
     const DURABILITY: &'static str = "'1'";
     const DURABILITY_SETTING: &'static str = "synchronous";
     const DURABLE: &'static str = "1";
-    const DURABLE_COMMIT: &'static str = "(SELECT 1) AS durable";
 
-    fn reserve<C>(
-        conn: &mut C,
-        key: &str,
-        period: &str,
-        count: i64,
-        limit: i64,
-    ) -> QueryResult<Option<i64>>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        Statement::<UpsertReturning>::new(key, period, count)
-            .limited(limit)
-            .get_result(conn)
-            .optional()
-    }
+    super::upsert_reserve!();
 
     fn complete_fingerprint(file: String) -> String {
         file_fingerprint(file)
     }
 
     super::shared_queries!();
-
-    fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        db_key::table
-            .find((key, ""))
-            .select(db_key::shape)
-            .first(conn)
-    }
 
     fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where

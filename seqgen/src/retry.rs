@@ -1,5 +1,5 @@
-//! The one retry policy for seqgen's own autocommit statements: serialization failures and
-//! deadlocks, bounded, with growing jittered backoff.
+//! The one retry policy: bounded, with growing jittered backoff, for seqgen's own autocommit
+//! statements (serialization failures, deadlocks) and for `retry_transaction`.
 
 use crate::error::Result;
 use crate::identity::random_token;
@@ -7,30 +7,43 @@ use crate::identity::random_token;
 /// How often a reservation in its own transaction is tried when the database aborts it to
 /// keep transactions serializable (PostgreSQL 40001 under REPEATABLE READ or SERIALIZABLE) or
 /// to break a deadlock (MySQL 1213).
-pub(crate) const RESERVE_ATTEMPTS: u32 = 20;
+const RESERVE_ATTEMPTS: u32 = 20;
 
 /// Runs autocommit statements, retrying serialization failures (which also hit the writes
 /// around a reservation: the token, the key's shape). Safe because a failed statement was
 /// rolled back whole: it took no number.
-pub(crate) fn retrying<T>(mut reserve: impl FnMut() -> diesel::QueryResult<T>) -> Result<T> {
-    let mut attempt = 1;
+pub(crate) fn retrying<T>(reserve: impl FnMut() -> diesel::QueryResult<T>) -> Result<T> {
+    use diesel::result::{DatabaseErrorKind, Error as DieselError};
+    let conflict = |e: &DieselError| {
+        matches!(
+            e,
+            DieselError::DatabaseError(DatabaseErrorKind::SerializationFailure, _)
+        )
+    };
+    Ok(with_retries(reserve, conflict)?)
+}
+
+/// Runs `attempt` until it succeeds, fails with an error `retryable` does not accept, or has
+/// failed [`RESERVE_ATTEMPTS`] times, [pausing](pause) between attempts.
+pub(crate) fn with_retries<T, E>(
+    mut attempt: impl FnMut() -> std::result::Result<T, E>,
+    retryable: impl Fn(&E) -> bool,
+) -> std::result::Result<T, E> {
+    let mut attempts = 1;
     loop {
-        match reserve() {
-            Err(diesel::result::Error::DatabaseError(
-                diesel::result::DatabaseErrorKind::SerializationFailure,
-                _,
-            )) if attempt < RESERVE_ATTEMPTS => {
-                pause(attempt);
-                attempt += 1;
+        match attempt() {
+            Err(e) if retryable(&e) && attempts < RESERVE_ATTEMPTS => {
+                pause(attempts);
+                attempts += 1;
             }
-            result => return Ok(result?),
+            result => return result,
         }
     }
 }
 
 /// Waits a little longer after each failed attempt (200 µs × attempt, plus up to as much
 /// again at random), so contending instances and threads do not retry in lockstep.
-pub(crate) fn pause(attempt: u32) {
+fn pause(attempt: u32) {
     let step = 200 * u64::from(attempt);
     let jitter = (random_token() as u64) % step;
     std::thread::sleep(std::time::Duration::from_micros(step + jitter));

@@ -5,7 +5,7 @@ use diesel::connection::TransactionManager;
 use diesel::Connection;
 
 use crate::error::{Error, Result};
-use crate::retry::{pause, RESERVE_ATTEMPTS};
+use crate::retry::with_retries;
 
 /// Runs `work` in a transaction (`conn.transaction(work)`) and runs it again, from the start,
 /// when the database aborts it with a serialization failure or a deadlock
@@ -32,16 +32,10 @@ where
     C: Connection,
     F: FnMut(&mut C) -> Result<T>,
 {
-    let mut attempt = 1;
-    loop {
-        match conn.transaction(&mut work) {
-            Err(Error::TransactionConflict(_)) if attempt < RESERVE_ATTEMPTS => {
-                pause(attempt);
-                attempt += 1;
-            }
-            result => return result,
-        }
-    }
+    with_retries(
+        || conn.transaction(&mut work),
+        |e| matches!(e, Error::TransactionConflict(_)),
+    )
 }
 
 /// Whether the connection is inside a transaction Diesel knows of. A connection whose

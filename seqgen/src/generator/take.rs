@@ -96,11 +96,21 @@ impl Generator {
         if need == 0 {
             return Ok(());
         }
-        let (last, count) = if through_pool {
-            self.reserve_through_pool(conn, spec, &period, need)?
-        } else {
-            self.reserve_committed(conn, spec, &period, need)?
+        let non_durable = self.inner.non_durable;
+        let (identity, last, count) = match self.inner.pool.as_deref() {
+            Some(pool) if through_pool => {
+                // The caller's database (its token only if it has one yet): the pool must
+                // point at the same one. Only the token row is read, which no reservation
+                // ever locks.
+                let (expected, _) = identify(conn, "", false)?;
+                pool.reserve(spec, &period, need, non_durable, &expected)?
+            }
+            // Outside a transaction: the statement commits before it returns, so the block
+            // may be cached.
+            _ => reserve_block(conn, spec, &period, need, non_durable, None)?,
         };
+        self.bind(identity)?;
+        self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         let block = block_ending_at(last, count)?;
         // A block at or below numbers this generator held: serving it would repeat them.
         state
@@ -114,53 +124,6 @@ impl Generator {
         let mine = block.start..block.start + need;
         state.cursor().refill(&period, mine.end..block.end);
         emit(&period, checked(spec, &period, mine)?)
-    }
-
-    /// Reserves a block of at least `need` numbers on the caller's connection, outside any
-    /// transaction: the statement commits before it returns, so the block may be cached.
-    /// Returns the last number of the block and its size.
-    pub(super) fn reserve_committed<C>(
-        &self,
-        conn: &mut C,
-        spec: &Spec,
-        period: &Period,
-        need: u64,
-    ) -> Result<(i64, u64)>
-    where
-        C: LoadConnection,
-        C::Backend: Backend,
-    {
-        let (identity, last, count) =
-            reserve_block(conn, spec, period, need, self.inner.non_durable, None)?;
-        self.bind(identity)?;
-        self.inner.reservations.fetch_add(1, Ordering::Relaxed);
-        Ok((last, count))
-    }
-
-    /// Reserves a block of at least `need` numbers through the pool while the caller's
-    /// connection is inside a transaction (which is never handed a lock on the `db_key` row).
-    pub(super) fn reserve_through_pool<C>(
-        &self,
-        conn: &mut C,
-        spec: &Spec,
-        period: &Period,
-        need: u64,
-    ) -> Result<(i64, u64)>
-    where
-        C: LoadConnection,
-        C::Backend: Backend,
-    {
-        let Some(pool) = self.inner.pool.as_deref() else {
-            return self.reserve_committed(conn, spec, period, need);
-        };
-        // The caller's database (its token only if it has one yet): the pool must point at
-        // the same one. Only the token row is read, which no reservation ever locks.
-        let (expected, _) = identify(conn, "", false)?;
-        let (identity, last, count) =
-            pool.reserve(spec, period, need, self.inner.non_durable, &expected)?;
-        self.bind(identity)?;
-        self.inner.reservations.fetch_add(1, Ordering::Relaxed);
-        Ok((last, count))
     }
 
     /// Refuses a spec whose shape differs from the one recorded on its key, before a

@@ -213,31 +213,24 @@ fn overflow(field: &IdField<'_>, errors: &mut Errors) -> Option<Overflow> {
         },
         None => None,
     };
-    let Some(lit) = &attr.overflow else {
-        if let (Some(max_lit), None) = (&attr.max, &attr.series) {
-            errors.at(
-                max_lit,
-                "`max` applies to `overflow = \"cycle\"` and to `series`",
-            );
-            return None;
-        }
-        return Some(Overflow::Error);
-    };
-    let policy = match lit.value().as_str() {
-        "error" => Overflow::Error,
-        "widen" => Overflow::Widen,
-        "letters" => Overflow::Letters,
-        "cycle" => match max {
-            Some(max) => Overflow::Cycle { max },
-            None => {
-                errors.at(lit, "`overflow = \"cycle\"` needs `max = ...`: the largest number before it starts again at 1 (IDs then repeat by design)");
+    let policy = match &attr.overflow {
+        None => Overflow::Error,
+        Some(lit) => match lit.value().as_str() {
+            "error" => Overflow::Error,
+            "widen" => Overflow::Widen,
+            "letters" => Overflow::Letters,
+            "cycle" => match max {
+                Some(max) => Overflow::Cycle { max },
+                None => {
+                    errors.at(lit, "`overflow = \"cycle\"` needs `max = ...`: the largest number before it starts again at 1 (IDs then repeat by design)");
+                    return None;
+                }
+            },
+            other => {
+                errors.at(lit, format!("unknown overflow policy `{other}`; expected `error`, `widen`, `letters` or `cycle`"));
                 return None;
             }
         },
-        other => {
-            errors.at(lit, format!("unknown overflow policy `{other}`; expected `error`, `widen`, `letters` or `cycle`"));
-            return None;
-        }
     };
     if let (Some(max_lit), false, None) = (
         &attr.max,

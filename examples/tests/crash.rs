@@ -12,10 +12,13 @@
 //! except under `CI=true`, where it fails. Like `multiprocess`, the loadgen processes are this
 //! test binary re-executed with `--loadgen ARGS…`.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
+
+mod support;
+
+use support::{check_distinct, loadgen, read_ids};
 
 type Scenario = fn(&Path) -> Result<Outcome, String>;
 
@@ -25,9 +28,8 @@ enum Outcome {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--loadgen") {
-        return seqgen_examples::loadgen::main_with(args.into_iter().skip(1));
+    if let Some(code) = support::run_as_loadgen() {
+        return code;
     }
     let mut scenarios: Vec<(&str, Scenario)> = Vec::new();
     if cfg!(feature = "postgres") {
@@ -93,6 +95,9 @@ fn postgres_crashes(dir: &Path) -> Result<Outcome, String> {
     }
     let reports = finish_all(children)?;
     let ids = read_ids(&files);
+    if ids.is_empty() {
+        return Err("no IDs were written".into());
+    }
     check_distinct(&ids)?;
     println!(
         "  {} IDs from 4 processes x 4 threads across {crashes} crashes (pg_ctl -m immediate), \
@@ -281,6 +286,9 @@ fn mariadb_crashes(dir: &Path) -> Result<Outcome, String> {
     }
     let reports = finish_all(children)?;
     let ids = read_ids(&files);
+    if ids.is_empty() {
+        return Err("no IDs were written".into());
+    }
     check_distinct(&ids)?;
     println!(
         "  refused with innodb_flush_log_at_trx_commit = 2, accepted when told; then {} IDs from \
@@ -402,16 +410,6 @@ struct Children {
     children: Vec<Child>,
 }
 
-fn loadgen(url: &str, key: &str, out: &Path, extra: &[&str]) -> Command {
-    let mut cmd = Command::new(std::env::current_exe().expect("own path"));
-    cmd.args(["--loadgen", "--url", url, "--key", key, "--out"])
-        .arg(out)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd
-}
-
 fn spawn_all(url: &str, key: &str, files: &[PathBuf], args: &[&str]) -> Result<Children, String> {
     let started = Instant::now();
     let children = files
@@ -454,34 +452,6 @@ fn reconnects(reports: &[String]) -> u64 {
                 .ok()
         })
         .sum()
-}
-
-fn read_ids(files: &[PathBuf]) -> Vec<String> {
-    files
-        .iter()
-        .flat_map(|file| {
-            let text = std::fs::read_to_string(file).unwrap_or_default();
-            text.lines().map(str::to_owned).collect::<Vec<_>>()
-        })
-        .collect()
-}
-
-fn check_distinct(ids: &[String]) -> Result<(), String> {
-    if ids.is_empty() {
-        return Err("no IDs were written".into());
-    }
-    let mut seen = HashSet::with_capacity(ids.len());
-    let duplicates: Vec<&String> = ids.iter().filter(|id| !seen.insert(*id)).collect();
-    if duplicates.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} duplicate IDs among {} (first: {})",
-            duplicates.len(),
-            ids.len(),
-            duplicates[0]
-        ))
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,16 +10,19 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::{Child, ExitCode};
 use std::time::{Duration, Instant};
+
+mod support;
+
+use support::{check_distinct, loadgen, read_ids};
 
 /// One test: given a scratch directory and a database URL, `Err` says what went wrong.
 type Scenario = fn(&Path, &str) -> Result<(), String>;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--loadgen") {
-        return seqgen_examples::loadgen::main_with(args.into_iter().skip(1));
+    if let Some(code) = support::run_as_loadgen() {
+        return code;
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let mut backends: Vec<(&str, String)> = Vec::new();
@@ -92,16 +95,6 @@ fn fresh_key(name: &str) -> String {
     format!("mp_{name}_{}_{:x}", std::process::id(), nanos % 0xffff_ffff)
 }
 
-fn loadgen(url: &str, key: &str, out: &Path, extra: &[&str]) -> Command {
-    let mut cmd = Command::new(std::env::current_exe().expect("own path"));
-    cmd.args(["--loadgen", "--url", url, "--key", key, "--out"])
-        .arg(out)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd
-}
-
 fn finish(child: Child, what: &str) -> Result<String, String> {
     let output = child.wait_with_output().map_err(|e| e.to_string())?;
     if !output.status.success() {
@@ -130,30 +123,6 @@ fn run_processes(url: &str, key: &str, files: &[PathBuf], args: &[&str]) -> Resu
     Ok(())
 }
 
-/// Every whole line of the files; a line cut short by SIGKILL is not an ID that was issued.
-fn read_ids(files: &[PathBuf]) -> Result<Vec<String>, String> {
-    let mut ids = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(file).unwrap_or_default();
-        let whole = match text.rfind('\n') {
-            Some(end) => &text[..=end],
-            None => "",
-        };
-        ids.extend(whole.lines().map(str::to_owned));
-    }
-    Ok(ids)
-}
-
-fn check_distinct(ids: &[String]) -> Result<(), String> {
-    let mut seen = HashSet::with_capacity(ids.len());
-    for id in ids {
-        if !seen.insert(id) {
-            return Err(format!("duplicate ID {id} among {} IDs", ids.len()));
-        }
-    }
-    Ok(())
-}
-
 fn four_processes_four_threads(dir: &Path, url: &str) -> Result<(), String> {
     let key = fresh_key("four");
     let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("{key}-{i}.ids"))).collect();
@@ -163,7 +132,7 @@ fn four_processes_four_threads(dir: &Path, url: &str) -> Result<(), String> {
         &files,
         &["--threads", "4", "--ids", "4000", "--batch", "50"],
     )?;
-    let ids = read_ids(&files)?;
+    let ids = read_ids(&files);
     if ids.len() != 16_000 {
         return Err(format!("expected 16000 IDs, got {}", ids.len()));
     }
@@ -228,7 +197,7 @@ fn killed_and_restarted(dir: &Path, url: &str) -> Result<(), String> {
     finish(restarted, "the restarted process")?;
     finish(steady_child, "the process running beside them")?;
 
-    let ids = read_ids(&[first, second, steady])?;
+    let ids = read_ids(&[first, second, steady]);
     check_distinct(&ids)?;
     let counters: Vec<u64> = ids.iter().filter_map(|id| id[1..].parse().ok()).collect();
     let max = counters.iter().max().copied().unwrap_or(0);
@@ -270,7 +239,7 @@ fn clocks_a_day_apart(dir: &Path, url: &str) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     finish(now, "the process on time")?;
     finish(behind, "the process a day behind")?;
-    let ids = read_ids(&files)?;
+    let ids = read_ids(&files);
     if ids.len() != 6000 {
         return Err(format!("expected 6000 IDs, got {}", ids.len()));
     }
@@ -297,7 +266,7 @@ fn series_roll_over_across_processes(dir: &Path, url: &str) -> Result<(), String
         "300",
     ];
     run_processes(url, &key, &files, &args)?;
-    let ids = read_ids(&files)?;
+    let ids = read_ids(&files);
     check_distinct(&ids)?;
     if ids.len() > 1200 {
         return Err(format!("{} IDs from 4 series of 300", ids.len()));
@@ -335,7 +304,7 @@ fn release_on_exit(dir: &Path, url: &str) -> Result<(), String> {
             ],
         )?;
     }
-    let ids = read_ids(&sequential)?;
+    let ids = read_ids(&sequential);
     let mut counters: Vec<u64> = ids.iter().filter_map(|id| id[1..].parse().ok()).collect();
     counters.sort_unstable();
     if counters != (1..=3000).collect::<Vec<_>>() {
@@ -363,7 +332,7 @@ fn release_on_exit(dir: &Path, url: &str) -> Result<(), String> {
         ],
     )?;
     let mut all = ids;
-    all.extend(read_ids(&concurrent)?);
+    all.extend(read_ids(&concurrent));
     if all.len() != 15_000 {
         return Err(format!("expected 15000 IDs, got {}", all.len()));
     }

@@ -1,0 +1,53 @@
+//! What the process-level tests (`multiprocess`, `crash`) share: the loadgen child processes
+//! (each test binary re-executes itself with `--loadgen ARGS…`), and reading back and checking
+//! the IDs they wrote.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+/// When this binary was started as a loadgen process, runs it and returns its exit code.
+pub fn run_as_loadgen() -> Option<ExitCode> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    (args.first().map(String::as_str) == Some("--loadgen"))
+        .then(|| seqgen_examples::loadgen::main_with(args.into_iter().skip(1)))
+}
+
+/// A loadgen process on `url` and `key`, appending the IDs it commits to `out`.
+pub fn loadgen(url: &str, key: &str, out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().expect("own path"));
+    cmd.args(["--loadgen", "--url", url, "--key", key, "--out"])
+        .arg(out)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Every whole line of the files; a line cut short by SIGKILL is not an ID that was issued.
+pub fn read_ids(files: &[PathBuf]) -> Vec<String> {
+    let mut ids = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let whole = match text.rfind('\n') {
+            Some(end) => &text[..=end],
+            None => "",
+        };
+        ids.extend(whole.lines().map(str::to_owned));
+    }
+    ids
+}
+
+/// `Err` with how many IDs repeat, and the first of them.
+pub fn check_distinct(ids: &[String]) -> Result<(), String> {
+    let mut seen = HashSet::with_capacity(ids.len());
+    let duplicates: Vec<&String> = ids.iter().filter(|id| !seen.insert(*id)).collect();
+    match duplicates.first() {
+        None => Ok(()),
+        Some(first) => Err(format!(
+            "{} duplicate IDs among {} (first: {first})",
+            duplicates.len(),
+            ids.len()
+        )),
+    }
+}

@@ -107,8 +107,8 @@ impl KeyState {
         Ok(())
     }
 
-    /// After numbers above `high` went back to the counter ([`Cursor::give_back`]), the
-    /// highest number held in `period` is `high` again.
+    /// After the numbers above `high` were taken out of the block unserved
+    /// ([`Cursor::give_back`]), the highest number held in `period` is `high` again.
     pub(crate) fn lower_held(&self, period: &str, high: u64) {
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, h)) = held.iter_mut().find(|(p, _)| p == period) {

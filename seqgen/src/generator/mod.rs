@@ -258,9 +258,13 @@ impl Generator {
             else {
                 continue; // not a block a counter gave: keep the hole
             };
+            // Numbers from `next` on were never served: the went-back check need not guard
+            // them, whether or not the counter takes them back. Lowered first, so that a
+            // compare-and-set that committed but whose answer was lost (a dropped connection)
+            // does not make the next block look like a counter that went back.
+            state.lower_held(&period.text, next - 1);
             let key = state.key();
             if retrying(|| C::Backend::give_back(conn, key, &period.text, held_end, value))? {
-                state.lower_held(&period.text, next - 1);
                 given_back += end - next;
             }
         }

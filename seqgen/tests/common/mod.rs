@@ -251,17 +251,7 @@ impl<C: TestConnection> TestDb<C> {
             println!("{line}");
             return None;
         };
-        static SEQ: AtomicU32 = AtomicU32::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let run = format!(
-            "{test}_{}_{:x}_{}",
-            std::process::id(),
-            nanos % 0xffff_ffff,
-            SEQ.fetch_add(1, Ordering::Relaxed)
-        );
+        let run = format!("{test}_{}", unique_suffix());
         let db = TestDb {
             url,
             run,
@@ -343,17 +333,22 @@ impl<C: TestConnection> TestDb<C> {
 
     /// A database name unique to this test run, short enough for MySQL (64 characters).
     fn scratch_name(&self, name: &str) -> String {
-        static SEQ: AtomicU32 = AtomicU32::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos();
-        format!(
-            "seqgen_{name}_{}_{nanos:x}_{}",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed)
-        )
+        format!("seqgen_{name}_{}", unique_suffix())
     }
+}
+
+/// Unique to this process and call, and short: process id, a clock reading, a sequence number.
+fn unique_suffix() -> String {
+    static SEQ: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!(
+        "{}_{nanos:x}_{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 impl<C: TestConnection> Scratch<'_, C> {

@@ -137,7 +137,7 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    Generator::new().last_value(conn, spec)
+    crate::generator::last_value_at(conn, spec, chrono::Utc::now())
 }
 
 /// The counter the database will hand out next for `spec`'s current period, on the system
@@ -147,5 +147,5 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    Generator::new().peek_next(conn, spec)
+    crate::generator::peek_next_at(conn, spec, chrono::Utc::now())
 }

@@ -4,6 +4,7 @@
 
 mod gapless;
 mod preview;
+pub(crate) use preview::{last_value_at, peek_next_at};
 mod take;
 
 use std::collections::HashMap;

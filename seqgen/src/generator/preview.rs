@@ -1,6 +1,7 @@
 //! Looking at a counter without moving it: the last number the database handed out in the
 //! current period, and the one it will hand out next.
 
+use chrono::{DateTime, Utc};
 use diesel::connection::LoadConnection;
 
 use super::Generator;
@@ -63,18 +64,39 @@ impl Generator {
         C: LoadConnection,
         C::Backend: Backend,
     {
-        let period = spec.period_at(self.inner.clock.now());
-        let current = C::Backend::read(conn, spec.key(), &period)?;
-        let start = C::Backend::read_start(conn, spec.key())?;
-        // As the reservation statement computes it: a counter behind its start jumps to it.
-        let base = current
-            .unwrap_or(0)
-            .max(start.unwrap_or(1).saturating_sub(1))
-            .max(0);
-        let next = u64::try_from(base).unwrap_or(0).saturating_add(1);
-        if next > spec.capacity() {
-            return Err(capacity_error(spec, &Period::new(period)));
-        }
-        Ok(next)
+        peek_next_at(conn, spec, self.inner.clock.now())
     }
+}
+
+/// [`Generator::last_value`] at `now`.
+pub(crate) fn last_value_at<C>(conn: &mut C, spec: &Spec, now: DateTime<Utc>) -> Result<Option<u64>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let current = C::Backend::read(conn, spec.key(), &spec.period_at(now))?;
+    Ok(current
+        .and_then(|c| u64::try_from(c).ok())
+        .filter(|&c| c > 0))
+}
+
+/// [`Generator::peek_next`] at `now`.
+pub(crate) fn peek_next_at<C>(conn: &mut C, spec: &Spec, now: DateTime<Utc>) -> Result<u64>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let period = spec.period_at(now);
+    let current = C::Backend::read(conn, spec.key(), &period)?;
+    let start = C::Backend::read_start(conn, spec.key())?;
+    // As the reservation statement computes it: a counter behind its start jumps to it.
+    let base = current
+        .unwrap_or(0)
+        .max(start.unwrap_or(1).saturating_sub(1))
+        .max(0);
+    let next = u64::try_from(base).unwrap_or(0).saturating_add(1);
+    if next > spec.capacity() {
+        return Err(capacity_error(spec, &Period::new(period)));
+    }
+    Ok(next)
 }

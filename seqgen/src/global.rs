@@ -76,10 +76,14 @@ where
     let Some(identity) = identify(conn, "", !in_transaction)?.1 else {
         return Ok(Generator::new());
     };
-    Ok(defaults()
-        .entry(identity.clone())
-        .or_insert_with(|| Generator::default_for(identity, None))
-        .clone())
+    let mut defaults = defaults();
+    // Looked up first: the identity is cloned only the first time a database is met.
+    if let Some(generator) = defaults.get(&identity) {
+        return Ok(generator.clone());
+    }
+    let generator = Generator::default_for(identity.clone(), None);
+    defaults.insert(identity, generator.clone());
+    Ok(generator)
 }
 
 /// The next ID of `spec` from the process-wide default generator, which keeps one cache per

@@ -133,7 +133,7 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
         C: LoadConnection<Backend = Self>;
 
     /// The shape recorded on the key's row, as last committed (not as a transaction's
-    /// snapshot saw it: MySQL reads it with a lock).
+    /// snapshot saw it: MySQL reads it with a lock); `None` without a row or a shape.
     #[doc(hidden)]
     fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
     where
@@ -401,7 +401,9 @@ macro_rules! shared_queries {
                 .find((key, ""))
                 .select(db_key::shape)
                 $(.$lock())?
-                .first(conn)
+                .first::<Option<String>>(conn)
+                .optional()
+                .map(Option::flatten)
         }
     };
 }

@@ -173,7 +173,10 @@ impl Generator {
         C::Backend: Backend,
     {
         if claim {
-            check_shape(conn, spec, None, Retry::No)?;
+            // Read first (on SQLite the reservation holds the write lock by now, so reading is
+            // safe): a recorded shape costs one statement, only a missing one is claimed.
+            let recorded = C::Backend::read_shape(conn, spec.key())?;
+            check_shape(conn, spec, recorded, Retry::No)?;
             state.remember_shape(spec.shape());
         }
         Ok(())

@@ -2,6 +2,7 @@
 //! `insert_into`: one generator per database, told apart by its identity.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use diesel::connection::LoadConnection;
@@ -55,13 +56,29 @@ where
     let generator = Generator::default_for(identity.clone(), Some(Box::new(pool)));
     // A generator this replaces keeps serving the block it holds: both are disjoint.
     defaults().insert(identity, generator);
+    // Connections that remembered the replaced generator look theirs up again.
+    GENERATION.fetch_add(1, Ordering::AcqRel);
     Ok(())
 }
 
-/// The process-wide default: one generator per database, told apart by the database's token.
+/// Counts the [`use_pool`] calls, so that a connection which remembered its database's
+/// default generator before one looks it up again.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// What a pooled connection remembers of the database it reaches (in its r2d2 extensions,
+/// which live as long as the physical connection): that database's default generator.
+#[cfg_attr(not(feature = "r2d2"), allow(dead_code))]
+struct Remembered {
+    generator: Generator,
+    generation: u64,
+}
+
+/// The process-wide default: one generator per database, told apart by its identity. A
+/// connection checked out of an r2d2 pool is identified once, at its first use, and then
+/// remembers its database; any other connection is identified at every call (one query).
 pub(crate) fn default_generator<C>(conn: &mut C) -> Result<Generator>
 where
-    C: LoadConnection,
+    C: LoadConnection + 'static,
     C::Backend: Backend,
 {
     let in_transaction = in_transaction(conn);
@@ -71,27 +88,74 @@ where
     if in_transaction && !C::Backend::RESERVE_BESIDE_TRANSACTION {
         return Ok(Generator::new());
     }
+    // A physical connection reaches one database for its whole life, so what it was found to
+    // reach once still holds (the README names the exception: MySQL's `USE other`).
+    let generation = GENERATION.load(Ordering::Acquire);
+    if let Some(remembered) = remembered(conn, generation) {
+        return Ok(remembered);
+    }
     // Inside a transaction the token is not created: a rollback would take it back. Without
     // one, a throwaway generator takes the numbers in that transaction, uncached.
     let Some(identity) = identify(conn, "", !in_transaction)?.1 else {
         return Ok(Generator::new());
     };
-    let mut defaults = defaults();
-    // Looked up first: the identity is cloned only the first time a database is met.
-    if let Some(generator) = defaults.get(&identity) {
-        return Ok(generator.clone());
-    }
-    let generator = Generator::default_for(identity.clone(), None);
-    defaults.insert(identity, generator.clone());
+    let generator = {
+        let mut defaults = defaults();
+        // Looked up first: the identity is cloned only the first time a database is met.
+        match defaults.get(&identity) {
+            Some(generator) => generator.clone(),
+            None => {
+                let generator = Generator::default_for(identity.clone(), None);
+                defaults.insert(identity, generator.clone());
+                generator
+            }
+        }
+    };
+    remember(conn, &generator, generation);
     Ok(generator)
 }
 
+/// The default generator `conn` remembered, if it is a pooled connection that did so since
+/// the last [`use_pool`].
+fn remembered<C>(conn: &mut C, generation: u64) -> Option<Generator>
+where
+    C: LoadConnection + 'static,
+    C::Backend: Backend,
+{
+    #[cfg(feature = "r2d2")]
+    if let Some(remembered) = crate::pool::extensions(conn)?.get::<Remembered>() {
+        if remembered.generation == generation {
+            return Some(remembered.generator.clone());
+        }
+    }
+    let _ = (conn, generation);
+    None
+}
+
+/// Lets `conn`, if it is a pooled connection, remember its database's default generator.
+fn remember<C>(conn: &mut C, generator: &Generator, generation: u64)
+where
+    C: LoadConnection + 'static,
+    C::Backend: Backend,
+{
+    #[cfg(feature = "r2d2")]
+    if let Some(extensions) = crate::pool::extensions(conn) {
+        extensions.insert(Remembered {
+            generator: generator.clone(),
+            generation,
+        });
+    }
+    let _ = (conn, generator, generation);
+}
+
 /// The next ID of `spec` from the process-wide default generator, which keeps one cache per
-/// database (one query per call tells them apart: see `identity.rs`). See
+/// database. It tells databases apart once per connection for connections checked out of an
+/// r2d2 pool (pass the `PooledConnection` itself), and with one query per call for any other
+/// connection: hold a [`Generator`] per database to avoid that query. See
 /// [`Generator::next_id`].
 pub fn next_id<C>(conn: &mut C, spec: &Spec) -> Result<String>
 where
-    C: LoadConnection,
+    C: LoadConnection + 'static,
     C::Backend: Backend,
 {
     default_generator(conn)?.next_id(conn, spec)
@@ -100,7 +164,7 @@ where
 /// The next `n` IDs of `spec` from the process-wide default generator.
 pub fn next_ids<C>(conn: &mut C, spec: &Spec, n: usize) -> Result<Vec<String>>
 where
-    C: LoadConnection,
+    C: LoadConnection + 'static,
     C::Backend: Backend,
 {
     default_generator(conn)?.next_ids(conn, spec, n)
@@ -109,7 +173,7 @@ where
 /// The next `i64` ID of `spec` from the process-wide default generator.
 pub fn next_number<C>(conn: &mut C, spec: &Spec) -> Result<i64>
 where
-    C: LoadConnection,
+    C: LoadConnection + 'static,
     C::Backend: Backend,
 {
     default_generator(conn)?.next_number(conn, spec)
@@ -118,7 +182,7 @@ where
 /// The next `n` `i64` IDs of `spec` from the process-wide default generator.
 pub fn next_numbers<C>(conn: &mut C, spec: &Spec, n: usize) -> Result<Vec<i64>>
 where
-    C: LoadConnection,
+    C: LoadConnection + 'static,
     C::Backend: Backend,
 {
     default_generator(conn)?.next_numbers(conn, spec, n)
@@ -128,7 +192,7 @@ where
 /// their counters, for a clean shutdown: see [`Generator::release`].
 pub fn release<C>(conn: &mut C) -> Result<u64>
 where
-    C: LoadConnection,
+    C: LoadConnection + 'static,
     C::Backend: Backend,
 {
     default_generator(conn)?.release(conn)

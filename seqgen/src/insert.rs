@@ -120,7 +120,7 @@ where
     /// Fills the IDs, inserts, and returns the number of rows inserted.
     pub fn execute<C>(self, conn: &mut C) -> Result<usize>
     where
-        C: LoadConnection,
+        C: LoadConnection + 'static,
         C::Backend: Backend,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
     {
@@ -132,7 +132,7 @@ where
     /// Fills the IDs, inserts with `RETURNING`, and loads one row (PostgreSQL, SQLite).
     pub fn get_result<C, U>(self, conn: &mut C) -> Result<U>
     where
-        C: LoadConnection,
+        C: LoadConnection + 'static,
         C::Backend: Backend,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: LoadQuery<'b, C, U>,
     {
@@ -144,7 +144,7 @@ where
     /// Fills the IDs, inserts with `RETURNING`, and loads every row (PostgreSQL, SQLite).
     pub fn get_results<C, U>(self, conn: &mut C) -> Result<Vec<U>>
     where
-        C: LoadConnection,
+        C: LoadConnection + 'static,
         C::Backend: Backend,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: LoadQuery<'b, C, U>,
     {
@@ -198,7 +198,7 @@ where
         insert: impl FnOnce(T, &R, &mut C) -> diesel::QueryResult<O>,
     ) -> Result<O>
     where
-        C: LoadConnection,
+        C: LoadConnection + 'static,
         C::Backend: Backend,
     {
         let InsertWithIds {

@@ -29,7 +29,7 @@ pub trait DistributedId {
     fn assign_ids<C>(&mut self, conn: &mut C) -> Result<()>
     where
         Self: Sized,
-        C: LoadConnection,
+        C: LoadConnection + 'static,
         C::Backend: Backend,
     {
         assign_ids(std::slice::from_mut(self), conn)
@@ -39,7 +39,7 @@ pub trait DistributedId {
     fn assign_ids_with<C>(&mut self, generator: &Generator, conn: &mut C) -> Result<()>
     where
         Self: Sized,
-        C: LoadConnection,
+        C: LoadConnection + 'static,
         C::Backend: Backend,
     {
         assign_ids_with(std::slice::from_mut(self), generator, conn)
@@ -202,7 +202,7 @@ impl IdSlot<'_> {
 pub fn assign_ids<T, C>(rows: &mut [T], conn: &mut C) -> Result<()>
 where
     T: DistributedId,
-    C: LoadConnection,
+    C: LoadConnection + 'static,
     C::Backend: Backend,
 {
     fill(rows, None, conn, &mut Vec::new())
@@ -212,7 +212,7 @@ where
 pub fn assign_ids_with<T, C>(rows: &mut [T], generator: &Generator, conn: &mut C) -> Result<()>
 where
     T: DistributedId,
-    C: LoadConnection,
+    C: LoadConnection + 'static,
     C::Backend: Backend,
 {
     fill(rows, Some(generator), conn, &mut Vec::new())
@@ -228,7 +228,7 @@ pub(crate) fn fill<T, C>(
 ) -> Result<()>
 where
     T: DistributedId,
-    C: LoadConnection,
+    C: LoadConnection + 'static,
     C::Backend: Backend,
 {
     if rows.is_empty() {

@@ -27,6 +27,23 @@ pub(crate) trait PoolReserve: Send + Sync {
     fn check_shape(&self, spec: &Spec) -> Result<()>;
 }
 
+/// The r2d2 extensions of `conn` when it is a connection checked out of an r2d2 pool (passed
+/// as the `PooledConnection` itself, not dereferenced): a place that lives as long as the
+/// physical connection, and so can remember which database it reaches.
+#[cfg(feature = "r2d2")]
+pub(crate) fn extensions<C>(conn: &mut C) -> Option<&mut diesel::r2d2::Extensions>
+where
+    C: diesel::connection::LoadConnection + 'static,
+    C::Backend: crate::backend::Backend,
+{
+    use diesel::r2d2::{ConnectionManager, PooledConnection};
+    type Pooled<B> =
+        PooledConnection<ConnectionManager<<B as crate::backend::Backend>::Connection>>;
+    let any: &mut dyn std::any::Any = conn;
+    let pooled = any.downcast_mut::<Pooled<C::Backend>>()?;
+    Some(PooledConnection::extensions_mut(pooled))
+}
+
 #[cfg(feature = "r2d2")]
 mod r2d2_pool {
     use diesel::connection::LoadConnection;

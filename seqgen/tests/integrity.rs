@@ -11,6 +11,7 @@ use seqgen::{Clock, DistributedId, Error, Generator, Overflow, Spec, SpecError};
 
 backend_tests!(
     a_copied_database_is_another_database,
+    a_pooled_connection_remembers_its_database,
     a_counter_that_went_back_is_refused,
     one_key_one_shape,
     counters_never_wrap_or_clamp,
@@ -63,6 +64,59 @@ fn a_copied_database_is_another_database<C: TestConnection>(db: TestDb<C>) {
     assert_distinct(&copy_ids);
     // Each database started at 1: the copy was not served from the original's block.
     assert_eq!(copy_ids[0], "N000001");
+}
+
+/// A connection checked out of a pool is identified once and then remembers its database, so
+/// the default generator serves cached IDs without a query; a copy behind another pool, with
+/// the original's token row, is still told apart. A plain (dereferenced) connection is
+/// identified at every call instead.
+fn a_pooled_connection_remembers_its_database<C: TestConnection>(db: TestDb<C>) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let original = db.scratch("pool_orig");
+    {
+        let mut conn = original.connect();
+        seqgen::run_migrations(&mut conn).unwrap();
+        seqgen::next_id(&mut conn, &batched("warm_up", 6, 1)).unwrap();
+    }
+    let copy = db.copy(&original, "pool_copy");
+    let spec = batched("pooled", 6, 100);
+    let (original_pool, copy_pool) = (original.pool(1), copy.pool(1));
+    let mut ids = (Vec::new(), Vec::new());
+    for round in 0..3 {
+        // Back to its pool and out again between rounds: the same physical connection.
+        let (mut on_original, mut on_copy) =
+            (original_pool.get().unwrap(), copy_pool.get().unwrap());
+        let (original_queries, copy_queries) = (
+            common::count_queries(&mut on_original),
+            common::count_queries(&mut on_copy),
+        );
+        for _ in 0..5 {
+            ids.0
+                .push(seqgen::next_id(&mut on_original, &spec).unwrap());
+            ids.1.push(seqgen::next_id(&mut on_copy, &spec).unwrap());
+        }
+        let queries = (original_queries.load(Relaxed), copy_queries.load(Relaxed));
+        if round == 0 {
+            // Identified, then one reservation (its statements vary by backend).
+            assert!(queries.0 > 0 && queries.1 > 0, "{queries:?}");
+        } else {
+            assert_eq!(
+                queries,
+                (0, 0),
+                "cached IDs on a pooled connection made queries"
+            );
+        }
+    }
+    // Each database counts from its own 1: neither was served from the other's block.
+    let expected: Vec<String> = (1..=15).map(|n| format!("N{n:06}")).collect();
+    assert_eq!((&ids.0, &ids.1), (&expected, &expected));
+
+    // Dereferenced, the pooled connection is a plain one: identified at every call.
+    let mut pooled = original_pool.get().unwrap();
+    let plain: &mut C = &mut pooled;
+    let queries = common::count_queries(plain);
+    seqgen::next_id(plain, &spec).unwrap();
+    assert!(queries.load(Relaxed) >= 1);
 }
 
 /// An operator lowers `current_value` (or restores an old `db_key`) while a generator runs:

@@ -76,6 +76,12 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     #[doc(hidden)]
     const MIGRATIONS: EmbeddedMigrations;
 
+    /// Diesel's connection to this backend, whose r2d2-pooled form remembers the database it
+    /// reaches (see `pool.rs`).
+    #[cfg(feature = "r2d2")]
+    #[doc(hidden)]
+    type Connection: diesel::r2d2::R2D2Connection + Send + 'static;
+
     /// Adds `count` to the counter of (`key`, `period`), creating the row if it is missing,
     /// in one atomic step, and returns the new value: the numbers
     /// `new - count + 1 ..= new` are the caller's. A new row starts at its key row's

@@ -281,6 +281,17 @@ impl<C: TestConnection> TestDb<C> {
 
     /// A pool of `size` connections, all SERIALIZABLE when `serializable` is set.
     pub fn pool_with(&self, size: u32, serializable: bool) -> Pool<ConnectionManager<C>> {
+        pool_on(&self.url, size, serializable)
+    }
+}
+
+/// A pool of `size` connections to `url`, all SERIALIZABLE when `serializable` is set.
+pub fn pool_on<C: TestConnection>(
+    url: &str,
+    size: u32,
+    serializable: bool,
+) -> Pool<ConnectionManager<C>> {
+    {
         #[derive(Debug)]
         struct Setup(bool);
         impl<C: TestConnection> diesel::r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
@@ -295,7 +306,7 @@ impl<C: TestConnection> TestDb<C> {
         Pool::builder()
             .max_size(size)
             .connection_customizer(Box::new(Setup(serializable)))
-            .build(ConnectionManager::new(&self.url))
+            .build(ConnectionManager::new(url))
             .unwrap()
     }
 }
@@ -352,6 +363,11 @@ fn unique_suffix() -> String {
 }
 
 impl<C: TestConnection> Scratch<'_, C> {
+    /// A pool of `size` connections to this database.
+    pub fn pool(&self, size: u32) -> Pool<ConnectionManager<C>> {
+        pool_on(&self.url, size, false)
+    }
+
     /// A new connection to this database.
     pub fn connect(&self) -> C {
         let mut conn = C::establish(&self.url).unwrap();
@@ -399,6 +415,21 @@ macro_rules! backend_tests {
             })*
         }
     };
+}
+
+/// Counts the statements `conn` sends from now on (Diesel's instrumentation sees each).
+pub fn count_queries<C: diesel::Connection>(
+    conn: &mut C,
+) -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
+    use diesel::connection::InstrumentationEvent;
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = std::sync::Arc::clone(&count);
+    conn.set_instrumentation(move |event: InstrumentationEvent<'_>| {
+        if let InstrumentationEvent::StartQuery { .. } = event {
+            seen.fetch_add(1, Ordering::Relaxed);
+        }
+    });
+    count
 }
 
 /// Panics with the first repeated value, if any.

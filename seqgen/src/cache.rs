@@ -8,6 +8,7 @@ use std::ops::Range;
 use crate::error::{Error, Result};
 use std::sync::{Mutex, MutexGuard};
 
+use crate::batch::BatchState;
 use crate::clock::Clock;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
@@ -20,8 +21,8 @@ pub(crate) struct KeyState {
     /// Held only for in-memory work, never across a database call.
     cursor: Mutex<Cursor>,
     /// Held across the reservation, so that when a block runs dry exactly one thread
-    /// reserves and the others wait for it.
-    refill: Mutex<()>,
+    /// reserves and the others wait for it; it guards how big the next block should be.
+    refill: Mutex<BatchState>,
     /// The last period whose `db_key` row is known to exist (rows are never deleted): lets
     /// gapless mode skip looking for it.
     known_row: Mutex<Option<String>>,
@@ -66,7 +67,7 @@ impl KeyState {
         self.cursor.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub(crate) fn refill(&self) -> MutexGuard<'_, ()> {
+    pub(crate) fn refill(&self) -> MutexGuard<'_, BatchState> {
         self.refill.lock().unwrap_or_else(|e| e.into_inner())
     }
 

@@ -54,6 +54,7 @@
 )]
 
 pub mod backend;
+mod batch;
 mod cache;
 mod clock;
 mod error;

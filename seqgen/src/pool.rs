@@ -16,6 +16,7 @@ pub(crate) trait PoolReserve: Send + Sync {
         spec: &Spec,
         period: &Period,
         need: u64,
+        batch: u64,
         non_durable: NonDurable,
         expected: &Found,
     ) -> Result<(Identity, i64, u64)>;
@@ -68,6 +69,7 @@ mod r2d2_pool {
             spec: &Spec,
             period: &Period,
             need: u64,
+            batch: u64,
             non_durable: NonDurable,
             expected: &Found,
         ) -> Result<(Identity, i64, u64)> {
@@ -77,6 +79,7 @@ mod r2d2_pool {
                 spec,
                 period,
                 need,
+                batch,
                 non_durable,
                 Some(expected),
             )

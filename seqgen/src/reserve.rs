@@ -5,6 +5,7 @@
 use diesel::connection::LoadConnection;
 
 use crate::backend::{is_busy, Backend, Found};
+use crate::batch::block_size;
 use crate::cache::{largest, refused};
 use crate::error::{Error, Result};
 use crate::identity::{identify, Identity, NonDurable};
@@ -16,13 +17,14 @@ use seqgen_core::Spec;
 /// after checking which database it is (it must match `expected`, if given), that the server
 /// commits durably and that the key has `spec`'s shape: one query for all three, then the
 /// reservation. Returns the database's identity, the last number and the block's size:
-/// `need`, or the batch (the key row's `batch_size` if an operator set one, else the spec's)
-/// if that is more and still fits.
+/// `need`, or the batch (the key row's `batch_size` if an operator set one, else `batch`, the
+/// generator's choice) if that is more and still fits.
 pub(crate) fn reserve_block<C>(
     conn: &mut C,
     spec: &Spec,
     period: &Period,
     need: u64,
+    batch: u64,
     non_durable: NonDurable,
     expected: Option<&Found>,
 ) -> Result<(Identity, i64, u64)>
@@ -38,7 +40,7 @@ where
     }
     non_durable.check::<C::Backend>(&found)?;
     check_shape(conn, spec, found.shape, Retry::Yes)?;
-    let count = block_size(found.batch, spec, need);
+    let count = block_size(found.batch, batch, need);
     let (last, count) = reserve_fitting(conn, spec, period, count, need, Retry::Yes)?;
     Ok((identity, last, count))
 }
@@ -141,15 +143,4 @@ where
         }),
         Err(e) => Err(e.into()),
     }
-}
-
-/// How many numbers a reservation takes: what is needed, or a batch if that is more. The
-/// batch is the key row's `batch_size` when an operator set one (a positive value), else the
-/// spec's.
-pub(crate) fn block_size(batch_override: Option<i64>, spec: &Spec, need: u64) -> u64 {
-    let batch = batch_override
-        .and_then(|b| u64::try_from(b).ok())
-        .filter(|&b| b > 0)
-        .unwrap_or(u64::from(spec.batch()));
-    need.max(batch)
 }

@@ -5,6 +5,8 @@ mod common;
 use std::sync::{Arc, Barrier};
 use std::thread;
 
+use diesel::connection::SimpleConnection;
+
 use chrono::{TimeDelta, TimeZone, Utc};
 use common::{assert_distinct, TestConnection, TestDb};
 use seqgen::{Error, FixedClock, Generator, Spec};
@@ -17,6 +19,7 @@ backend_tests!(
     a_clock_a_day_behind_never_reissues,
     rollback_never_hands_a_number_out_twice,
     bulk_requests_reserve_once,
+    a_busy_key_reserves_growing_blocks,
     overflow_is_an_error_naming_key_and_period,
     missing_table_says_to_migrate,
     default_generator_keeps_databases_apart,
@@ -86,7 +89,7 @@ fn formats_the_source_examples<C: TestConnection>(db: TestDb<C>) {
 /// wait.
 fn twenty_threads_share_one_block_at_a_time<C: TestConnection>(db: TestDb<C>) {
     let pool = db.pool(20);
-    let generator = Generator::new();
+    let generator = Generator::builder().fixed_batch().build();
     let spec = Arc::new(spec(&db.key("threads"), "T", "", 8, 7));
     let start = Arc::new(Barrier::new(20));
     let handles: Vec<_> = (0..20)
@@ -208,7 +211,7 @@ fn rollback_never_hands_a_number_out_twice<C: TestConnection>(db: TestDb<C>) {
 /// cost 10 reservations.
 fn bulk_requests_reserve_once<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
-    let generator = Generator::new();
+    let generator = Generator::builder().fixed_batch().build();
     let spec = spec(&db.key("bulk"), "B", "", 6, 100);
     let big = generator.next_ids(&mut conn, &spec, 1000).unwrap();
     assert_eq!(generator.reservations(), 1);
@@ -220,6 +223,46 @@ fn bulk_requests_reserve_once<C: TestConnection>(db: TestDb<C>) {
     assert_eq!(ids.len(), 2000);
     assert_distinct(&ids);
     assert_eq!(ids[1999], "B002000");
+}
+
+/// A key whose blocks run dry quickly gets bigger ones (seen in the database's counter), up to
+/// the bound; the operator's `batch_size` wins over the growth; a big request still makes one
+/// reservation.
+fn a_busy_key_reserves_growing_blocks<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    // Every block here lasts far less than a minute.
+    let generator = Generator::builder()
+        .adaptive_batch(std::time::Duration::from_secs(60), 80)
+        .build();
+    let spec = spec(&db.key("adaptive"), "A", "", 6, 10);
+    let mut last_values = Vec::new();
+    let mut ids = Vec::new();
+    for _ in 0..6 {
+        let before = generator.reservations();
+        while generator.reservations() == before {
+            ids.push(generator.next_id(&mut conn, &spec).unwrap());
+        }
+        last_values.push(seqgen::last_value(&mut conn, &spec).unwrap().unwrap());
+    }
+    // Blocks of 10, 20, 40, 80, 80, 80.
+    assert_eq!(last_values, [10, 30, 70, 150, 230, 310]);
+    assert_distinct(&ids);
+
+    conn.batch_execute(&format!(
+        "UPDATE db_key SET batch_size = 5 WHERE key_name = '{}' AND period = ''",
+        spec.key()
+    ))
+    .unwrap();
+    generator.next_ids(&mut conn, &spec, 79).unwrap(); // the rest of the block of 80
+    let before = generator.reservations();
+    generator.next_id(&mut conn, &spec).unwrap();
+    assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(315));
+    generator.next_ids(&mut conn, &spec, 500).unwrap();
+    assert_eq!(
+        generator.reservations(),
+        before + 2,
+        "500 IDs in one reservation"
+    );
 }
 
 /// Past `10^pad - 1` the spec cannot format a counter: a clear error, never a truncated or

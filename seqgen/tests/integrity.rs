@@ -125,7 +125,8 @@ fn a_counter_that_went_back_is_refused<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let key = db.key("went_back");
     let spec = batched(&key, 6, 10);
-    let generator = Generator::new();
+    // Blocks of 10 each time, so that the second refusal below still falls under 25.
+    let generator = Generator::builder().fixed_batch().build();
     let ids = generator.next_ids(&mut conn, &spec, 25).unwrap(); // one block of 25
     assert_eq!(ids.last().unwrap(), "N000025");
     conn.batch_execute(&format!(

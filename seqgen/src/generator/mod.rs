@@ -15,6 +15,7 @@ use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 use diesel::connection::LoadConnection;
 
 use crate::backend::Backend;
+use crate::batch::BatchPolicy;
 use crate::cache::KeyState;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
@@ -67,6 +68,7 @@ struct Inner {
     database: OnceLock<Identity>,
     pool: Option<Box<dyn PoolReserve>>,
     non_durable: NonDurable,
+    batch: BatchPolicy,
     reservations: AtomicU64,
 }
 
@@ -76,6 +78,7 @@ pub struct GeneratorBuilder {
     clock: Arc<dyn Clock>,
     pub(crate) pool: Option<Box<dyn PoolReserve>>,
     non_durable: NonDurable,
+    batch: BatchPolicy,
 }
 
 impl Default for Generator {
@@ -111,6 +114,28 @@ impl GeneratorBuilder {
         self
     }
 
+    /// How blocks are sized per key (the default: a target of one second, at most 100,000
+    /// numbers). A block starts at the spec's `batch`; when one lasted less than `target`, the
+    /// next is twice as big, up to `max` and never above a hundredth of what a period can
+    /// hold; when one lasted more than twice `target`, the next is half as big, down to the
+    /// spec's `batch`. A busy key then makes few round trips and a quiet one leaves few holes.
+    /// A `batch_size` an operator set in `db_key` still wins, and a request for more numbers
+    /// than the block ([`next_ids`](Generator::next_ids)) still makes one reservation.
+    pub fn adaptive_batch(mut self, target: std::time::Duration, max: u32) -> Self {
+        self.batch = BatchPolicy::Adaptive {
+            target,
+            max: u64::from(max),
+        };
+        self
+    }
+
+    /// Reserves blocks of exactly the spec's `batch` (or the operator's `batch_size`), however
+    /// busy the key is.
+    pub fn fixed_batch(mut self) -> Self {
+        self.batch = BatchPolicy::Fixed;
+        self
+    }
+
     /// Builds the generator.
     pub fn build(self) -> Generator {
         Generator {
@@ -120,6 +145,7 @@ impl GeneratorBuilder {
                 database: OnceLock::new(),
                 pool: self.pool,
                 non_durable: self.non_durable,
+                batch: self.batch,
                 reservations: AtomicU64::new(0),
             }),
         }
@@ -138,6 +164,7 @@ impl Generator {
             clock: Arc::new(SystemClock),
             pool: None,
             non_durable: NonDurable::Refuse,
+            batch: BatchPolicy::default(),
         }
     }
 

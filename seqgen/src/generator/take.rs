@@ -3,6 +3,7 @@
 use std::ops::Range;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
+use std::time::Instant;
 
 use diesel::connection::LoadConnection;
 
@@ -86,7 +87,7 @@ impl Generator {
         }
 
         // 3. Refill: one thread reserves, the others wait here and then find the new block.
-        let _refill = state.refill();
+        let mut refill = state.refill();
         {
             let mut cursor = state.cursor();
             if cursor.period == period {
@@ -97,18 +98,20 @@ impl Generator {
             return Ok(());
         }
         let non_durable = self.inner.non_durable;
+        let batch = refill.next(self.inner.batch, spec, Instant::now());
         let (identity, last, count) = match self.inner.pool.as_deref() {
             Some(pool) if through_pool => {
                 // The caller's database (its token only if it has one yet): the pool must
                 // point at the same one. Only the token row is read, which no reservation
                 // ever locks.
                 let (expected, _) = identify(conn, "", false)?;
-                pool.reserve(spec, &period, need, non_durable, &expected)?
+                pool.reserve(spec, &period, need, batch, non_durable, &expected)?
             }
             // Outside a transaction: the statement commits before it returns, so the block
             // may be cached.
-            _ => reserve_block(conn, spec, &period, need, non_durable, None)?,
+            _ => reserve_block(conn, spec, &period, need, batch, non_durable, None)?,
         };
+        refill.reserved(Instant::now());
         self.bind(identity)?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         let block = block_ending_at(last, count)?;

@@ -1,0 +1,453 @@
+//! The performance figures of the README, each as a ratio to a baseline measured in the same
+//! run, rounds interleaved so that a noisy machine slows every path alike.
+//!
+//! - **insert**: single-row autocommit inserts and bulks of 100 rows, at 1 and 8 threads,
+//!   through `seqgen::insert_into` with the process-wide default generator and with an
+//!   explicit `Generator`, against a plain `diesel::insert_into` of IDs computed in memory
+//!   (the baseline) and the database's own sequence in a column `DEFAULT`; and the default
+//!   generator on a dereferenced (`&mut *conn`) connection, which is identified per call. Connections come
+//!   from an r2d2 pool and are passed as `PooledConnection`s, the way the README says to.
+//! - **next_id latency**: p50, p99 and p99.9 of `Generator::next_id` with 8 threads and a
+//!   batch of 100 (every 100th call needs a block).
+//!
+//! The hot path (cached IDs against bare in-memory loops) is criterion's: `cargo bench -p
+//! seqgen --features bundled-sqlite --bench cached_path`.
+//!
+//! On PostgreSQL every connection sets `synchronous_commit = off`, so round trips rather than
+//! the disk are compared (seqgen's reservations still commit durably: that is their real cost).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use diesel::connection::{LoadConnection, SimpleConnection};
+use diesel::r2d2::{ConnectionManager, Pool, PooledConnection, R2D2Connection};
+use diesel::result::Error as DieselError;
+use diesel::RunQueryDsl;
+use diesel_migrations::MigrationHarness;
+use hdrhistogram::Histogram;
+use seqgen::{DistributedId, Generator, Spec};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Prints the insert and latency figures of the README's performance table in one run.
+#[derive(Debug, Clone, clap::Parser)]
+#[command(name = "bench-report")]
+pub struct Args {
+    /// postgres://... or mysql://... (repeat for several); a SQLite file path works too
+    #[arg(long, required = true)]
+    pub url: Vec<String>,
+    /// Seconds per path per round
+    #[arg(long, default_value_t = 1.0)]
+    pub seconds: f64,
+    /// Interleaved rounds; ratios are medians over them
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rounds: u32,
+}
+
+diesel::table! {
+    /// Inserted by the baseline and by both seqgen paths: the ID is the primary key.
+    bench_orders (id) {
+        id -> Text,
+        amount -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// Inserted with the ID from the database's own sequence (a column `DEFAULT`).
+    bench_orders_seq (id) {
+        id -> BigInt,
+        amount -> BigInt,
+    }
+}
+
+/// A row with a seqgen ID (batch 1000, as the performance goal says); the baseline fills `id`
+/// itself. Both seqgen paths draw from this key: two generators get disjoint blocks.
+#[derive(Debug, Clone, diesel::Insertable, DistributedId)]
+#[diesel(table_name = bench_orders)]
+pub struct NewOrder {
+    #[distributed_id(
+        key = "bench_orders_default",
+        prefix = "D",
+        date = "%Y%m%d",
+        pad = 12,
+        batch = 1000
+    )]
+    id: String,
+    amount: i64,
+}
+
+#[derive(Debug, Clone, diesel::Insertable)]
+#[diesel(table_name = bench_orders_seq)]
+pub struct NewSeqOrder {
+    amount: i64,
+}
+
+/// A connection type the report runs on: what differs per backend.
+pub trait BenchConnection:
+    R2D2Connection + LoadConnection<Backend = Self::B> + MigrationHarness<Self::B> + Send + 'static
+{
+    /// The backend, restated so that `seqgen::Backend` is known to hold for it.
+    type B: seqgen::Backend;
+    /// The tables, created empty.
+    const CREATE: &'static str;
+    /// Per-connection setup.
+    fn setup(conn: &mut Self) -> Result<(), DieselError>;
+    /// A plain Diesel insert of rows whose IDs are already set.
+    fn insert_plain(conn: &mut Self, rows: &[NewOrder]) -> Result<usize, DieselError>;
+    /// `seqgen::insert_into` on a pooled connection, with `generator` or the default.
+    fn insert_seqgen(
+        conn: &mut PooledConnection<ConnectionManager<Self>>,
+        rows: &mut Vec<NewOrder>,
+        generator: Option<&Generator>,
+    ) -> seqgen::Result<usize>;
+    /// `seqgen::insert_into` with the default generator on a plain connection.
+    fn insert_seqgen_plain(conn: &mut Self, rows: &mut Vec<NewOrder>) -> seqgen::Result<usize>;
+    /// An insert whose IDs come from the database's sequence.
+    fn insert_sequence(conn: &mut Self, rows: &[NewSeqOrder]) -> Result<usize, DieselError>;
+}
+
+macro_rules! inserts {
+    () => {
+        fn insert_plain(conn: &mut Self, rows: &[NewOrder]) -> Result<usize, DieselError> {
+            diesel::insert_into(bench_orders::table)
+                .values(rows)
+                .execute(conn)
+        }
+        fn insert_seqgen(
+            conn: &mut PooledConnection<ConnectionManager<Self>>,
+            rows: &mut Vec<NewOrder>,
+            generator: Option<&Generator>,
+        ) -> seqgen::Result<usize> {
+            let insert = seqgen::insert_into(bench_orders::table).values(rows);
+            match generator {
+                Some(generator) => insert.with_generator(generator).execute(conn),
+                None => insert.execute(conn),
+            }
+        }
+        fn insert_seqgen_plain(conn: &mut Self, rows: &mut Vec<NewOrder>) -> seqgen::Result<usize> {
+            seqgen::insert_into(bench_orders::table)
+                .values(rows)
+                .execute(conn)
+        }
+        fn insert_sequence(conn: &mut Self, rows: &[NewSeqOrder]) -> Result<usize, DieselError> {
+            diesel::insert_into(bench_orders_seq::table)
+                .values(rows)
+                .execute(conn)
+        }
+    };
+}
+
+#[cfg(feature = "postgres")]
+impl BenchConnection for diesel::PgConnection {
+    type B = diesel::pg::Pg;
+    const CREATE: &'static str = "DROP TABLE IF EXISTS bench_orders, bench_orders_seq; \
+        DROP SEQUENCE IF EXISTS bench_seq; \
+        CREATE TABLE bench_orders (id VARCHAR(40) PRIMARY KEY, amount BIGINT NOT NULL); \
+        CREATE SEQUENCE bench_seq; \
+        CREATE TABLE bench_orders_seq (id BIGINT PRIMARY KEY DEFAULT nextval('bench_seq'), \
+            amount BIGINT NOT NULL);";
+    fn setup(conn: &mut Self) -> Result<(), DieselError> {
+        conn.batch_execute("SET synchronous_commit = off")
+    }
+    inserts!();
+}
+
+#[cfg(feature = "mysql")]
+impl BenchConnection for diesel::MysqlConnection {
+    type B = diesel::mysql::Mysql;
+    // AUTO_INCREMENT: MariaDB 10.11 crashed (signal 11) here under concurrent prepared inserts
+    // into a column `DEFAULT (NEXT VALUE FOR seq)`.
+    const CREATE: &'static str = "DROP TABLE IF EXISTS bench_orders, bench_orders_seq; \
+        CREATE TABLE bench_orders (id VARCHAR(40) PRIMARY KEY, amount BIGINT NOT NULL); \
+        CREATE TABLE bench_orders_seq (id BIGINT PRIMARY KEY AUTO_INCREMENT, \
+            amount BIGINT NOT NULL);";
+    fn setup(_: &mut Self) -> Result<(), DieselError> {
+        Ok(())
+    }
+    inserts!();
+}
+
+#[cfg(feature = "sqlite")]
+impl BenchConnection for diesel::SqliteConnection {
+    type B = diesel::sqlite::Sqlite;
+    const CREATE: &'static str = "DROP TABLE IF EXISTS bench_orders; \
+        DROP TABLE IF EXISTS bench_orders_seq; \
+        CREATE TABLE bench_orders (id TEXT PRIMARY KEY, amount BIGINT NOT NULL); \
+        CREATE TABLE bench_orders_seq (id INTEGER PRIMARY KEY AUTOINCREMENT, \
+            amount BIGINT NOT NULL);";
+    fn setup(conn: &mut Self) -> Result<(), DieselError> {
+        seqgen::sqlite::configure(conn)
+    }
+    inserts!();
+}
+
+#[derive(Debug)]
+struct Setup;
+
+impl<C: BenchConnection> diesel::r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
+    fn on_acquire(&self, conn: &mut C) -> Result<(), diesel::r2d2::Error> {
+        C::setup(conn).map_err(diesel::r2d2::Error::QueryError)
+    }
+}
+
+/// Runs the report with command-line arguments.
+pub fn main_with(args: impl IntoIterator<Item = String>) -> std::process::ExitCode {
+    let args = match <Args as clap::Parser>::try_parse_from(
+        std::iter::once("bench-report".to_owned()).chain(args),
+    ) {
+        Ok(args) => args,
+        Err(e) => {
+            let _ = e.print();
+            return std::process::ExitCode::from(e.exit_code() as u8);
+        }
+    };
+    match run(&args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench-report: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints the report for every URL.
+pub fn run(args: &Args) -> Result<(), BoxError> {
+    for url in &args.url {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            #[cfg(feature = "postgres")]
+            report::<diesel::PgConnection>(args, url, "postgres")?;
+            #[cfg(not(feature = "postgres"))]
+            return Err("built without PostgreSQL: add --features postgres".into());
+        } else if url.starts_with("mysql://") {
+            #[cfg(feature = "mysql")]
+            report::<diesel::MysqlConnection>(args, url, "mysql")?;
+            #[cfg(not(feature = "mysql"))]
+            return Err("built without MySQL: add --features mysql".into());
+        } else {
+            #[cfg(feature = "sqlite")]
+            report::<diesel::SqliteConnection>(args, url, "sqlite")?;
+            #[cfg(not(feature = "sqlite"))]
+            return Err("built without SQLite: add --features sqlite".into());
+        }
+    }
+    Ok(())
+}
+
+/// One way of inserting, measured as rows per second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    Plain,
+    Default,
+    DefaultPlain,
+    Explicit,
+    Sequence,
+}
+
+impl Path {
+    const ALL: [Path; 5] = [
+        Path::Plain,
+        Path::Default,
+        Path::DefaultPlain,
+        Path::Explicit,
+        Path::Sequence,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Path::Plain => "plain diesel::insert_into (baseline)",
+            Path::Default => "seqgen::insert_into, default generator",
+            Path::DefaultPlain => "seqgen::insert_into, default generator, `&mut *conn`",
+            Path::Explicit => "seqgen::insert_into(..).with_generator(&g)",
+            Path::Sequence => "database's own (sequence DEFAULT; MySQL AUTO_INCREMENT)",
+        }
+    }
+}
+
+fn report<C: BenchConnection>(args: &Args, url: &str, backend: &str) -> Result<(), BoxError> {
+    let url = url.strip_prefix("sqlite://").unwrap_or(url);
+    let pool = Pool::builder()
+        .max_size(10)
+        .connection_customizer(Box::new(Setup))
+        .build(ConnectionManager::<C>::new(url))?;
+    {
+        let mut conn = pool.get()?;
+        seqgen::run_migrations(&mut *conn)?;
+        conn.batch_execute(C::CREATE)?;
+        // Keys of earlier runs start over, so the IDs' length does not depend on history.
+        conn.batch_execute("DELETE FROM db_key WHERE key_name LIKE 'bench_orders%'")?;
+    }
+    let explicit = Generator::builder().pool(pool.clone()).build();
+    let plain_counter = AtomicU64::new(0);
+    let today = chrono::Utc::now().format("%Y%m%d").to_string();
+
+    println!(
+        "\n## {backend}: inserts, rows/s, ratio to the plain insert (median of {} rounds)",
+        args.rounds
+    );
+    println!("| rows per insert | threads | path | rows/s (median) | ratio (median, range) |");
+    println!("|---|---|---|---|---|");
+    for rows_per_insert in [1usize, 100] {
+        for threads in [1usize, 8] {
+            let mut rates: Vec<Vec<f64>> = vec![Vec::new(); Path::ALL.len()];
+            for _ in 0..args.rounds {
+                for (i, path) in Path::ALL.into_iter().enumerate() {
+                    let rate = measure(args.seconds, threads, |_thread| {
+                        let mut conn = pool.get()?;
+                        match path {
+                            Path::Plain => {
+                                let rows: Vec<NewOrder> = (0..rows_per_insert)
+                                    .map(|_| {
+                                        let n = plain_counter.fetch_add(1, Ordering::Relaxed) + 1;
+                                        NewOrder {
+                                            id: format!("P{today}{n:012}"),
+                                            amount: 1,
+                                        }
+                                    })
+                                    .collect();
+                                C::insert_plain(&mut conn, &rows)?;
+                            }
+                            Path::Default | Path::Explicit => {
+                                let mut rows = vec![
+                                    NewOrder {
+                                        id: String::new(),
+                                        amount: 1
+                                    };
+                                    rows_per_insert
+                                ];
+                                let generator = (path == Path::Explicit).then_some(&explicit);
+                                C::insert_seqgen(&mut conn, &mut rows, generator)?;
+                            }
+                            Path::DefaultPlain => {
+                                let mut rows = vec![
+                                    NewOrder {
+                                        id: String::new(),
+                                        amount: 1
+                                    };
+                                    rows_per_insert
+                                ];
+                                C::insert_seqgen_plain(&mut conn, &mut rows)?;
+                            }
+                            Path::Sequence => {
+                                let rows = vec![NewSeqOrder { amount: 1 }; rows_per_insert];
+                                C::insert_sequence(&mut conn, &rows)?;
+                            }
+                        }
+                        Ok(rows_per_insert as u64)
+                    })?;
+                    rates[i].push(rate);
+                }
+            }
+            let baseline = &rates[0];
+            for (i, path) in Path::ALL.into_iter().enumerate() {
+                let ratios: Vec<f64> = rates[i].iter().zip(baseline).map(|(r, b)| r / b).collect();
+                let (lo, mid, hi) = spread(&ratios);
+                let (_, rate, _) = spread(&rates[i]);
+                println!(
+                    "| {rows_per_insert} | {threads} | {} | {rate:.0} | {mid:.2} ({lo:.2}–{hi:.2}) |",
+                    path.name()
+                );
+            }
+        }
+    }
+    next_id_latency::<C>(&pool, backend)?;
+    Ok(())
+}
+
+/// Runs `op` in `threads` threads for `seconds`; returns the rows per second it reported.
+fn measure<F>(seconds: f64, threads: usize, op: F) -> Result<f64, BoxError>
+where
+    F: Fn(usize) -> Result<u64, BoxError> + Sync,
+{
+    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+    let started = Instant::now();
+    let done = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|thread| {
+                let op = &op;
+                scope.spawn(move || -> Result<u64, BoxError> {
+                    let mut rows = 0;
+                    while Instant::now() < deadline {
+                        rows += op(thread)?;
+                    }
+                    Ok(rows)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a bench thread panicked"))
+            .sum::<Result<u64, BoxError>>()
+    })?;
+    Ok(done as f64 / started.elapsed().as_secs_f64())
+}
+
+/// Lowest, median and highest of `values`.
+fn spread(values: &[f64]) -> (f64, f64, f64) {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    (
+        sorted[0],
+        sorted[sorted.len() / 2],
+        sorted[sorted.len() - 1],
+    )
+}
+
+/// p50, p99 and p99.9 of `next_id` with 8 threads on one key, batch 100, each thread on its
+/// own pooled connection.
+fn next_id_latency<C: BenchConnection>(
+    pool: &Pool<ConnectionManager<C>>,
+    backend: &str,
+) -> Result<(), BoxError> {
+    const THREADS: usize = 8;
+    const PER_THREAD: usize = 20_000;
+    let spec = Spec::builder("bench_orders_latency")
+        .prefix("L")
+        .date("")
+        .pad(12)
+        .batch(100)
+        .build()?;
+    let generator = Generator::builder().pool(pool.clone()).build();
+    let histogram = Mutex::new(Histogram::<u64>::new(3)?);
+    std::thread::scope(|scope| -> Result<(), BoxError> {
+        let workers: Vec<_> = (0..THREADS)
+            .map(|_| {
+                let (generator, spec, histogram) = (&generator, &spec, &histogram);
+                scope.spawn(move || -> Result<(), BoxError> {
+                    let mut conn = pool.get()?;
+                    let mut local = Histogram::<u64>::new(3)?;
+                    for _ in 0..PER_THREAD {
+                        let started = Instant::now();
+                        std::hint::black_box(generator.next_id(&mut conn, spec)?);
+                        local.record(started.elapsed().as_nanos() as u64)?;
+                    }
+                    histogram
+                        .lock()
+                        .expect("no thread panics holding it")
+                        .add(&local)?;
+                    Ok(())
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().expect("a latency thread panicked")?;
+        }
+        Ok(())
+    })?;
+    let h = histogram
+        .into_inner()
+        .expect("no thread panicked holding it");
+    let (p50, p99, p999) = (
+        h.value_at_quantile(0.5),
+        h.value_at_quantile(0.99),
+        h.value_at_quantile(0.999),
+    );
+    println!(
+        "\n{backend}: next_id, {THREADS} threads, batch 100, {} calls: p50 {p50} ns, p99 {p99} ns, \
+         p99.9 {p999} ns, p99.9/p50 {:.1}; {} reservations",
+        h.len(),
+        p999 as f64 / p50.max(1) as f64,
+        generator.reservations()
+    );
+    Ok(())
+}

@@ -1,0 +1,146 @@
+//! How many numbers a reservation asks for: the spec's batch, grown for a key in demand and
+//! shrunk back for a quiet one, with the operator's `batch_size` in `db_key` over both.
+
+use std::time::{Duration, Instant};
+
+use seqgen_core::Spec;
+
+/// How a generator sizes the blocks it reserves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BatchPolicy {
+    /// Always the spec's batch.
+    Fixed,
+    /// Doubled (up to `max`) when a block lasted less than `target`, halved back toward the
+    /// spec's batch when one lasted more than twice that.
+    Adaptive { target: Duration, max: u64 },
+}
+
+impl Default for BatchPolicy {
+    fn default() -> Self {
+        // About a second of demand per block: a busy key makes about one round trip a
+        // second, and a crash leaves about a second's worth of holes.
+        BatchPolicy::Adaptive {
+            target: Duration::from_secs(1),
+            max: 100_000,
+        }
+    }
+}
+
+/// One key's block sizing, kept under the key's refill lock.
+#[derive(Debug, Default)]
+pub(crate) struct BatchState {
+    /// The batch the last reservation asked for; 0 before the first.
+    batch: u64,
+    /// When the last block was reserved.
+    reserved_at: Option<Instant>,
+}
+
+impl BatchState {
+    /// The batch to ask for at `now`, from how long the last block lasted.
+    pub(crate) fn next(&mut self, policy: BatchPolicy, spec: &Spec, now: Instant) -> u64 {
+        let base = u64::from(spec.batch());
+        let BatchPolicy::Adaptive { target, max } = policy else {
+            return base;
+        };
+        // Never above a hundredth of what a period can hold: a narrow counter (pad 4, say)
+        // must not lose a large share of its numbers to one crash.
+        let max = max.min(spec.capacity() / 100).max(base);
+        let current = if self.batch == 0 {
+            base
+        } else {
+            self.batch.clamp(base, max)
+        };
+        self.batch = match self.reserved_at.map(|at| now.saturating_duration_since(at)) {
+            Some(lasted) if lasted < target => current.saturating_mul(2).min(max),
+            Some(lasted) if lasted > target.saturating_mul(2) => (current / 2).max(base),
+            _ => current,
+        };
+        self.batch
+    }
+
+    /// Notes that a block was reserved at `now`.
+    pub(crate) fn reserved(&mut self, now: Instant) {
+        self.reserved_at = Some(now);
+    }
+}
+
+/// How many numbers a reservation takes: what is needed, or the batch if that is more. The
+/// batch is the key row's `batch_size` when an operator set one (a positive value), else
+/// `batch`, the generator's choice for this key.
+pub(crate) fn block_size(batch_override: Option<i64>, batch: u64, need: u64) -> u64 {
+    let batch = batch_override
+        .and_then(|b| u64::try_from(b).ok())
+        .filter(|&b| b > 0)
+        .unwrap_or(batch);
+    need.max(batch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(batch: u32, pad: u32) -> Spec {
+        Spec::builder("k")
+            .date("")
+            .pad(pad)
+            .batch(batch)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_busy_key_doubles_up_to_the_bound_and_a_quiet_one_halves_back() {
+        let policy = BatchPolicy::Adaptive {
+            target: Duration::from_secs(1),
+            max: 1000,
+        };
+        let (spec, mut state, t0) = (spec(100, 12), BatchState::default(), Instant::now());
+        assert_eq!(
+            state.next(policy, &spec, t0),
+            100,
+            "the first block: the spec's"
+        );
+        let mut now = t0;
+        let mut sizes = Vec::new();
+        for _ in 0..5 {
+            state.reserved(now);
+            now += Duration::from_millis(10); // each block gone in 10 ms
+            sizes.push(state.next(policy, &spec, now));
+        }
+        assert_eq!(sizes, [200, 400, 800, 1000, 1000]);
+        for expected in [1000, 500, 250, 125, 100, 100] {
+            state.reserved(now);
+            now += Duration::from_millis(1500); // between one and two targets: kept
+            assert_eq!(state.next(policy, &spec, now), expected);
+            state.reserved(now);
+            now += Duration::from_secs(3); // past two targets: halved
+            let _ = state.next(policy, &spec, now);
+        }
+    }
+
+    #[test]
+    fn a_narrow_counter_grows_to_a_hundredth_of_its_capacity_at_most() {
+        let (spec, mut state, mut now) = (spec(10, 4), BatchState::default(), Instant::now());
+        for _ in 0..10 {
+            state.next(BatchPolicy::default(), &spec, now);
+            state.reserved(now);
+            now += Duration::from_millis(1);
+        }
+        assert_eq!(state.next(BatchPolicy::default(), &spec, now), 99);
+    }
+
+    #[test]
+    fn fixed_is_the_spec_batch_and_the_operator_wins() {
+        let (spec, mut state, now) = (spec(100, 12), BatchState::default(), Instant::now());
+        state.reserved(now);
+        assert_eq!(state.next(BatchPolicy::Fixed, &spec, now), 100);
+        assert_eq!(block_size(Some(7), 400, 1), 7);
+        assert_eq!(block_size(Some(7), 400, 50), 50, "what is needed, at least");
+        assert_eq!(block_size(None, 400, 1), 400);
+        assert_eq!(
+            block_size(Some(0), 400, 1),
+            400,
+            "a non-positive setting is none"
+        );
+    }
+}

@@ -5,8 +5,6 @@ mod common;
 use std::sync::{Arc, Barrier};
 use std::thread;
 
-use diesel::connection::SimpleConnection;
-
 use chrono::{TimeDelta, TimeZone, Utc};
 use common::{assert_distinct, TestConnection, TestDb};
 use seqgen::{Error, FixedClock, Generator, Spec};

@@ -59,6 +59,10 @@ pub struct Args {
     /// Numbers reserved per round trip
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch: u32,
+    /// Reserve exactly --batch numbers each time, however busy the key (by default blocks
+    /// grow while they last under a second)
+    #[arg(long)]
+    pub fixed_batch: bool,
     /// Numbering mode
     #[arg(long, value_enum, default_value_t = Mode::Batched)]
     pub mode: Mode,
@@ -336,6 +340,11 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         .pool(pool.clone());
     let generator = if args.accept_non_durable_server {
         generator.accept_non_durable_server()
+    } else {
+        generator
+    };
+    let generator = if args.fixed_batch {
+        generator.fixed_batch()
     } else {
         generator
     }

@@ -85,7 +85,16 @@ fn postgres_crashes(dir: &Path) -> Result<Outcome, String> {
     let server = PrivatePostgres::start(dir, &bin)?;
     let url = server.url();
     let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("pg-{i}.ids"))).collect();
-    let args = ["--threads", "4", "--seconds", "10", "--batch", "50"];
+    // A fixed small batch: reservations all the time, so the crashes hit some in flight.
+    let args = [
+        "--threads",
+        "4",
+        "--seconds",
+        "10",
+        "--batch",
+        "50",
+        "--fixed-batch",
+    ];
     let children = spawn_all(&url, "crash", &files, &args)?;
     let mut crashes = 0;
     for at in [2.0, 5.5] {
@@ -275,7 +284,16 @@ fn mariadb_crashes(dir: &Path) -> Result<Outcome, String> {
     let files: Vec<PathBuf> = (0..3)
         .map(|i| dir.join(format!("mariadb-{i}.ids")))
         .collect();
-    let args = ["--threads", "4", "--seconds", "9", "--batch", "50"];
+    // A fixed small batch: reservations all the time, so the crashes hit some in flight.
+    let args = [
+        "--threads",
+        "4",
+        "--seconds",
+        "9",
+        "--batch",
+        "50",
+        "--fixed-batch",
+    ];
     let children = spawn_all(&url, "crash", &files, &args)?;
     let mut crashes = 0;
     for at in [2.0, 5.0] {

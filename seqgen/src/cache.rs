@@ -2,14 +2,14 @@
 //! order, the lock that makes sure only one thread refills it at a time, and the capacity
 //! checks on what is served.
 
+use std::borrow::Borrow;
 use std::collections::VecDeque;
 use std::ops::Range;
-
-use crate::error::{Error, Result};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::batch::BatchState;
 use crate::clock::Clock;
+use crate::error::{Error, Result};
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
 
@@ -20,9 +20,14 @@ pub(crate) struct KeyState {
     key: String,
     /// Held only for in-memory work, never across a database call.
     cursor: Mutex<Cursor>,
-    /// Held across the reservation, so that when a block runs dry exactly one thread
-    /// reserves and the others wait for it; it guards how big the next block should be.
-    refill: Mutex<BatchState>,
+    /// Whether a reservation of this key is under way (in the foreground or ahead, in the
+    /// background), so that when a block runs dry exactly one thread reserves and the others
+    /// wait for it; see [`Turn`].
+    reserving: Mutex<bool>,
+    /// Signalled when a reservation ends.
+    reserved: Condvar,
+    /// How big the next block should be; used only by the thread whose turn it is.
+    batch: Mutex<BatchState>,
     /// The last period whose `db_key` row is known to exist (rows are never deleted): lets
     /// gapless mode skip looking for it.
     known_row: Mutex<Option<String>>,
@@ -37,12 +42,18 @@ pub(crate) struct KeyState {
 /// by a few periods; a period older than that is no longer checked.
 const HELD_PERIODS: usize = 16;
 
-/// A block of committed numbers `next..end` of one period.
+/// A block of committed numbers `next..end` of one period, and the block after it when one
+/// was reserved ahead.
 #[derive(Debug, Default)]
 pub(crate) struct Cursor {
     pub(crate) period: Period,
     next: u64,
     end: u64,
+    /// Serving this number starts reserving the next block in the background (80 % into
+    /// the block); 0 when nothing is to be reserved ahead.
+    ahead_at: u64,
+    /// The next block of the same period, reserved ahead; always above the current one.
+    spare: Option<Range<u64>>,
     /// The clock second the period was last computed for: the period is recomputed at most
     /// once a second (specs reject date patterns finer than a second).
     period_second: Option<i64>,
@@ -67,8 +78,33 @@ impl KeyState {
         self.cursor.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub(crate) fn refill(&self) -> MutexGuard<'_, BatchState> {
-        self.refill.lock().unwrap_or_else(|e| e.into_inner())
+    /// Waits until no reservation of this key is under way, then starts one: until the turn
+    /// is dropped, every other thread that wants to reserve waits for it.
+    pub(crate) fn turn(&self) -> Turn<&KeyState> {
+        let mut reserving = self.reserving.lock().unwrap_or_else(|e| e.into_inner());
+        while *reserving {
+            reserving = self
+                .reserved
+                .wait(reserving)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        *reserving = true;
+        Turn(self)
+    }
+
+    /// Starts a reservation if none is under way; the turn can move to another thread.
+    pub(crate) fn try_turn(state: &Arc<KeyState>) -> Option<Turn<Arc<KeyState>>> {
+        let mut reserving = state.reserving.lock().unwrap_or_else(|e| e.into_inner());
+        if *reserving {
+            return None;
+        }
+        *reserving = true;
+        Some(Turn(Arc::clone(state)))
+    }
+
+    /// How big the next block should be (for the thread whose turn it is).
+    pub(crate) fn batch(&self) -> MutexGuard<'_, BatchState> {
+        self.batch.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Whether the row of `period` is known to exist.
@@ -86,6 +122,18 @@ impl KeyState {
         if known.as_deref() != Some(period) {
             *known = Some(period.to_owned());
         }
+    }
+}
+
+/// The right to reserve a block of one key, until dropped (also when a panic unwinds).
+#[must_use = "the turn ends when it is dropped"]
+pub(crate) struct Turn<S: Borrow<KeyState>>(S);
+
+impl<S: Borrow<KeyState>> Drop for Turn<S> {
+    fn drop(&mut self) {
+        let state = self.0.borrow();
+        *state.reserving.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        state.reserved.notify_all();
     }
 }
 
@@ -145,33 +193,77 @@ impl Cursor {
         if text != self.period.text {
             self.period = Period::new(text);
             self.next = self.end;
+            self.spare = None;
+            self.ahead_at = 0;
         }
     }
 
-    /// Takes up to `n` numbers from the block.
+    /// Takes up to `n` numbers from the block, moving on to the spare block when the current
+    /// one runs dry.
     pub(crate) fn take(&mut self, n: u64) -> Range<u64> {
+        if self.next >= self.end {
+            match self.spare.take() {
+                Some(spare) => (self.next, self.end) = (spare.start, spare.end),
+                None => return self.next..self.next,
+            }
+        }
         let start = self.next;
         self.next = self.end.min(start.saturating_add(n));
         start..self.next
     }
 
-    /// Empties the block and returns what it still held (`period`, first unused, end), so that
-    /// it can be given back to the counter; nothing once it is empty. Nothing of it is served
-    /// afterwards, whether or not the counter takes it back.
-    pub(crate) fn give_back(&mut self) -> Option<(Period, u64, u64)> {
-        if self.next >= self.end {
-            return None;
-        }
-        let unused = (self.period.clone(), self.next, self.end);
-        self.next = self.end;
-        Some(unused)
+    /// Whether the next block should now be reserved ahead: the current one is 80 % served and
+    /// none is reserved yet.
+    pub(crate) fn wants_ahead(&self) -> bool {
+        self.ahead_at != 0 && self.next >= self.ahead_at && self.spare.is_none()
     }
 
-    /// Replaces the block with `range`, if it still belongs to `period`.
-    pub(crate) fn refill(&mut self, period: &Period, range: Range<u64>) {
+    /// Whether the spare block is wanted still: `period` is current, none is reserved, and the
+    /// current block is 80 % served (a refill in the foreground may have come first).
+    pub(crate) fn still_wants_ahead(&self, period: &Period) -> bool {
+        self.period == *period && self.wants_ahead()
+    }
+
+    /// Empties the cursor and returns what it still held as (`period`, first unused, end), the
+    /// spare block first: the order in which they can go back to the counter. Nothing of them
+    /// is served afterwards, whether or not the counter takes them back.
+    pub(crate) fn give_back(&mut self) -> Vec<(Period, u64, u64)> {
+        let mut unused = Vec::new();
+        if let Some(spare) = self.spare.take() {
+            unused.push((self.period.clone(), spare.start, spare.end));
+        }
+        if self.next < self.end {
+            unused.push((self.period.clone(), self.next, self.end));
+            self.next = self.end;
+        }
+        self.ahead_at = 0;
+        unused
+    }
+
+    /// Replaces the block with `range`, if it still belongs to `period`; with `ahead`, the next
+    /// one is to be reserved in the background once 80 % of `block` is served.
+    pub(crate) fn refill(
+        &mut self,
+        period: &Period,
+        range: Range<u64>,
+        block: &Range<u64>,
+        ahead: bool,
+    ) {
         if self.period == *period {
             self.next = range.start;
             self.end = range.end;
+            self.ahead_at = if ahead {
+                block.start + (block.end - block.start) * 4 / 5
+            } else {
+                0
+            };
+        }
+    }
+
+    /// Keeps `block`, reserved ahead, as the next one, if it still belongs to `period`.
+    pub(crate) fn keep_spare(&mut self, period: &Period, block: Range<u64>) {
+        if self.period == *period && self.spare.is_none() {
+            self.spare = Some(block);
         }
     }
 }
@@ -191,18 +283,21 @@ pub(crate) fn block_ending_at(last: i64, count: u64) -> Result<Range<u64>> {
     Ok(end - count..end)
 }
 
-/// Hands out what the cursor's block still holds, up to `need`.
+/// Hands out what the cursor's blocks still hold, up to `need`.
 pub(crate) fn serve<F>(cursor: &mut Cursor, spec: &Spec, need: &mut u64, emit: &mut F) -> Result<()>
 where
     F: FnMut(&Period, Range<u64>) -> Result<()>,
 {
-    let got = cursor.take(*need);
-    if got.is_empty() {
-        return Ok(());
+    while *need > 0 {
+        let got = cursor.take(*need);
+        if got.is_empty() {
+            break;
+        }
+        *need -= got.end - got.start;
+        let got = checked(spec, &cursor.period, got)?;
+        emit(&cursor.period, got)?;
     }
-    *need -= got.end - got.start;
-    let got = checked(spec, &cursor.period, got)?;
-    emit(&cursor.period, got)
+    Ok(())
 }
 
 /// Refuses counters past the spec's capacity: an overflow, or the last series full.

@@ -21,6 +21,17 @@ pub(crate) trait PoolReserve: Send + Sync {
         expected: &Found,
     ) -> Result<(Identity, i64, u64)>;
 
+    /// Reserves a block of `batch` numbers on the pool's database, if a connection is idle
+    /// right now (`None` otherwise: the threads that hold them may be waiting for this very
+    /// block); returns its identity, the last number of the block and its size.
+    fn reserve_ahead(
+        &self,
+        spec: &Spec,
+        period: &Period,
+        batch: u64,
+        non_durable: NonDurable,
+    ) -> Result<Option<(Identity, i64, u64)>>;
+
     /// Creates the counter row (`key`, `period`) unless it exists, in autocommit.
     fn create_row(&self, key: &str, period: &str) -> Result<()>;
 
@@ -83,6 +94,19 @@ mod r2d2_pool {
                 non_durable,
                 Some(expected),
             )
+        }
+
+        fn reserve_ahead(
+            &self,
+            spec: &Spec,
+            period: &Period,
+            batch: u64,
+            non_durable: NonDurable,
+        ) -> Result<Option<(Identity, i64, u64)>> {
+            let Some(mut pooled) = self.try_get() else {
+                return Ok(None);
+            };
+            reserve_block(&mut *pooled, spec, period, 1, batch, non_durable, None).map(Some)
         }
 
         fn create_row(&self, key: &str, period: &str) -> Result<()> {

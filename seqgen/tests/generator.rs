@@ -18,6 +18,7 @@ backend_tests!(
     rollback_never_hands_a_number_out_twice,
     bulk_requests_reserve_once,
     a_busy_key_reserves_growing_blocks,
+    with_a_pool_the_next_block_is_reserved_ahead,
     overflow_is_an_error_naming_key_and_period,
     missing_table_says_to_migrate,
     default_generator_keeps_databases_apart,
@@ -261,6 +262,32 @@ fn a_busy_key_reserves_growing_blocks<C: TestConnection>(db: TestDb<C>) {
         before + 2,
         "500 IDs in one reservation"
     );
+}
+
+/// With a pool, the next block is reserved in the background once 80 % of the current one is
+/// served, and a caller that empties the block first waits for that reservation instead of
+/// making its own: after the first block, the caller's connection sends no statement at all
+/// (PostgreSQL, MySQL). On SQLite, whose one writer the app's transactions need, the caller's
+/// connection refills as before.
+fn with_a_pool_the_next_block_is_reserved_ahead<C: TestConnection>(db: TestDb<C>) {
+    let generator = Generator::builder().pool(db.pool(2)).fixed_batch().build();
+    let spec = spec(&db.key("ahead"), "H", "", 8, 10);
+    let mut conn = db.connect();
+    let mut ids = vec![generator.next_id(&mut conn, &spec).unwrap()];
+    let queries = common::count_queries(&mut conn);
+    for _ in 0..299 {
+        ids.push(generator.next_id(&mut conn, &spec).unwrap());
+    }
+    // One instance: its blocks follow one another, so its IDs do too.
+    let expected: Vec<String> = (1..=300).map(|n| format!("H{n:08}")).collect();
+    assert_eq!(ids, expected);
+    let sent = queries.load(std::sync::atomic::Ordering::Relaxed);
+    if <C::B as seqgen::Backend>::RESERVE_BESIDE_TRANSACTION {
+        assert_eq!(sent, 0, "the caller's connection reserved");
+    } else {
+        assert!(sent > 0);
+    }
+    assert_eq!(generator.reservations(), 30);
 }
 
 /// Past `10^pad - 1` the spec cannot format a counter: a clear error, never a truncated or

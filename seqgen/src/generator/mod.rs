@@ -277,23 +277,24 @@ impl Generator {
             .collect();
         let mut given_back = 0;
         for state in states {
-            // No reservation of this key runs while its block goes back.
-            let _refill = state.refill();
-            let Some((period, next, end)) = state.cursor().give_back() else {
-                continue;
-            };
-            let (Ok(held_end), Ok(value)) = (i64::try_from(end - 1), i64::try_from(next - 1))
-            else {
-                continue; // not a block a counter gave: keep the hole
-            };
-            // Numbers from `next` on were never served: the went-back check need not guard
-            // them, whether or not the counter takes them back. Lowered first, so that a
-            // compare-and-set that committed but whose answer was lost (a dropped connection)
-            // does not make the next block look like a counter that went back.
-            state.lower_held(&period.text, next - 1);
-            let key = state.key();
-            if retrying(|| C::Backend::give_back(conn, key, &period.text, held_end, value))? {
-                given_back += end - next;
+            // No reservation of this key (in the foreground or ahead) runs meanwhile.
+            let _turn = state.turn();
+            // The spare block first: the current one can go back only after it.
+            let unused = state.cursor().give_back();
+            for (period, next, end) in unused {
+                let (Ok(held_end), Ok(value)) = (i64::try_from(end - 1), i64::try_from(next - 1))
+                else {
+                    continue; // not a block a counter gave: keep the hole
+                };
+                // Numbers from `next` on were never served: the went-back check need not
+                // guard them, whether or not the counter takes them back. Lowered first, so
+                // that a compare-and-set that committed but whose answer was lost (a dropped
+                // connection) does not make the next block look like a counter that went back.
+                state.lower_held(&period.text, next - 1);
+                let key = state.key();
+                if retrying(|| C::Backend::give_back(conn, key, &period.text, held_end, value))? {
+                    given_back += end - next;
+                }
             }
         }
         Ok(given_back)

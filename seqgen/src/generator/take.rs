@@ -18,8 +18,8 @@ use seqgen_core::__private::Period;
 use seqgen_core::{Mode, Spec};
 
 impl Generator {
-    /// Takes `n` counters of `spec`'s current period and hands them to `emit` as at most two
-    /// ranges: first from the cached block, then from a new reservation.
+    /// Takes `n` counters of `spec`'s current period and hands them to `emit` as ranges in
+    /// order: from the cached block, the block reserved ahead, then a new reservation.
     pub(super) fn take<C, F>(&self, conn: &mut C, spec: &Spec, n: u64, mut emit: F) -> Result<()>
     where
         C: LoadConnection,
@@ -49,6 +49,11 @@ impl Generator {
                     cursor.roll_to(spec, clock);
                     serve(&mut cursor, spec, &mut need, &mut emit)?;
                     if need == 0 {
+                        if cursor.wants_ahead() {
+                            let period = cursor.period.clone();
+                            drop(cursor);
+                            self.reserve_ahead(spec, state, period);
+                        }
                         return Ok(());
                     }
                     Some((Arc::clone(state), cursor.period.clone()))
@@ -86,8 +91,9 @@ impl Generator {
             return emit(&period, checked(spec, &period, mine)?);
         }
 
-        // 3. Refill: one thread reserves, the others wait here and then find the new block.
-        let mut refill = state.refill();
+        // 3. Refill: one thread reserves (here, or ahead in the background), the others wait
+        // here and then find the new block.
+        let _turn = state.turn();
         {
             let mut cursor = state.cursor();
             if cursor.period == period {
@@ -98,7 +104,7 @@ impl Generator {
             return Ok(());
         }
         let non_durable = self.inner.non_durable;
-        let batch = refill.next(self.inner.batch, spec, Instant::now());
+        let batch = state.batch().next(self.inner.batch, spec, Instant::now());
         let (identity, last, count) = match self.inner.pool.as_deref() {
             Some(pool) if through_pool => {
                 // The caller's database (its token only if it has one yet): the pool must
@@ -111,7 +117,7 @@ impl Generator {
             // may be cached.
             _ => reserve_block(conn, spec, &period, need, batch, non_durable, None)?,
         };
-        refill.reserved(Instant::now());
+        state.batch().reserved(Instant::now());
         self.bind(identity)?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         let block = block_ending_at(last, count)?;
@@ -125,8 +131,68 @@ impl Generator {
                 got: block.start,
             })?;
         let mine = block.start..block.start + need;
-        state.cursor().refill(&period, mine.end..block.end);
+        // With a pool, the block after this one is reserved in the background before this one
+        // runs dry (not on SQLite, whose one writer the app's own transactions need).
+        let ahead = self.inner.pool.is_some() && C::Backend::RESERVE_BESIDE_TRANSACTION;
+        state
+            .cursor()
+            .refill(&period, mine.end..block.end, &block, ahead);
         emit(&period, checked(spec, &period, mine)?)
+    }
+
+    /// Starts reserving the block after the current one of `state` on a pool connection in
+    /// the background, unless a reservation of the key is under way. A caller that finds the
+    /// current block empty before it arrives waits for it rather than reserving again.
+    fn reserve_ahead(&self, spec: &Spec, state: &Arc<KeyState>, period: Period) {
+        // Taken here, before the thread starts, so that no caller can slip in between.
+        let Some(turn) = KeyState::try_turn(state) else {
+            return;
+        };
+        let (generator, spec, state) = (self.clone(), spec.clone(), Arc::clone(state));
+        // A thread that cannot start drops the turn with its closure: the foreground refills.
+        let _ = std::thread::Builder::new()
+            .name("seqgen-ahead".into())
+            .spawn(move || {
+                // A failure is left to the foreground: a caller that finds both blocks empty
+                // reserves on its own connection and reports what fails there.
+                let _ = generator.fill_spare(&spec, &state, &period);
+                drop(turn);
+            });
+    }
+
+    /// Reserves the spare block of `state` through the pool, in the turn the caller took,
+    /// with every check of a reservation in the foreground: the pool must reach the database
+    /// this generator serves, and a block at or below numbers it held is dropped, never served.
+    fn fill_spare(&self, spec: &Spec, state: &KeyState, period: &Period) -> Result<()> {
+        let Some(pool) = self.inner.pool.as_deref() else {
+            return Ok(());
+        };
+        if self.inner.database.get().is_none() {
+            return Ok(()); // bound at the first reservation, in the foreground
+        }
+        if !state.cursor().still_wants_ahead(period) {
+            return Ok(()); // a foreground refill came first
+        }
+        let batch = state.batch().next(self.inner.batch, spec, Instant::now());
+        let Some((identity, last, count)) =
+            pool.reserve_ahead(spec, period, batch, self.inner.non_durable)?
+        else {
+            return Ok(()); // no idle connection: the foreground refills
+        };
+        self.bind(identity)?;
+        state.batch().reserved(Instant::now());
+        self.inner.reservations.fetch_add(1, Ordering::Relaxed);
+        let block = block_ending_at(last, count)?;
+        state
+            .note_block(&period.text, &block)
+            .map_err(|held| Error::CounterWentBack {
+                key: spec.key().to_owned(),
+                period: period.text.clone(),
+                held,
+                got: block.start,
+            })?;
+        state.cursor().keep_spare(period, block);
+        Ok(())
     }
 
     /// Refuses a spec whose shape differs from the one recorded on its key, before a

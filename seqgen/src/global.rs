@@ -25,8 +25,13 @@ fn defaults() -> std::sync::MutexGuard<'static, HashMap<Identity, Generator>> {
 
 /// Gives the process-wide default generator (the one behind [`next_id`], `assign_ids` and
 /// [`insert_into`](crate::insert_into)) a pool for the database the pool connects to: blocks
-/// needed inside your transactions are then reserved beside them (PostgreSQL, MySQL), and
-/// your transactions never hold the counter row. Call it once at start-up, per database.
+/// needed inside your transactions are then reserved beside them (PostgreSQL, MySQL), your
+/// transactions never hold the counter row, and the next block of a key is reserved in the
+/// background before the current one runs dry. Call it once at start-up, per database.
+///
+/// Pass the pool's connections as they come (`&mut pool.get()?`, not `&mut *conn`): a pooled
+/// connection is identified once and then remembers its database, so cached IDs cost no
+/// query; a dereferenced or plain connection is identified with one query per call.
 ///
 /// ```
 /// use diesel::r2d2::{ConnectionManager, Pool};

@@ -25,14 +25,27 @@ use crate::retry::retrying;
 use seqgen_core::__private::{CacheKey, PrehashedHasher};
 use seqgen_core::Spec;
 
-/// Hands out IDs for one database, reserving `batch` numbers per round trip and serving the
-/// rest from memory.
+/// Hands out IDs for one database, reserving a block of numbers per round trip and serving
+/// the rest from memory.
 ///
 /// Cheap to clone (clones share their blocks), `Send + Sync`. Use one `Generator` per
 /// database; it checks at every reservation that it is still talking to the same one and
 /// fails with [`Error::DifferentDatabase`] otherwise. The free functions
-/// ([`next_id`](crate::next_id), ...) use a process-wide default that tells databases apart on
-/// every call, at the cost of one query.
+/// ([`next_id`](crate::next_id), ...) use a process-wide default that tells databases apart:
+/// once per connection for connections checked out of an r2d2 pool, with one query per call
+/// for any other.
+///
+/// # Blocks
+/// A key's first block holds the spec's `batch` numbers; while blocks last less than a second
+/// the next is twice as big (up to 100,000, and a hundredth of what a period can hold), and
+/// it halves back when they last long: see [`GeneratorBuilder::adaptive_batch`] and
+/// [`fixed_batch`](GeneratorBuilder::fixed_batch). With a [pool](GeneratorBuilder::pool), the
+/// next block is reserved in the background once 80 % of the current one is served
+/// (PostgreSQL, MySQL), so a caller rarely waits for a round trip; one that empties the block
+/// first waits for that reservation rather than making its own. Without a pool, the caller
+/// that finds the block empty reserves on its own connection while the others wait. The
+/// background reservation takes an idle pool connection only, so give the pool one more
+/// connection than your threads hold at once.
 ///
 /// # Transactions
 /// Numbers are cached only from reservations that have committed. When the connection is

@@ -29,6 +29,14 @@ pub(crate) struct Identity {
 }
 
 impl Identity {
+    /// The identity of a database whose fingerprint and token were read.
+    pub(crate) fn new(fingerprint: &str, token: i64) -> Self {
+        Identity {
+            fingerprint: fingerprint.into(),
+            token,
+        }
+    }
+
     /// Whether `found` (a look-up that may have no token yet) could be this database. Without
     /// a token only the fingerprint can tell.
     pub(crate) fn matches(&self, found: &Found) -> bool {

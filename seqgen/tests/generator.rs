@@ -19,6 +19,7 @@ backend_tests!(
     bulk_requests_reserve_once,
     a_busy_key_reserves_growing_blocks,
     with_a_pool_the_next_block_is_reserved_ahead,
+    statements_per_reservation,
     overflow_is_an_error_naming_key_and_period,
     missing_table_says_to_migrate,
     default_generator_keeps_databases_apart,
@@ -288,6 +289,31 @@ fn with_a_pool_the_next_block_is_reserved_ahead<C: TestConnection>(db: TestDb<C>
         assert!(sent > 0);
     }
     assert_eq!(generator.reservations(), 30);
+}
+
+/// What a reservation costs once the key is known: on PostgreSQL one statement reads the
+/// database's identity, durability and the key's settings and reserves; SQLite (in-process)
+/// reads first, then reserves; MySQL has no RETURNING, so the new value is read back.
+fn statements_per_reservation<C: TestConnection>(db: TestDb<C>) {
+    let generator = Generator::builder().fixed_batch().build();
+    let spec = spec(&db.key("statements"), "S", "", 6, 10);
+    let mut conn = db.connect();
+    generator.next_ids(&mut conn, &spec, 10).unwrap(); // the key's shape is recorded
+    let queries = common::count_queries(&mut conn);
+    for round in 1..=3 {
+        generator.next_ids(&mut conn, &spec, 10).unwrap(); // one block of 10
+        let expected = match C::NAME {
+            "postgres" => 1,
+            "sqlite" => 2,
+            _ => 3,
+        };
+        assert_eq!(
+            queries.load(std::sync::atomic::Ordering::Relaxed),
+            expected * round
+        );
+    }
+    assert_eq!(generator.reservations(), 4);
+    assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(40));
 }
 
 /// Past `10^pad - 1` the spec cannot format a counter: a clear error, never a truncated or

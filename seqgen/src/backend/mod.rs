@@ -99,6 +99,20 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
+    /// [`identify`](Backend::identify) and [`reserve`](Backend::reserve) in one round trip,
+    /// where the backend can express it as one statement (PostgreSQL); `Ok(None)`, with
+    /// nothing sent, elsewhere: the caller then runs the two. See [`Identified`].
+    #[doc(hidden)]
+    fn reserve_identified<C>(
+        _conn: &mut C,
+        _request: &Request<'_>,
+    ) -> QueryResult<Option<Identified>>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        Ok(None)
+    }
+
     /// Reads the counter of (`key`, `period`) without locking it; `None` if the row is missing.
     #[doc(hidden)]
     fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>
@@ -213,6 +227,37 @@ pub struct Found {
     pub batch: Option<i64>,
     /// The key row's recorded shape, if any.
     pub shape: Option<String>,
+}
+
+/// A reservation as [`Backend::reserve_identified`] takes it.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// The counter row's key and period.
+    pub key: &'a str,
+    /// The counter row's period.
+    pub period: &'a str,
+    /// The numbers the caller needs at least.
+    pub need: i64,
+    /// The block the generator asks for, unless the key row's `batch_size` says otherwise.
+    pub batch: i64,
+    /// The largest counter value the block may end at.
+    pub largest: i64,
+    /// The spec's shape: a key row that records another one is left alone.
+    pub shape: &'a str,
+}
+
+/// What [`Backend::reserve_identified`] read and did, in one statement.
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identified {
+    /// What [`Backend::identify`] would have read, as of the statement's start.
+    pub found: Found,
+    /// The block's size: `need`, or the batch (`batch_size`, else the request's) if more.
+    pub count: i64,
+    /// The block's last number; `None` when nothing was reserved: the key row records another
+    /// shape, or the block would pass `largest`.
+    pub last: Option<i64>,
 }
 
 /// Whether `err` says a lock could not be taken without waiting: PostgreSQL 55P03 "could not

@@ -9,6 +9,9 @@ use diesel::sql_types::Text;
 
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::sql_types::{BigInt, Nullable};
+
 use super::statement::{LockNowait, Statement};
 use crate::schema::db_key;
 
@@ -45,6 +48,30 @@ impl super::Backend for Pg {
 
     super::shared_queries!();
 
+    fn reserve_identified<C>(
+        conn: &mut C,
+        request: &super::Request<'_>,
+    ) -> QueryResult<Option<super::Identified>>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        ReserveIdentified(request).get_result(conn).map(
+            |(fingerprint, durability, token, batch, shape, count, last)| {
+                Some(super::Identified {
+                    found: super::Found {
+                        fingerprint,
+                        durability,
+                        token,
+                        batch,
+                        shape,
+                    },
+                    count,
+                    last,
+                })
+            },
+        )
+    }
+
     fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>,
@@ -68,5 +95,82 @@ impl super::Backend for Pg {
             .bind::<Text, _>(&previous)
             .execute(conn)?;
         lock(conn).map(drop)
+    }
+}
+
+/// A reservation and everything [`identify`](super::Backend::identify) reads, in one
+/// statement: a CTE reads the database's fingerprint, durability and token and the key row
+/// (its `batch_size`, which sizes the block, and its shape), a data-modifying CTE upserts the
+/// counter as [`UpsertReturning`](super::statement::UpsertReturning) does, and the main query
+/// returns both. `info` is evaluated once, so the size returned is the size added. Nothing is
+/// written when the key row records another shape or the block would pass the limit.
+struct ReserveIdentified<'a, 'r>(&'r super::Request<'a>);
+
+impl QueryId for ReserveIdentified<'_, '_> {
+    type QueryId = ReserveIdentified<'static, 'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl Query for ReserveIdentified<'_, '_> {
+    type SqlType = (
+        Text,
+        Text,
+        Nullable<BigInt>,
+        Nullable<BigInt>,
+        Nullable<Text>,
+        BigInt,
+        Nullable<BigInt>,
+    );
+}
+
+impl<Conn> RunQueryDsl<Conn> for ReserveIdentified<'_, '_> {}
+
+impl QueryFragment<Pg> for ReserveIdentified<'_, '_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        use super::Backend;
+        let r = self.0;
+        out.push_sql("WITH info AS (SELECT ");
+        out.push_sql(Pg::FINGERPRINT);
+        out.push_sql(" AS fingerprint, ");
+        out.push_sql(Pg::DURABILITY);
+        out.push_sql(
+            " AS durability, (SELECT t.current_value FROM db_key t \
+             WHERE t.key_name = '' AND t.period = '') AS token, \
+             k.batch_size, k.shape, COALESCE(k.start_value, 1) - 1 AS base, \
+             LEAST(GREATEST(",
+        );
+        out.push_bind_param::<BigInt, i64>(&r.need)?;
+        out.push_sql(", CASE WHEN k.batch_size > 0 THEN k.batch_size ELSE ");
+        out.push_bind_param::<BigInt, i64>(&r.batch)?;
+        out.push_sql(" END), ");
+        out.push_bind_param::<BigInt, i64>(&r.largest)?;
+        out.push_sql(
+            ") AS count FROM (SELECT 1 AS here) AS h LEFT JOIN db_key k \
+             ON k.key_name = ",
+        );
+        out.push_bind_param::<Text, str>(r.key)?;
+        out.push_sql(" AND k.period = ''), reserved AS (INSERT INTO db_key (key_name, period, current_value) SELECT ");
+        out.push_bind_param::<Text, str>(r.key)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Text, str>(r.period)?;
+        out.push_sql(", info.base + info.count FROM info, ");
+        out.push_sql(Pg::DURABLE_COMMIT);
+        out.push_sql(" WHERE info.base <= ");
+        out.push_bind_param::<BigInt, i64>(&r.largest)?;
+        out.push_sql(" - info.count AND (info.shape IS NULL OR info.shape = ");
+        out.push_bind_param::<Text, str>(r.shape)?;
+        out.push_sql(
+            ") ON CONFLICT (key_name, period) DO UPDATE SET current_value = \
+             GREATEST(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) \
+             + (SELECT count FROM info), updated_at = CURRENT_TIMESTAMP \
+             WHERE GREATEST(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) <= ",
+        );
+        out.push_bind_param::<BigInt, i64>(&r.largest)?;
+        out.push_sql(
+            " - (SELECT count FROM info) RETURNING current_value) \
+             SELECT info.fingerprint, info.durability, info.token, info.batch_size, \
+             info.shape, info.count, (SELECT current_value FROM reserved) FROM info",
+        );
+        Ok(())
     }
 }

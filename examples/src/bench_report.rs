@@ -234,6 +234,12 @@ pub fn run(args: &Args) -> Result<(), BoxError> {
     Ok(())
 }
 
+/// A connection of the report's pool.
+type Pooled<C> = PooledConnection<ConnectionManager<C>>;
+
+/// Slices per round: see `report`.
+const SLICES: usize = 10;
+
 /// One way of inserting, measured as rows per second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Path {
@@ -289,55 +295,67 @@ fn report<C: BenchConnection>(args: &Args, url: &str, backend: &str) -> Result<(
     println!("|---|---|---|---|---|");
     for rows_per_insert in [1usize, 100] {
         for threads in [1usize, 8] {
+            let insert = |path: Path, conn: &mut Pooled<C>| -> Result<u64, BoxError> {
+                match path {
+                    Path::Plain => {
+                        let rows: Vec<NewOrder> = (0..rows_per_insert)
+                            .map(|_| {
+                                let n = plain_counter.fetch_add(1, Ordering::Relaxed) + 1;
+                                NewOrder {
+                                    id: format!("P{today}{n:012}"),
+                                    amount: 1,
+                                }
+                            })
+                            .collect();
+                        C::insert_plain(conn, &rows)?;
+                    }
+                    Path::Default | Path::Explicit => {
+                        let mut rows = vec![
+                            NewOrder {
+                                id: String::new(),
+                                amount: 1
+                            };
+                            rows_per_insert
+                        ];
+                        let generator = (path == Path::Explicit).then_some(&explicit);
+                        C::insert_seqgen(conn, &mut rows, generator)?;
+                    }
+                    Path::DefaultPlain => {
+                        let mut rows = vec![
+                            NewOrder {
+                                id: String::new(),
+                                amount: 1
+                            };
+                            rows_per_insert
+                        ];
+                        C::insert_seqgen_plain(conn, &mut rows)?;
+                    }
+                    Path::Sequence => {
+                        let rows = vec![NewSeqOrder { amount: 1 }; rows_per_insert];
+                        C::insert_sequence(conn, &rows)?;
+                    }
+                }
+                Ok(rows_per_insert as u64)
+            };
             let mut rates: Vec<Vec<f64>> = vec![Vec::new(); Path::ALL.len()];
             for round in 0..args.rounds as usize {
-                // Each round starts with another path, so that none always runs first (on the
-                // emptiest table) or last.
-                for i in (0..Path::ALL.len()).map(|i| (i + round) % Path::ALL.len()) {
-                    let path = Path::ALL[i];
-                    let rate = measure(args.seconds, threads, &pool, |conn| {
-                        match path {
-                            Path::Plain => {
-                                let rows: Vec<NewOrder> = (0..rows_per_insert)
-                                    .map(|_| {
-                                        let n = plain_counter.fetch_add(1, Ordering::Relaxed) + 1;
-                                        NewOrder {
-                                            id: format!("P{today}{n:012}"),
-                                            amount: 1,
-                                        }
-                                    })
-                                    .collect();
-                                C::insert_plain(conn, &rows)?;
-                            }
-                            Path::Default | Path::Explicit => {
-                                let mut rows = vec![
-                                    NewOrder {
-                                        id: String::new(),
-                                        amount: 1
-                                    };
-                                    rows_per_insert
-                                ];
-                                let generator = (path == Path::Explicit).then_some(&explicit);
-                                C::insert_seqgen(conn, &mut rows, generator)?;
-                            }
-                            Path::DefaultPlain => {
-                                let mut rows = vec![
-                                    NewOrder {
-                                        id: String::new(),
-                                        amount: 1
-                                    };
-                                    rows_per_insert
-                                ];
-                                C::insert_seqgen_plain(conn, &mut rows)?;
-                            }
-                            Path::Sequence => {
-                                let rows = vec![NewSeqOrder { amount: 1 }; rows_per_insert];
-                                C::insert_sequence(conn, &rows)?;
-                            }
-                        }
-                        Ok(rows_per_insert as u64)
-                    })?;
-                    rates[i].push(rate);
+                // Each round is cut into slices, and every slice runs each path in turn (each
+                // round starting with another path), so that a machine that speeds up or slows
+                // down over a round does so for every path alike.
+                let mut done = vec![(0u64, 0f64); Path::ALL.len()];
+                for _ in 0..SLICES {
+                    for i in (0..Path::ALL.len()).map(|i| (i + round) % Path::ALL.len()) {
+                        let path = Path::ALL[i];
+                        let (rows, secs) =
+                            measure(args.seconds / SLICES as f64, threads, &pool, |conn| {
+                                insert(path, conn)
+                            })?;
+                        done[i].0 += rows;
+                        done[i].1 += secs;
+                    }
+                }
+                for (i, (rows, secs)) in done.into_iter().enumerate() {
+                    rates[i].push(rows as f64 / secs);
                 }
             }
             let baseline = &rates[0];
@@ -358,16 +376,16 @@ fn report<C: BenchConnection>(args: &Args, url: &str, backend: &str) -> Result<(
 
 /// Runs `op` in `threads` threads for `seconds`, each on a pooled connection of its own held
 /// for the whole run (a checkout per operation would add r2d2's validity query to every path
-/// alike); returns the rows per second `op` reported.
+/// alike); returns the rows `op` reported and the seconds it took.
 fn measure<C, F>(
     seconds: f64,
     threads: usize,
     pool: &Pool<ConnectionManager<C>>,
     op: F,
-) -> Result<f64, BoxError>
+) -> Result<(u64, f64), BoxError>
 where
     C: BenchConnection,
-    F: Fn(&mut PooledConnection<ConnectionManager<C>>) -> Result<u64, BoxError> + Sync,
+    F: Fn(&mut Pooled<C>) -> Result<u64, BoxError> + Sync,
 {
     let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let started = Instant::now();
@@ -390,7 +408,7 @@ where
             .map(|w| w.join().expect("a bench thread panicked"))
             .sum::<Result<u64, BoxError>>()
     })?;
-    Ok(done as f64 / started.elapsed().as_secs_f64())
+    Ok((done, started.elapsed().as_secs_f64()))
 }
 
 /// Lowest, median and highest of `values`.

@@ -203,7 +203,10 @@ impl Cursor {
     pub(crate) fn take(&mut self, n: u64) -> Range<u64> {
         if self.next >= self.end {
             match self.spare.take() {
-                Some(spare) => (self.next, self.end) = (spare.start, spare.end),
+                Some(spare) => {
+                    (self.next, self.end) = (spare.start, spare.end);
+                    self.ahead_at = ahead_mark(&spare);
+                }
                 None => return self.next..self.next,
             }
         }
@@ -252,20 +255,33 @@ impl Cursor {
         if self.period == *period {
             self.next = range.start;
             self.end = range.end;
-            self.ahead_at = if ahead {
-                block.start + (block.end - block.start) * 4 / 5
-            } else {
-                0
-            };
+            self.ahead_at = if ahead { ahead_mark(block) } else { 0 };
         }
     }
 
-    /// Keeps `block`, reserved ahead, as the next one, if it still belongs to `period`.
-    pub(crate) fn keep_spare(&mut self, period: &Period, block: Range<u64>) {
+    /// Gives up reserving ahead for the current block of `period` (no idle pool connection, or
+    /// the reservation failed): its caller refills in the foreground when it runs dry, instead
+    /// of every later call trying again.
+    pub(crate) fn stop_ahead(&mut self, period: &Period) {
         if self.period == *period && self.spare.is_none() {
-            self.spare = Some(block);
+            self.ahead_at = 0;
         }
     }
+
+    /// Keeps `block`, reserved ahead, as the next one, if it still belongs to `period`:
+    /// whether it was kept.
+    pub(crate) fn keep_spare(&mut self, period: &Period, block: Range<u64>) -> bool {
+        if self.period == *period && self.spare.is_none() {
+            self.spare = Some(block);
+            return true;
+        }
+        false
+    }
+}
+
+/// The number whose serving starts reserving the block after `block`: 80 % into it.
+fn ahead_mark(block: &Range<u64>) -> u64 {
+    block.start + (block.end - block.start) * 4 / 5
 }
 
 /// The counters `last - count + 1 ..= last`.

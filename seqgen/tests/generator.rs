@@ -20,6 +20,7 @@ backend_tests!(
     a_busy_key_reserves_growing_blocks,
     with_a_pool_the_next_block_is_reserved_ahead,
     statements_per_reservation,
+    a_pool_without_an_idle_connection_refills_in_the_foreground,
     overflow_is_an_error_naming_key_and_period,
     missing_table_says_to_migrate,
     default_generator_keeps_databases_apart,
@@ -289,6 +290,24 @@ fn with_a_pool_the_next_block_is_reserved_ahead<C: TestConnection>(db: TestDb<C>
         assert!(sent > 0);
     }
     assert_eq!(generator.reservations(), 30);
+}
+
+/// The caller holds the pool's only connection: nothing can be reserved ahead, so the caller
+/// refills on its own connection, once per block, and the IDs still follow one another.
+fn a_pool_without_an_idle_connection_refills_in_the_foreground<C: TestConnection>(db: TestDb<C>) {
+    let pool = db.pool(1);
+    let generator = Generator::builder()
+        .pool(pool.clone())
+        .fixed_batch()
+        .build();
+    let spec = spec(&db.key("no_idle"), "F", "", 8, 10);
+    let mut conn = pool.get().unwrap();
+    let ids: Vec<String> = (0..100)
+        .map(|_| generator.next_id(&mut conn, &spec).unwrap())
+        .collect();
+    let expected: Vec<String> = (1..=100).map(|n| format!("F{n:08}")).collect();
+    assert_eq!(ids, expected);
+    assert_eq!(generator.reservations(), 10);
 }
 
 /// What a reservation costs once the key is known: on PostgreSQL one statement reads the

@@ -155,7 +155,10 @@ impl Generator {
             .spawn(move || {
                 // A failure is left to the foreground: a caller that finds both blocks empty
                 // reserves on its own connection and reports what fails there.
-                let _ = generator.fill_spare(&spec, &state, &period);
+                if !matches!(generator.fill_spare(&spec, &state, &period), Ok(true)) {
+                    // Still in the turn and without a spare: the block is the one that asked.
+                    state.cursor().stop_ahead(&period);
+                }
                 drop(turn);
             });
     }
@@ -163,21 +166,22 @@ impl Generator {
     /// Reserves the spare block of `state` through the pool, in the turn the caller took,
     /// with every check of a reservation in the foreground: the pool must reach the database
     /// this generator serves, and a block at or below numbers it held is dropped, never served.
-    fn fill_spare(&self, spec: &Spec, state: &KeyState, period: &Period) -> Result<()> {
+    /// Returns whether a spare block is kept.
+    fn fill_spare(&self, spec: &Spec, state: &KeyState, period: &Period) -> Result<bool> {
         let Some(pool) = self.inner.pool.as_deref() else {
-            return Ok(());
+            return Ok(false);
         };
         if self.inner.database.get().is_none() {
-            return Ok(()); // bound at the first reservation, in the foreground
+            return Ok(false); // bound at the first reservation, in the foreground
         }
         if !state.cursor().still_wants_ahead(period) {
-            return Ok(()); // a foreground refill came first
+            return Ok(false); // a foreground refill came first
         }
         let batch = state.batch().next(self.inner.batch, spec, Instant::now());
         let Some((identity, last, count)) =
             pool.reserve_ahead(spec, period, batch, self.inner.non_durable)?
         else {
-            return Ok(()); // no idle connection: the foreground refills
+            return Ok(false); // no idle connection: the foreground refills
         };
         self.bind(identity)?;
         state.batch().reserved(Instant::now());
@@ -191,8 +195,7 @@ impl Generator {
                 held,
                 got: block.start,
             })?;
-        state.cursor().keep_spare(period, block);
-        Ok(())
+        Ok(state.cursor().keep_spare(period, block))
     }
 
     /// Refuses a spec whose shape differs from the one recorded on its key, before a

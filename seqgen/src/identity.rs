@@ -61,10 +61,9 @@ where
         crate::retry::retrying(|| C::Backend::create_token(conn, random_token()))?;
         found = C::Backend::identify(conn, key)?;
     }
-    let identity = found.token.map(|token| Identity {
-        fingerprint: found.fingerprint.as_str().into(),
-        token,
-    });
+    let identity = found
+        .token
+        .map(|token| Identity::new(&found.fingerprint, token));
     Ok((found, identity))
 }
 

@@ -15,11 +15,12 @@ use seqgen_core::Spec;
 
 /// Reserves a committed block of at least `need` numbers on `conn`, outside any transaction,
 /// checking which database it is (it must match `expected`, if given), that the server
-/// commits durably and that the key has `spec`'s shape: on PostgreSQL one statement for all
-/// of it ([`reserve_identified`]), elsewhere one query for the three, then the reservation.
-/// Returns the database's identity, the last number and the block's size:
-/// `need`, or the batch (the key row's `batch_size` if an operator set one, else `batch`, the
-/// generator's choice) if that is more and still fits.
+/// commits durably and that the key has `spec`'s shape. On PostgreSQL one statement reserves
+/// and reads all that ([`Backend::reserve_identified`]), and the checks run on what it read:
+/// a block reserved on a database that is then refused is a hole, never served. Elsewhere
+/// one query reads it first, then the reservation follows. Returns the database's identity,
+/// the last number and the block's size: `need`, or the batch (the key row's `batch_size` if
+/// an operator set one, else `batch`, the generator's choice) if that is more and still fits.
 pub(crate) fn reserve_block<C>(
     conn: &mut C,
     spec: &Spec,
@@ -33,87 +34,23 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    if let Some(reserved) =
-        reserve_identified(conn, spec, period, need, batch, non_durable, expected)
-    {
-        return reserved;
-    }
-    let (found, identity) = identify(conn, spec.key(), true)?;
-    // `identify` created the token if it was missing.
-    let identity = identity.ok_or(Error::DifferentDatabase)?;
-    if expected.is_some_and(|e| !identity.matches(e)) {
-        return Err(Error::DifferentDatabase);
-    }
-    non_durable.check::<C::Backend>(&found)?;
-    check_shape(conn, spec, found.shape, Retry::Yes)?;
-    let count = block_size(found.batch, batch, need);
-    let (last, count) = reserve_fitting(conn, spec, period, count, need, Retry::Yes)?;
-    Ok((identity, last, count))
-}
-
-/// [`reserve_block`] in one round trip where the backend has the statement for it
-/// (PostgreSQL): the reservation and what would be read first, together. The checks run on
-/// what it read, after the fact: a block reserved on a database that is refused is a hole,
-/// never served. Nothing is reserved under another shape or past the limit; the second case
-/// goes on as [`reserve_fitting`] does, with only what is needed. `None` on other backends.
-fn reserve_identified<C>(
-    conn: &mut C,
-    spec: &Spec,
-    period: &Period,
-    need: u64,
-    batch: u64,
-    non_durable: NonDurable,
-    expected: Option<&Found>,
-) -> Option<Result<(Identity, i64, u64)>>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
-    let largest = largest(spec);
     let request = Request {
         key: spec.key(),
         period: &period.text,
         // Both fit in an i64: `need <= largest` was checked, and `largest` is capped.
         need: need as i64,
         batch: i64::try_from(batch).unwrap_or(i64::MAX),
-        largest: largest as i64,
+        largest: largest(spec) as i64,
         shape: spec.shape(),
     };
-    let reserved = match retrying(|| C::Backend::reserve_identified(conn, &request)) {
-        Ok(None) => return None, // not on this backend: nothing was sent
-        Ok(Some(reserved)) => reserved,
-        Err(e) => return Some(Err(e)),
+    let (found, reserved) = match retrying(|| C::Backend::reserve_identified(conn, &request))? {
+        Some(Identified { found, count, last }) => (found, Some((last, count))),
+        None => (C::Backend::identify(conn, spec.key())?, None),
     };
-    Some(checked_identified(
-        conn,
-        spec,
-        period,
-        need,
-        non_durable,
-        expected,
-        reserved,
-    ))
-}
-
-/// The checks of [`reserve_block`] on what [`reserve_identified`] read, and its fallback.
-fn checked_identified<C>(
-    conn: &mut C,
-    spec: &Spec,
-    period: &Period,
-    need: u64,
-    non_durable: NonDurable,
-    expected: Option<&Found>,
-    reserved: Identified,
-) -> Result<(Identity, i64, u64)>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
-    let Identified { found, count, last } = reserved;
     let identity = match found.token {
         Some(token) => Identity::new(&found.fingerprint, token),
-        // The database's first reservation: its token is created now (the reservation has
-        // committed; a token is never created inside a transaction).
+        // The database's first reservation: its token is created now (outside any
+        // transaction, where a rollback cannot take it back).
         None => identify(conn, "", true)?
             .1
             .ok_or(Error::DifferentDatabase)?,
@@ -123,15 +60,17 @@ where
     }
     non_durable.check::<C::Backend>(&found)?;
     check_shape(conn, spec, found.shape, Retry::Yes)?;
-    match last {
+    let (last, count) = match reserved {
         // `count` is at most `largest`, an i64.
-        Some(last) => Ok((identity, last, count as u64)),
+        Some((Some(last), count)) => (last, count as u64),
         // Past the limit: only what is needed, or the error that even that does not fit.
+        Some((None, _)) => reserve_fitting(conn, spec, period, need, need, Retry::Yes)?,
         None => {
-            let (last, count) = reserve_fitting(conn, spec, period, need, need, Retry::Yes)?;
-            Ok((identity, last, count))
+            let count = block_size(found.batch, batch, need);
+            reserve_fitting(conn, spec, period, count, need, Retry::Yes)?
         }
-    }
+    };
+    Ok((identity, last, count))
 }
 
 /// Refuses `spec` if its key's row records another shape; records it if none is recorded.

@@ -59,7 +59,7 @@ impl super::Backend for Pg {
             |(fingerprint, durability, token, batch, shape, count, last)| {
                 Some(super::Identified {
                     found: super::Found {
-                        fingerprint,
+                        fingerprint: Self::complete_fingerprint(fingerprint),
                         durability,
                         token,
                         batch,
@@ -102,8 +102,8 @@ impl super::Backend for Pg {
 /// statement: a CTE reads the database's fingerprint, durability and token and the key row
 /// (its `batch_size`, which sizes the block, and its shape), a data-modifying CTE upserts the
 /// counter as [`UpsertReturning`](super::statement::UpsertReturning) does, and the main query
-/// returns both. `info` is evaluated once, so the size returned is the size added. Nothing is
-/// written when the key row records another shape or the block would pass the limit.
+/// returns both. Nothing is written when the key row records another shape or the block
+/// would pass the limit.
 struct ReserveIdentified<'a, 'r>(&'r super::Request<'a>);
 
 impl QueryId for ReserveIdentified<'_, '_> {
@@ -129,7 +129,8 @@ impl QueryFragment<Pg> for ReserveIdentified<'_, '_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         use super::Backend;
         let r = self.0;
-        out.push_sql("WITH info AS (SELECT ");
+        // MATERIALIZED: `info` is read once, so the size added is the size returned.
+        out.push_sql("WITH info AS MATERIALIZED (SELECT ");
         out.push_sql(Pg::FINGERPRINT);
         out.push_sql(" AS fingerprint, ");
         out.push_sql(Pg::DURABILITY);

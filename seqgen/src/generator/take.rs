@@ -11,7 +11,7 @@ use super::Generator;
 use crate::backend::Backend;
 use crate::cache::{block_ending_at, checked, largest, refused, serve, KeyState};
 use crate::error::{Error, Result};
-use crate::identity::identify;
+use crate::identity::{identify, Identity};
 use crate::reserve::{check_shape, reserve_block, reserve_fitting, same_shape, Retry};
 use crate::transaction::in_transaction;
 use seqgen_core::__private::Period;
@@ -117,19 +117,7 @@ impl Generator {
             // may be cached.
             _ => reserve_block(conn, spec, &period, need, batch, non_durable, None)?,
         };
-        state.batch().reserved(Instant::now());
-        self.bind(identity)?;
-        self.inner.reservations.fetch_add(1, Ordering::Relaxed);
-        let block = block_ending_at(last, count)?;
-        // A block at or below numbers this generator held: serving it would repeat them.
-        state
-            .note_block(&period.text, &block)
-            .map_err(|held| Error::CounterWentBack {
-                key: spec.key().to_owned(),
-                period: period.text.clone(),
-                held,
-                got: block.start,
-            })?;
+        let block = self.accept_block(spec, &state, &period, identity, last, count)?;
         let mine = block.start..block.start + need;
         // With a pool, the block after this one is reserved in the background before this one
         // runs dry (not on SQLite, whose one writer the app's own transactions need).
@@ -183,8 +171,24 @@ impl Generator {
         else {
             return Ok(false); // no idle connection: the foreground refills
         };
-        self.bind(identity)?;
+        let block = self.accept_block(spec, state, period, identity, last, count)?;
+        Ok(state.cursor().keep_spare(period, block))
+    }
+
+    /// A reservation's bookkeeping, in the foreground or ahead: the database it was made on
+    /// must be this generator's, and the block (the `count` numbers ending at `last`) must lie
+    /// above every number this generator held in `period`, or serving it would repeat them.
+    fn accept_block(
+        &self,
+        spec: &Spec,
+        state: &KeyState,
+        period: &Period,
+        identity: Identity,
+        last: i64,
+        count: u64,
+    ) -> Result<Range<u64>> {
         state.batch().reserved(Instant::now());
+        self.bind(identity)?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         let block = block_ending_at(last, count)?;
         state
@@ -195,7 +199,7 @@ impl Generator {
                 held,
                 got: block.start,
             })?;
-        Ok(state.cursor().keep_spare(period, block))
+        Ok(block)
     }
 
     /// Refuses a spec whose shape differs from the one recorded on its key, before a

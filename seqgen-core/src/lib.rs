@@ -34,5 +34,5 @@ pub use zone::TimeZone;
 /// Items the `seqgen` runtime needs from a spec; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::spec::{CacheKey, Period, PrehashedHasher};
+    pub use crate::spec::{CacheKey, Memo, Period, PrehashedHasher};
 }

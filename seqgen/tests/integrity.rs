@@ -12,6 +12,7 @@ use seqgen::{Clock, DistributedId, Error, Generator, Overflow, Spec, SpecError};
 backend_tests!(
     a_copied_database_is_another_database,
     a_pooled_connection_remembers_its_database,
+    a_spec_serves_each_generator_from_its_own_block,
     a_counter_that_went_back_is_refused,
     one_key_one_shape,
     counters_never_wrap_or_clamp,
@@ -64,6 +65,29 @@ fn a_copied_database_is_another_database<C: TestConnection>(db: TestDb<C>) {
     assert_distinct(&copy_ids);
     // Each database started at 1: the copy was not served from the original's block.
     assert_eq!(copy_ids[0], "N000001");
+}
+
+/// A spec keeps the state of the first generator that served it (its memo slot), so that
+/// serving it again skips that generator's map of keys. Only that generator may use it:
+/// another generator, here on another database, serves the same spec from its own block, or
+/// it would hand out the first database's numbers in the second.
+fn a_spec_serves_each_generator_from_its_own_block<C: TestConnection>(db: TestDb<C>) {
+    let (first, second) = (db.scratch("memo_a"), db.scratch("memo_b"));
+    let (mut on_first, mut on_second) = (first.connect(), second.connect());
+    seqgen::run_migrations(&mut on_first).unwrap();
+    seqgen::run_migrations(&mut on_second).unwrap();
+    let spec = batched("memo", 6, 100);
+    let (a, b) = (Generator::new(), Generator::new());
+    assert_eq!(a.next_id(&mut on_first, &spec).unwrap(), "N000001");
+    assert_eq!(b.next_id(&mut on_second, &spec).unwrap(), "N000001");
+    assert_eq!(a.next_id(&mut on_first, &spec).unwrap(), "N000002");
+    assert_eq!(b.next_id(&mut on_second, &spec).unwrap(), "N000002");
+    // A clone (its slot starts empty) and a spec built again draw from the same blocks.
+    assert_eq!(a.next_id(&mut on_first, &spec.clone()).unwrap(), "N000003");
+    let again = batched("memo", 6, 100);
+    assert_eq!(b.next_id(&mut on_second, &again).unwrap(), "N000003");
+    assert_eq!(a.next_id(&mut on_first, &again).unwrap(), "N000004");
+    assert_eq!((a.reservations(), b.reservations()), (1, 1));
 }
 
 /// A connection checked out of a pool is identified once and then remembers its database, so

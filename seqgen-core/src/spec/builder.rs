@@ -1,7 +1,7 @@
 //! Building a spec: every rule a spec must keep, checked once, each broken one reported with
 //! the setting it names.
 
-use super::{CacheKey, Mode, Spec, MAX_KEY_LEN, MAX_PAD};
+use super::{CacheKey, Memo, Mode, Spec, MAX_KEY_LEN, MAX_PAD};
 use crate::date_pattern::{check_date_pattern, DatePatternError, DateShape};
 use crate::error::SpecError;
 use crate::policy::{self, Overflow, Series};
@@ -206,6 +206,7 @@ impl SpecBuilder {
         let capacity = policy::capacity(self.pad, self.overflow, series.as_ref());
         let mut spec = Spec {
             cache_key: CacheKey::new(&self.key, &self.date, self.tz),
+            memo: Memo::default(),
             key: self.key,
             prefix: self.prefix,
             date: self.date,

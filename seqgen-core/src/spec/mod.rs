@@ -14,11 +14,13 @@ use crate::template::Part;
 use crate::zone::TimeZone;
 
 mod builder;
+mod memo;
 mod period;
 #[cfg(test)]
 mod tests;
 
 pub use builder::SpecBuilder;
+pub use memo::Memo;
 pub use period::{CacheKey, Period, PrehashedHasher};
 
 /// The longest key `db_key.key_name` holds.
@@ -69,6 +71,8 @@ pub struct Spec {
     capacity: u64,
     /// Names this spec's block in a generator.
     cache_key: CacheKey,
+    /// The state of the first generator that served this spec.
+    memo: Memo,
 }
 
 /// How numbers are taken from `db_key`.
@@ -139,6 +143,13 @@ impl Spec {
     #[doc(hidden)]
     pub fn cache_key(&self) -> &CacheKey {
         &self.cache_key
+    }
+
+    /// Where the first generator that serves this spec keeps its state for it.
+    #[doc(hidden)]
+    #[inline]
+    pub fn memo(&self) -> &Memo {
+        &self.memo
     }
 
     pub(crate) fn template(&self) -> &[Part] {

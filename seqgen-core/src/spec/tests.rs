@@ -167,3 +167,15 @@ fn time_zones_move_midnight() {
     assert_eq!(utc.period_at(at), "20250702");
     assert_eq!(east.period_at(at), "20250703");
 }
+
+#[test]
+fn the_memo_slot_is_its_first_owners_and_not_part_of_the_value() {
+    let spec = spec("U", "", 4);
+    spec.memo().keep(7, Box::new(1u8));
+    spec.memo().keep(8, Box::new(2u8)); // the first owner keeps the slot
+    assert_eq!(spec.memo().get(7).unwrap().downcast_ref::<u8>(), Some(&1));
+    assert!(spec.memo().get(8).is_none());
+    let clone = spec.clone();
+    assert!(clone.memo().is_empty());
+    assert_eq!(clone, spec);
+}

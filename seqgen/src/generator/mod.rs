@@ -25,6 +25,9 @@ use crate::retry::retrying;
 use seqgen_core::__private::{CacheKey, PrehashedHasher};
 use seqgen_core::Spec;
 
+/// The next generator's [`Inner::uid`].
+static NEXT_UID: AtomicU64 = AtomicU64::new(1);
+
 /// Hands out IDs for one database, reserving a block of numbers per round trip and serving
 /// the rest from memory.
 ///
@@ -75,6 +78,9 @@ pub struct Generator {
 }
 
 struct Inner {
+    /// Unique in the process (never reused): owns the state this generator keeps in specs'
+    /// [memo slots](seqgen_core::__private::Memo).
+    uid: u64,
     clock: Arc<dyn Clock>,
     keys: RwLock<HashMap<CacheKey, Arc<KeyState>, BuildHasherDefault<PrehashedHasher>>>,
     /// The database this generator serves, set at its first reservation.
@@ -153,6 +159,7 @@ impl GeneratorBuilder {
     pub fn build(self) -> Generator {
         Generator {
             inner: Arc::new(Inner {
+                uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
                 clock: self.clock,
                 keys: RwLock::default(),
                 database: OnceLock::new(),
@@ -358,7 +365,17 @@ impl Generator {
         }
     }
 
+    /// The state of `spec`'s key in this generator, from the spec's memo slot when this
+    /// generator owns it, else from the map of keys.
+    #[inline]
+    fn memoized<'s>(&self, spec: &'s Spec) -> Option<&'s Arc<KeyState>> {
+        spec.memo().get(self.inner.uid)?.downcast_ref()
+    }
+
     fn key_state(&self, spec: &Spec) -> Arc<KeyState> {
+        if let Some(state) = self.memoized(spec) {
+            return Arc::clone(state);
+        }
         let keys = self
             .inner
             .keys
@@ -379,9 +396,20 @@ impl Generator {
             .keys
             .write()
             .unwrap_or_else(PoisonError::into_inner);
-        Arc::clone(
+        let state = Arc::clone(
             keys.entry(spec.cache_key().clone())
                 .or_insert_with(|| Arc::new(KeyState::new(spec.key()))),
-        )
+        );
+        self.memoize(spec, &state);
+        state
+    }
+
+    /// Keeps `state` (the map's entry for `spec`: keys are never removed, so the two stay the
+    /// same) in the spec's memo slot, if no generator keeps something there yet.
+    fn memoize(&self, spec: &Spec, state: &Arc<KeyState>) {
+        if spec.memo().is_empty() {
+            spec.memo()
+                .keep(self.inner.uid, Box::new(Arc::clone(state)));
+        }
     }
 }

@@ -36,14 +36,23 @@ impl Generator {
         let mut need = n;
 
         // 1. Numbers from the committed block, if it belongs to the current period. This is
-        // the hot path: one read lock, one mutex, no allocation but the caller's.
+        // the hot path: the key's state from the spec's memo slot (a plain load), else from
+        // the map under a read lock; one mutex; no allocation but the caller's. The read
+        // guard, if taken, ends with this block: `insert_key` takes the write lock.
         let known = {
-            let keys = self
-                .inner
-                .keys
-                .read()
-                .unwrap_or_else(PoisonError::into_inner);
-            match keys.get(spec.cache_key()) {
+            let keys;
+            let found = match self.memoized(spec) {
+                Some(state) => Some(state),
+                None => {
+                    keys = self
+                        .inner
+                        .keys
+                        .read()
+                        .unwrap_or_else(PoisonError::into_inner);
+                    keys.get(spec.cache_key())
+                }
+            };
+            match found {
                 Some(state) => {
                     let mut cursor = state.cursor();
                     cursor.roll_to(spec, clock);
@@ -56,6 +65,7 @@ impl Generator {
                         }
                         return Ok(());
                     }
+                    self.memoize(spec, state);
                     Some((Arc::clone(state), cursor.period.clone()))
                 }
                 None => None,

@@ -5,16 +5,21 @@
 //!   through `seqgen::insert_into` with the process-wide default generator and with an
 //!   explicit `Generator`, against a plain `diesel::insert_into` of IDs computed in memory
 //!   (the baseline) and the database's own sequence in a column `DEFAULT`; and the default
-//!   generator on a dereferenced (`&mut *conn`) connection, which is identified per call. Connections come
-//!   from an r2d2 pool and are passed as `PooledConnection`s, the way the README says to.
+//!   generator on a dereferenced (`&mut *conn`) connection, which is identified per call.
+//!   Connections come from an r2d2 pool and are passed as `PooledConnection`s, the way the
+//!   README says to.
 //! - **next_id latency**: p50, p99 and p99.9 of `Generator::next_id` with 8 threads and a
 //!   batch of 100 (every 100th call needs a block).
+//! - **gapless** (`--report gapless` or `all`, PostgreSQL): gapless inserts in transactions
+//!   beside django-sequences 3.1 doing the same and pgbench's single-row `UPDATE … RETURNING`;
+//!   see `bench_report/gapless.rs`.
 //!
 //! The hot path (cached IDs against bare in-memory loops) is criterion's: `cargo bench -p
 //! seqgen --features bundled-sqlite --bench cached_path`.
 //!
 //! On PostgreSQL every connection sets `synchronous_commit = off`, so round trips rather than
-//! the disk are compared (seqgen's reservations still commit durably: that is their real cost).
+//! the disk are compared (seqgen's reservations still commit durably: that is their real cost;
+//! so do its gapless transactions, and the gapless comparison makes the others do the same).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -27,6 +32,9 @@ use diesel::RunQueryDsl;
 use diesel_migrations::MigrationHarness;
 use hdrhistogram::Histogram;
 use seqgen::{DistributedId, Generator, Spec};
+
+#[cfg(feature = "postgres")]
+mod gapless;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -43,6 +51,27 @@ pub struct Args {
     /// Interleaved rounds; ratios are medians over them
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub rounds: u32,
+    /// Which figures: the insert table and next_id latency, the gapless comparison
+    /// (PostgreSQL only), or both
+    #[arg(long, value_enum, default_value_t = Report::Inserts)]
+    pub report: Report,
+    /// Seconds per side per round of the gapless comparison
+    #[arg(long, default_value_t = 3.0)]
+    pub gapless_seconds: f64,
+    /// The Python with Django and django-sequences 3.1 (see examples/scripts/gapless_django.py)
+    #[arg(long, default_value = "python3")]
+    pub django_python: String,
+}
+
+/// The figures `bench-report` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Report {
+    /// Inserts against a plain insert, and next_id latency
+    Inserts,
+    /// Gapless mode against django-sequences and pgbench (PostgreSQL)
+    Gapless,
+    /// Both
+    All,
 }
 
 diesel::table! {
@@ -214,9 +243,21 @@ pub fn main_with(args: impl IntoIterator<Item = String>) -> std::process::ExitCo
 /// Prints the report for every URL.
 pub fn run(args: &Args) -> Result<(), BoxError> {
     for url in &args.url {
-        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        let postgres = url.starts_with("postgres://") || url.starts_with("postgresql://");
+        if !postgres && args.report == Report::Gapless {
+            eprintln!("{url}: the gapless comparison runs on PostgreSQL only");
+            continue;
+        }
+        if postgres {
             #[cfg(feature = "postgres")]
-            report::<diesel::PgConnection>(args, url, "postgres")?;
+            {
+                if args.report != Report::Gapless {
+                    report::<diesel::PgConnection>(args, url, "postgres")?;
+                }
+                if args.report != Report::Inserts {
+                    gapless::report(args, url)?;
+                }
+            }
             #[cfg(not(feature = "postgres"))]
             return Err("built without PostgreSQL: add --features postgres".into());
         } else if url.starts_with("mysql://") {

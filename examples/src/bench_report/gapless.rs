@@ -1,0 +1,241 @@
+//! Gapless mode on PostgreSQL beside django-sequences 3.1 doing the same and pgbench's
+//! single-row `UPDATE … RETURNING` (the ceiling of any design that commits once per number),
+//! rounds interleaved in one run. 8 workers each; in seqgen's and Django's, one transaction
+//! in ten rolls back.
+
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use diesel::connection::SimpleConnection;
+use diesel::r2d2::{ConnectionManager, Pool};
+use diesel::result::Error as DieselError;
+use diesel::{Connection, PgConnection, QueryDsl, RunQueryDsl};
+use seqgen::DistributedId;
+
+use super::{measure, spread, Args, BoxError, Setup};
+
+diesel::table! {
+    /// Rows inserted with a gapless ID.
+    bench_invoices (id) {
+        id -> Text,
+        amount -> BigInt,
+    }
+}
+
+/// An invoice numbered in the caller's transaction.
+#[derive(Debug, Clone, diesel::Insertable, DistributedId)]
+#[diesel(table_name = bench_invoices)]
+pub struct NewInvoice {
+    #[distributed_id(key = "bench_invoices", prefix = "INV", date = "", pad = 8, gapless)]
+    id: String,
+    amount: i64,
+}
+
+const WORKERS: usize = 8;
+/// One transaction in this many rolls back (the Django script does the same).
+const ROLLBACK_EVERY: u64 = 10;
+/// What pgbench runs, once per transaction.
+const PGBENCH_SCRIPT: &str = "UPDATE bench_counter SET v = v + 1 WHERE id = 1 RETURNING v;\n";
+/// The Django side, run with `--django-python`.
+const DJANGO_SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gapless_django.py");
+/// Every side commits durably: seqgen makes a transaction that takes a gapless number wait for
+/// its WAL flush whatever the session says, so the others must too.
+const PGOPTIONS: &str = "-c synchronous_commit=on";
+
+#[derive(Debug, Clone, Copy)]
+enum Side {
+    Seqgen,
+    Django,
+    Pgbench,
+}
+
+impl Side {
+    const ALL: [Side; 3] = [Side::Seqgen, Side::Django, Side::Pgbench];
+
+    fn name(self) -> &'static str {
+        match self {
+            Side::Seqgen => "seqgen gapless: `seqgen::insert_into` in a transaction",
+            Side::Django => "django-sequences 3.1: `get_next_value` + INSERT in `atomic()`",
+            Side::Pgbench => "pgbench: single-row `UPDATE … RETURNING` (ceiling)",
+        }
+    }
+}
+
+/// Prints the gapless table for the PostgreSQL database at `url`.
+pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
+    let pool = Pool::builder()
+        .max_size(10)
+        .connection_customizer(Box::new(Setup))
+        .build(ConnectionManager::<PgConnection>::new(url))?;
+    let pool = &pool;
+    {
+        let mut conn = pool.get()?;
+        seqgen::run_migrations(&mut *conn)?;
+        conn.batch_execute(
+            "DROP TABLE IF EXISTS bench_invoices, bench_counter; \
+             CREATE TABLE bench_invoices (id VARCHAR(40) PRIMARY KEY, amount BIGINT NOT NULL); \
+             CREATE TABLE bench_counter (id INT PRIMARY KEY, v BIGINT NOT NULL); \
+             INSERT INTO bench_counter VALUES (1, 0); \
+             DELETE FROM db_key WHERE key_name = 'bench_invoices';",
+        )?;
+    }
+    let pgbench_script = std::env::temp_dir().join("seqgen-bench-update.sql");
+    std::fs::write(&pgbench_script, PGBENCH_SCRIPT)?;
+    let seconds = args.gapless_seconds;
+
+    let attempts = AtomicU64::new(0);
+    let committed = AtomicU64::new(0);
+    let mut rates: Vec<Vec<f64>> = vec![Vec::new(); Side::ALL.len()];
+    for round in 0..args.rounds as usize {
+        for i in (0..Side::ALL.len()).map(|i| (i + round) % Side::ALL.len()) {
+            let rate = match Side::ALL[i] {
+                Side::Seqgen => {
+                    let (transactions, secs) = measure(seconds, WORKERS, pool, |conn| {
+                        let roll_back = attempts.fetch_add(1, Ordering::Relaxed) % ROLLBACK_EVERY
+                            == ROLLBACK_EVERY - 1;
+                        let result = conn.transaction(|conn| {
+                            let mut rows = vec![NewInvoice {
+                                id: String::new(),
+                                amount: 1,
+                            }];
+                            seqgen::insert_into(bench_invoices::table)
+                                .values(&mut rows)
+                                .execute(conn)?;
+                            if roll_back {
+                                return Err(seqgen::Error::Database(
+                                    DieselError::RollbackTransaction,
+                                ));
+                            }
+                            Ok(())
+                        });
+                        match result {
+                            Ok(()) => {
+                                committed.fetch_add(1, Ordering::Relaxed);
+                            }
+                            Err(seqgen::Error::Database(DieselError::RollbackTransaction)) => {}
+                            Err(e) => return Err(e.into()),
+                        }
+                        Ok(1)
+                    })?;
+                    Some(transactions as f64 / secs)
+                }
+                Side::Django => django(args, url, seconds)?,
+                Side::Pgbench => pgbench(url, seconds, &pgbench_script)?,
+            };
+            if let Some(rate) = rate {
+                rates[i].push(rate);
+            }
+        }
+    }
+
+    // The promise, checked: the committed rows hold exactly INV00000001 ..= the count.
+    let (count, highest) = bench_invoices::table
+        .select((
+            diesel::dsl::count_star(),
+            diesel::dsl::max(bench_invoices::id),
+        ))
+        .get_result::<(i64, Option<String>)>(&mut pool.get()?)?;
+    let gapless = count as u64 == committed.load(Ordering::Relaxed)
+        && highest.as_deref().unwrap_or("INV00000000") == format!("INV{count:08}");
+
+    println!(
+        "\n## postgres: gapless, {WORKERS} workers, transactions/s (committed and rolled back, \
+         1 in {ROLLBACK_EVERY} rolled back; median of {} rounds of {seconds} s)",
+        args.rounds
+    );
+    println!("| path | transactions/s (median, range) | seqgen ÷ this (median, range) |");
+    println!("|---|---|---|");
+    for (i, side) in Side::ALL.into_iter().enumerate() {
+        if rates[i].is_empty() {
+            println!("| {} | not run (see above) | |", side.name());
+            continue;
+        }
+        let (lo, mid, hi) = spread(&rates[i]);
+        // Per round, so that a round the machine slowed down compares like with like.
+        let ratios: Vec<f64> = rates[0].iter().zip(&rates[i]).map(|(s, o)| s / o).collect();
+        let ratio = match (i, ratios.is_empty()) {
+            (0, _) | (_, true) => String::new(),
+            _ => {
+                let (rlo, rmid, rhi) = spread(&ratios);
+                format!("{rmid:.2} ({rlo:.2}–{rhi:.2})")
+            }
+        };
+        println!("| {} | {mid:.0} ({lo:.0}–{hi:.0}) | {ratio} |", side.name());
+    }
+    println!(
+        "\nseqgen's committed rows: {count}, numbered 1..={count} without a hole: {}",
+        if gapless { "yes" } else { "NO" }
+    );
+    if !gapless {
+        return Err("seqgen's gapless rows have a hole or a duplicate".into());
+    }
+    Ok(())
+}
+
+/// Runs the Django script for `seconds`: its transactions per second, or `None` (with the
+/// reason printed) when it cannot run here.
+fn django(args: &Args, url: &str, seconds: f64) -> Result<Option<f64>, BoxError> {
+    let output = Command::new(&args.django_python)
+        .arg(DJANGO_SCRIPT)
+        .args(["--url", url, "--workers", &WORKERS.to_string()])
+        .args(["--seconds", &seconds.to_string()])
+        .args(["--rollback-every", &ROLLBACK_EVERY.to_string()])
+        .env("PGOPTIONS", PGOPTIONS)
+        .output();
+    let output = match output {
+        Ok(output) if output.status.success() => output,
+        Ok(output) => {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let last = stderr.lines().last().unwrap_or("");
+            eprintln!(
+                "django-sequences not measured ({}: {last}); set it up as \
+                 examples/scripts/gapless_django.py says and pass --django-python",
+                args.django_python
+            );
+            return Ok(None);
+        }
+        Err(e) => {
+            eprintln!("django-sequences not measured: {}: {e}", args.django_python);
+            return Ok(None);
+        }
+    };
+    let line: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    if line["gapless"] != serde_json::Value::Bool(true) {
+        return Err(format!("django-sequences' rows have a hole: {line}").into());
+    }
+    Ok(line["transactions_per_second"].as_f64())
+}
+
+/// Runs pgbench for `seconds` (rounded up to whole seconds): its transactions per second, or
+/// `None` (with the reason printed) when it cannot run here.
+fn pgbench(url: &str, seconds: f64, script: &std::path::Path) -> Result<Option<f64>, BoxError> {
+    let output = Command::new("pgbench")
+        .args(["-n", "-c", &WORKERS.to_string(), "-j", "2"])
+        .args(["-T", &(seconds.ceil() as u64).max(1).to_string(), "-f"])
+        .arg(script)
+        .arg(url)
+        .env("PGOPTIONS", PGOPTIONS)
+        .output();
+    let output = match output {
+        Ok(output) if output.status.success() => output,
+        Ok(output) => {
+            eprintln!(
+                "pgbench not measured: {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            );
+            return Ok(None);
+        }
+        Err(e) => {
+            eprintln!("pgbench not measured: {e} (it comes with PostgreSQL's client tools)");
+            return Ok(None);
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let tps = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("tps = "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("no `tps = ` in pgbench's output: {stdout}"))?;
+    Ok(Some(tps))
+}

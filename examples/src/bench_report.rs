@@ -74,13 +74,52 @@ pub enum Report {
     All,
 }
 
-diesel::table! {
-    /// Inserted by the baseline and by both seqgen paths: the ID is the primary key.
-    bench_orders (id) {
-        id -> Text,
-        amount -> BigInt,
-    }
+/// A table of its own for each path, each path's IDs increasing in it: in one shared table,
+/// PostgreSQL's B-tree inserts the highest key on the rightmost leaf by a fast path, so the
+/// path whose IDs sort last would be measured faster for that alone.
+macro_rules! orders {
+    ($($table:ident, $row:ident, $key:tt;)*) => {$(
+        diesel::table! {
+            /// Orders keyed by a seqgen ID (the baseline's computed in memory).
+            $table (id) {
+                id -> Text,
+                amount -> BigInt,
+            }
+        }
+
+        /// A row with a seqgen ID (batch 1000, as the performance goal says).
+        #[derive(Debug, Clone, diesel::Insertable, DistributedId)]
+        #[diesel(table_name = $table)]
+        pub struct $row {
+            #[distributed_id(key = $key, prefix = "D", date = "%Y%m%d", pad = 12, batch = 1000)]
+            id: String,
+            amount: i64,
+        }
+
+        impl $row {
+            /// Rows to fill (every path's but the baseline's).
+            #[allow(dead_code)]
+            fn unfilled(n: usize) -> Vec<Self> {
+                vec![$row { id: String::new(), amount: 1 }; n]
+            }
+        }
+    )*};
 }
+
+orders! {
+    bench_orders_plain, PlainOrder, "bench_orders_plain";
+    bench_orders_default, DefaultOrder, "bench_orders_default";
+    bench_orders_deref, DerefOrder, "bench_orders_deref";
+    bench_orders_explicit, ExplicitOrder, "bench_orders_explicit";
+}
+
+/// The tables of the ID paths, as the `CREATE TABLE`s write them.
+const ORDER_TABLES: [&str; 4] = [
+    "bench_orders_plain",
+    "bench_orders_default",
+    "bench_orders_deref",
+    "bench_orders_explicit",
+];
 
 diesel::table! {
     /// Inserted with the ID from the database's own sequence (a column `DEFAULT`).
@@ -88,22 +127,6 @@ diesel::table! {
         id -> BigInt,
         amount -> BigInt,
     }
-}
-
-/// A row with a seqgen ID (batch 1000, as the performance goal says); the baseline fills `id`
-/// itself. Both seqgen paths draw from this key: two generators get disjoint blocks.
-#[derive(Debug, Clone, diesel::Insertable, DistributedId)]
-#[diesel(table_name = bench_orders)]
-pub struct NewOrder {
-    #[distributed_id(
-        key = "bench_orders_default",
-        prefix = "D",
-        date = "%Y%m%d",
-        pad = 12,
-        batch = 1000
-    )]
-    id: String,
-    amount: i64,
 }
 
 #[derive(Debug, Clone, diesel::Insertable)]
@@ -118,45 +141,59 @@ pub trait BenchConnection:
 {
     /// The backend, restated so that `seqgen::Backend` is known to hold for it.
     type B: seqgen::Backend;
-    /// The tables, created empty.
-    const CREATE: &'static str;
+    /// The type of the ID columns.
+    const ID_TYPE: &'static str;
+    /// Creates the sequence table (and its sequence) empty.
+    const CREATE_SEQ: &'static str;
     /// Per-connection setup.
     fn setup(conn: &mut Self) -> Result<(), DieselError>;
     /// A plain Diesel insert of rows whose IDs are already set.
-    fn insert_plain(conn: &mut Self, rows: &[NewOrder]) -> Result<usize, DieselError>;
-    /// `seqgen::insert_into` on a pooled connection, with `generator` or the default.
-    fn insert_seqgen(
+    fn insert_plain(conn: &mut Self, rows: &[PlainOrder]) -> Result<usize, DieselError>;
+    /// `seqgen::insert_into` with the default generator on a pooled connection.
+    fn insert_default(
         conn: &mut PooledConnection<ConnectionManager<Self>>,
-        rows: &mut Vec<NewOrder>,
-        generator: Option<&Generator>,
+        rows: &mut Vec<DefaultOrder>,
     ) -> seqgen::Result<usize>;
     /// `seqgen::insert_into` with the default generator on a plain connection.
-    fn insert_seqgen_plain(conn: &mut Self, rows: &mut Vec<NewOrder>) -> seqgen::Result<usize>;
+    fn insert_deref(conn: &mut Self, rows: &mut Vec<DerefOrder>) -> seqgen::Result<usize>;
+    /// `seqgen::insert_into(..).with_generator(generator)`.
+    fn insert_explicit(
+        conn: &mut Self,
+        rows: &mut Vec<ExplicitOrder>,
+        generator: &Generator,
+    ) -> seqgen::Result<usize>;
     /// An insert whose IDs come from the database's sequence.
     fn insert_sequence(conn: &mut Self, rows: &[NewSeqOrder]) -> Result<usize, DieselError>;
 }
 
 macro_rules! inserts {
     () => {
-        fn insert_plain(conn: &mut Self, rows: &[NewOrder]) -> Result<usize, DieselError> {
-            diesel::insert_into(bench_orders::table)
+        fn insert_plain(conn: &mut Self, rows: &[PlainOrder]) -> Result<usize, DieselError> {
+            diesel::insert_into(bench_orders_plain::table)
                 .values(rows)
                 .execute(conn)
         }
-        fn insert_seqgen(
+        fn insert_default(
             conn: &mut PooledConnection<ConnectionManager<Self>>,
-            rows: &mut Vec<NewOrder>,
-            generator: Option<&Generator>,
+            rows: &mut Vec<DefaultOrder>,
         ) -> seqgen::Result<usize> {
-            let insert = seqgen::insert_into(bench_orders::table).values(rows);
-            match generator {
-                Some(generator) => insert.with_generator(generator).execute(conn),
-                None => insert.execute(conn),
-            }
-        }
-        fn insert_seqgen_plain(conn: &mut Self, rows: &mut Vec<NewOrder>) -> seqgen::Result<usize> {
-            seqgen::insert_into(bench_orders::table)
+            seqgen::insert_into(bench_orders_default::table)
                 .values(rows)
+                .execute(conn)
+        }
+        fn insert_deref(conn: &mut Self, rows: &mut Vec<DerefOrder>) -> seqgen::Result<usize> {
+            seqgen::insert_into(bench_orders_deref::table)
+                .values(rows)
+                .execute(conn)
+        }
+        fn insert_explicit(
+            conn: &mut Self,
+            rows: &mut Vec<ExplicitOrder>,
+            generator: &Generator,
+        ) -> seqgen::Result<usize> {
+            seqgen::insert_into(bench_orders_explicit::table)
+                .values(rows)
+                .with_generator(generator)
                 .execute(conn)
         }
         fn insert_sequence(conn: &mut Self, rows: &[NewSeqOrder]) -> Result<usize, DieselError> {
@@ -170,9 +207,9 @@ macro_rules! inserts {
 #[cfg(feature = "postgres")]
 impl BenchConnection for diesel::PgConnection {
     type B = diesel::pg::Pg;
-    const CREATE: &'static str = "DROP TABLE IF EXISTS bench_orders, bench_orders_seq; \
+    const ID_TYPE: &'static str = "VARCHAR(40)";
+    const CREATE_SEQ: &'static str = "DROP TABLE IF EXISTS bench_orders_seq; \
         DROP SEQUENCE IF EXISTS bench_seq; \
-        CREATE TABLE bench_orders (id VARCHAR(40) PRIMARY KEY, amount BIGINT NOT NULL); \
         CREATE SEQUENCE bench_seq; \
         CREATE TABLE bench_orders_seq (id BIGINT PRIMARY KEY DEFAULT nextval('bench_seq'), \
             amount BIGINT NOT NULL);";
@@ -187,8 +224,8 @@ impl BenchConnection for diesel::MysqlConnection {
     type B = diesel::mysql::Mysql;
     // AUTO_INCREMENT: MariaDB 10.11 crashed (signal 11) here under concurrent prepared inserts
     // into a column `DEFAULT (NEXT VALUE FOR seq)`.
-    const CREATE: &'static str = "DROP TABLE IF EXISTS bench_orders, bench_orders_seq; \
-        CREATE TABLE bench_orders (id VARCHAR(40) PRIMARY KEY, amount BIGINT NOT NULL); \
+    const ID_TYPE: &'static str = "VARCHAR(40)";
+    const CREATE_SEQ: &'static str = "DROP TABLE IF EXISTS bench_orders_seq; \
         CREATE TABLE bench_orders_seq (id BIGINT PRIMARY KEY AUTO_INCREMENT, \
             amount BIGINT NOT NULL);";
     fn setup(_: &mut Self) -> Result<(), DieselError> {
@@ -200,9 +237,8 @@ impl BenchConnection for diesel::MysqlConnection {
 #[cfg(feature = "sqlite")]
 impl BenchConnection for diesel::SqliteConnection {
     type B = diesel::sqlite::Sqlite;
-    const CREATE: &'static str = "DROP TABLE IF EXISTS bench_orders; \
-        DROP TABLE IF EXISTS bench_orders_seq; \
-        CREATE TABLE bench_orders (id TEXT PRIMARY KEY, amount BIGINT NOT NULL); \
+    const ID_TYPE: &'static str = "TEXT";
+    const CREATE_SEQ: &'static str = "DROP TABLE IF EXISTS bench_orders_seq; \
         CREATE TABLE bench_orders_seq (id INTEGER PRIMARY KEY AUTOINCREMENT, \
             amount BIGINT NOT NULL);";
     fn setup(conn: &mut Self) -> Result<(), DieselError> {
@@ -320,7 +356,14 @@ fn report<C: BenchConnection>(args: &Args, url: &str, backend: &str) -> Result<(
     {
         let mut conn = pool.get()?;
         seqgen::run_migrations(&mut *conn)?;
-        conn.batch_execute(C::CREATE)?;
+        for table in ORDER_TABLES {
+            conn.batch_execute(&format!(
+                "DROP TABLE IF EXISTS {table}; \
+                 CREATE TABLE {table} (id {} PRIMARY KEY, amount BIGINT NOT NULL);",
+                C::ID_TYPE
+            ))?;
+        }
+        conn.batch_execute(C::CREATE_SEQ)?;
         // Keys of earlier runs start over, so the IDs' length does not depend on history.
         conn.batch_execute("DELETE FROM db_key WHERE key_name LIKE 'bench_orders%'")?;
     }
@@ -339,37 +382,26 @@ fn report<C: BenchConnection>(args: &Args, url: &str, backend: &str) -> Result<(
             let insert = |path: Path, conn: &mut Pooled<C>| -> Result<u64, BoxError> {
                 match path {
                     Path::Plain => {
-                        let rows: Vec<NewOrder> = (0..rows_per_insert)
+                        let rows: Vec<PlainOrder> = (0..rows_per_insert)
                             .map(|_| {
                                 let n = plain_counter.fetch_add(1, Ordering::Relaxed) + 1;
-                                NewOrder {
-                                    id: format!("P{today}{n:012}"),
+                                PlainOrder {
+                                    id: format!("D{today}{n:012}"),
                                     amount: 1,
                                 }
                             })
                             .collect();
                         C::insert_plain(conn, &rows)?;
                     }
-                    Path::Default | Path::Explicit => {
-                        let mut rows = vec![
-                            NewOrder {
-                                id: String::new(),
-                                amount: 1
-                            };
-                            rows_per_insert
-                        ];
-                        let generator = (path == Path::Explicit).then_some(&explicit);
-                        C::insert_seqgen(conn, &mut rows, generator)?;
+                    Path::Default => {
+                        C::insert_default(conn, &mut DefaultOrder::unfilled(rows_per_insert))?;
                     }
                     Path::DefaultPlain => {
-                        let mut rows = vec![
-                            NewOrder {
-                                id: String::new(),
-                                amount: 1
-                            };
-                            rows_per_insert
-                        ];
-                        C::insert_seqgen_plain(conn, &mut rows)?;
+                        C::insert_deref(conn, &mut DerefOrder::unfilled(rows_per_insert))?;
+                    }
+                    Path::Explicit => {
+                        let mut rows = ExplicitOrder::unfilled(rows_per_insert);
+                        C::insert_explicit(conn, &mut rows, &explicit)?;
                     }
                     Path::Sequence => {
                         let rows = vec![NewSeqOrder { amount: 1 }; rows_per_insert];

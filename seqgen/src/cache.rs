@@ -6,10 +6,12 @@ use std::borrow::Borrow;
 use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Instant;
 
 use crate::batch::BatchState;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
+use crate::stats::KeyStats;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
 
@@ -39,6 +41,8 @@ pub(crate) struct KeyState {
     held: Mutex<VecDeque<(String, u64)>>,
     /// The shape last found recorded on the key's row: in-transaction paths check it once.
     shape: Mutex<Option<String>>,
+    /// What happened to the key, but for what the cursor counts (see [`KeyState::stats`]).
+    counted: Mutex<KeyStats>,
 }
 
 /// How many periods a key remembers its highest number for: enough for clocks that disagree
@@ -60,6 +64,11 @@ pub(crate) struct Cursor {
     /// The clock second the period was last computed for: the period is recomputed at most
     /// once a second (specs reject date patterns finer than a second).
     period_second: Option<i64>,
+    /// Numbers served from the blocks (counted here, under the lock that serves them, so that
+    /// counting costs the cached path nothing).
+    served: u64,
+    /// Numbers of blocks dropped unserved when their period ended.
+    abandoned: u64,
 }
 
 impl KeyState {
@@ -125,6 +134,42 @@ impl KeyState {
         if known.as_deref() != Some(period) {
             *known = Some(period.to_owned());
         }
+    }
+}
+
+impl KeyState {
+    /// Counts into the key's statistics (not on the cached path: see [`Cursor::served`]).
+    pub(crate) fn count(&self, what: impl FnOnce(&mut KeyStats)) {
+        what(&mut self.counted.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// Counts a reservation of `numbers` that started at `started`, with the retries this
+    /// thread made since `retries_before` (see [`crate::retry::retries_so_far`]).
+    pub(crate) fn count_reservation(&self, numbers: u64, started: Instant, retries_before: u64) {
+        let retries = crate::retry::retries_so_far() - retries_before;
+        self.count(|stats| {
+            stats.reservations += 1;
+            stats.numbers_reserved += numbers;
+            stats.retries += retries;
+            stats.reservation_time.record(started.elapsed());
+        });
+    }
+
+    /// What happened to the key in this generator.
+    pub(crate) fn stats(&self) -> KeyStats {
+        let (served, abandoned) = {
+            let cursor = self.cursor();
+            (cursor.served, cursor.abandoned)
+        };
+        let mut stats = self
+            .counted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        stats.key = self.key.clone();
+        stats.served_from_memory = served;
+        stats.numbers_abandoned += abandoned;
+        stats
     }
 }
 
@@ -195,8 +240,11 @@ impl Cursor {
         let text = spec.period_at(now);
         if text != self.period.text {
             self.period = Period::new(text);
+            self.abandoned += self.end - self.next;
             self.next = self.end;
-            self.spare = None;
+            if let Some(spare) = self.spare.take() {
+                self.abandoned += spare.end - spare.start;
+            }
             self.ahead_at = 0;
         }
     }
@@ -273,9 +321,9 @@ impl Cursor {
 
     /// Keeps `block`, reserved ahead, as the next one, if it still belongs to `period`:
     /// whether it was kept.
-    pub(crate) fn keep_spare(&mut self, period: &Period, block: Range<u64>) -> bool {
+    pub(crate) fn keep_spare(&mut self, period: &Period, block: &Range<u64>) -> bool {
         if self.period == *period && self.spare.is_none() {
-            self.spare = Some(block);
+            self.spare = Some(block.clone());
             return true;
         }
         false
@@ -313,6 +361,7 @@ where
             break;
         }
         *need -= got.end - got.start;
+        cursor.served += got.end - got.start;
         let got = checked(spec, &cursor.period, got)?;
         emit(&cursor.period, got)?;
     }

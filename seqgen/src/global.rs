@@ -11,6 +11,7 @@ use crate::backend::Backend;
 use crate::error::Result;
 use crate::generator::Generator;
 use crate::identity::{identify, Identity};
+use crate::stats::KeyStats;
 use crate::transaction::in_transaction;
 use seqgen_core::Spec;
 
@@ -201,6 +202,14 @@ where
     C::Backend: Backend,
 {
     default_generator(conn)?.release(conn)
+}
+
+/// What the process-wide default generators (one per database) did for each key, summed over
+/// the databases, in key order: see [`Generator::stats`]. A generator that
+/// [`use_pool`] replaced is no longer counted.
+pub fn stats() -> Vec<KeyStats> {
+    let generators: Vec<Generator> = defaults().values().cloned().collect();
+    crate::stats::per_key(generators.iter().flat_map(Generator::stats))
 }
 
 /// The last counter the database handed out for `spec`'s current period, on the system

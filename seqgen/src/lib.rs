@@ -69,6 +69,7 @@ mod reserve;
 mod retry;
 mod schema;
 mod sequence;
+mod stats;
 mod transaction;
 mod void;
 
@@ -80,7 +81,9 @@ pub use error::{Error, Result};
 pub use generator::{Generator, GeneratorBuilder};
 #[cfg(feature = "r2d2")]
 pub use global::use_pool;
-pub use global::{last_value, next_id, next_ids, next_number, next_numbers, peek_next, release};
+pub use global::{
+    last_value, next_id, next_ids, next_number, next_numbers, peek_next, release, stats,
+};
 pub use identity::accept_non_durable_server;
 pub use insert::{insert_into, IncompleteInsert, InsertWithIds, Records};
 pub use migrations::{backend_migrations, run_migrations, with_app_migrations, WithAppMigrations};
@@ -89,6 +92,7 @@ pub use seqgen_core::{
     IdParts, Mode, Overflow, ParseIdError, Series, Spec, SpecBuilder, SpecError, TimeZone,
 };
 pub use sequence::{next_value, next_values, Sequence};
+pub use stats::{KeyStats, Timings};
 pub use transaction::retry_transaction;
 pub use void::{void, voided, Voided};
 

@@ -23,6 +23,17 @@ pub(crate) fn retrying<T>(reserve: impl FnMut() -> diesel::QueryResult<T>) -> Re
     Ok(with_retries(reserve, conflict)?)
 }
 
+thread_local! {
+    /// Attempts this thread repeated, for the statistics: a reservation reads it before and
+    /// after (see [`crate::cache::KeyState::count_reservation`]).
+    static RETRIES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many attempts this thread has repeated so far.
+pub(crate) fn retries_so_far() -> u64 {
+    RETRIES.get()
+}
+
 /// Runs `attempt` until it succeeds, fails with an error `retryable` does not accept, or has
 /// failed [`RESERVE_ATTEMPTS`] times, [pausing](pause) between attempts.
 pub(crate) fn with_retries<T, E>(
@@ -33,6 +44,7 @@ pub(crate) fn with_retries<T, E>(
     loop {
         match attempt() {
             Err(e) if retryable(&e) && attempts < RESERVE_ATTEMPTS => {
+                RETRIES.set(RETRIES.get() + 1);
                 pause(attempts);
                 attempts += 1;
             }

@@ -2,6 +2,7 @@
 
 use std::ops::Range;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use diesel::connection::LoadConnection;
 
@@ -10,6 +11,7 @@ use crate::backend::Backend;
 use crate::cache::{block_ending_at, checked, largest, refused};
 use crate::error::{Error, Result};
 use crate::reserve::{lock_nowait, reserve_fitting, Retry};
+use crate::retry::retries_so_far;
 use crate::transaction::in_transaction;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
@@ -59,7 +61,9 @@ impl Generator {
         }
         // Not retried: a serialization failure aborts the caller's whole transaction, which
         // only the caller can run again (`Error::TransactionConflict`).
+        let (started, retries) = (Instant::now(), retries_so_far());
         let (last, _) = reserve_fitting(conn, spec, &period, n, n, Retry::No)?;
+        state.count_reservation(n, started, retries);
         self.claim_shape(conn, spec, &state, claim)?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         if beside.is_some() {

@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::identity::{identify, Identity, NonDurable};
 use crate::pool::PoolReserve;
 use crate::retry::retrying;
+use crate::stats::KeyStats;
 use seqgen_core::__private::{CacheKey, PrehashedHasher};
 use seqgen_core::Spec;
 
@@ -312,7 +313,13 @@ impl Generator {
                 // connection) does not make the next block look like a counter that went back.
                 state.lower_held(&period.text, next - 1);
                 let key = state.key();
-                if retrying(|| C::Backend::give_back(conn, key, &period.text, held_end, value))? {
+                let back =
+                    retrying(|| C::Backend::give_back(conn, key, &period.text, held_end, value))?;
+                state.count(|stats| match back {
+                    true => stats.numbers_given_back += end - next,
+                    false => stats.numbers_abandoned += end - next,
+                });
+                if back {
                     given_back += end - next;
                 }
             }
@@ -323,6 +330,37 @@ impl Generator {
     /// How many reservations (database round trips that took numbers) this generator made.
     pub fn reservations(&self) -> u64 {
         self.inner.reservations.load(Ordering::Relaxed)
+    }
+
+    /// What this generator did for each key it served, in key order: IDs served from memory,
+    /// reservations and the numbers they took, numbers abandoned (holes) and given back,
+    /// retries, conflicts and reservation times. See [`KeyStats`].
+    ///
+    /// ```
+    /// use diesel::prelude::*;
+    ///
+    /// let mut conn = SqliteConnection::establish(":memory:")?;
+    /// seqgen::run_migrations(&mut conn)?;
+    /// let spec = seqgen::Spec::builder("orders").date("").pad(4).batch(10).build()?;
+    ///
+    /// let generator = seqgen::Generator::new();
+    /// generator.next_ids(&mut conn, &spec, 3)?; // reserves 1..=10, serves 1..=3
+    /// generator.next_id(&mut conn, &spec)?;     // 4, from memory
+    /// let stats = &generator.stats()[0];
+    /// assert_eq!((stats.key.as_str(), stats.reservations, stats.numbers_reserved), ("orders", 1, 10));
+    /// assert_eq!(stats.served_from_memory, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn stats(&self) -> Vec<KeyStats> {
+        let states: Vec<Arc<KeyState>> = self
+            .inner
+            .keys
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect();
+        crate::stats::per_key(states.iter().map(|state| state.stats()))
     }
 
     fn take_numeric<C>(

@@ -13,6 +13,7 @@ use crate::cache::{block_ending_at, checked, largest, refused, serve, KeyState};
 use crate::error::{Error, Result};
 use crate::identity::{identify, Identity};
 use crate::reserve::{check_shape, reserve_block, reserve_fitting, same_shape, Retry};
+use crate::retry::retries_so_far;
 use crate::transaction::in_transaction;
 use seqgen_core::__private::Period;
 use seqgen_core::{Mode, Spec};
@@ -20,7 +21,20 @@ use seqgen_core::{Mode, Spec};
 impl Generator {
     /// Takes `n` counters of `spec`'s current period and hands them to `emit` as ranges in
     /// order: from the cached block, the block reserved ahead, then a new reservation.
-    pub(super) fn take<C, F>(&self, conn: &mut C, spec: &Spec, n: u64, mut emit: F) -> Result<()>
+    pub(super) fn take<C, F>(&self, conn: &mut C, spec: &Spec, n: u64, emit: F) -> Result<()>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
+    {
+        let taken = self.take_counted(conn, spec, n, emit);
+        if let Err(Error::TransactionConflict(_) | Error::Busy { .. }) = &taken {
+            self.key_state(spec).count(|stats| stats.conflicts += 1);
+        }
+        taken
+    }
+
+    fn take_counted<C, F>(&self, conn: &mut C, spec: &Spec, n: u64, mut emit: F) -> Result<()>
     where
         C: LoadConnection,
         C::Backend: Backend,
@@ -94,7 +108,9 @@ impl Generator {
             in_transaction && C::Backend::RESERVE_BESIDE_TRANSACTION && self.inner.pool.is_some();
         if in_transaction && !through_pool {
             let claim = self.shape_before_reserving(conn, spec, &state)?;
+            let (started, retries) = (Instant::now(), retries_so_far());
             let (last, _) = reserve_fitting(conn, spec, &period, need, need, Retry::No)?;
+            state.count_reservation(need, started, retries);
             self.claim_shape(conn, spec, &state, claim)?;
             self.inner.reservations.fetch_add(1, Ordering::Relaxed);
             let mine = block_ending_at(last, need)?;
@@ -115,6 +131,7 @@ impl Generator {
         }
         let non_durable = self.inner.non_durable;
         let batch = state.batch().next(self.inner.batch, spec, Instant::now());
+        let (started, retries) = (Instant::now(), retries_so_far());
         let (identity, last, count) = match self.inner.pool.as_deref() {
             Some(pool) if through_pool => {
                 // The caller's database (its token only if it has one yet): the pool must
@@ -127,6 +144,7 @@ impl Generator {
             // may be cached.
             _ => reserve_block(conn, spec, &period, need, batch, non_durable, None)?,
         };
+        state.count_reservation(count, started, retries);
         let block = self.accept_block(spec, &state, &period, identity, last, count)?;
         let mine = block.start..block.start + need;
         // With a pool, the block after this one is reserved in the background before this one
@@ -176,13 +194,19 @@ impl Generator {
             return Ok(false); // a foreground refill came first
         }
         let batch = state.batch().next(self.inner.batch, spec, Instant::now());
+        let (started, retries) = (Instant::now(), retries_so_far());
         let Some((identity, last, count)) =
             pool.reserve_ahead(spec, period, batch, self.inner.non_durable)?
         else {
             return Ok(false); // no idle connection: the foreground refills
         };
+        state.count_reservation(count, started, retries);
         let block = self.accept_block(spec, state, period, identity, last, count)?;
-        Ok(state.cursor().keep_spare(period, block))
+        let kept = state.cursor().keep_spare(period, &block);
+        if !kept {
+            state.count(|stats| stats.numbers_abandoned += block.end - block.start);
+        }
+        Ok(kept)
     }
 
     /// A reservation's bookkeeping, in the foreground or ahead: the database it was made on

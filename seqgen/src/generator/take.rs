@@ -21,20 +21,7 @@ use seqgen_core::{Mode, Spec};
 impl Generator {
     /// Takes `n` counters of `spec`'s current period and hands them to `emit` as ranges in
     /// order: from the cached block, the block reserved ahead, then a new reservation.
-    pub(super) fn take<C, F>(&self, conn: &mut C, spec: &Spec, n: u64, emit: F) -> Result<()>
-    where
-        C: LoadConnection,
-        C::Backend: Backend,
-        F: FnMut(&Period, Range<u64>) -> Result<()>,
-    {
-        let taken = self.take_counted(conn, spec, n, emit);
-        if let Err(Error::TransactionConflict(_) | Error::Busy { .. }) = &taken {
-            self.key_state(spec).count(|stats| stats.conflicts += 1);
-        }
-        taken
-    }
-
-    fn take_counted<C, F>(&self, conn: &mut C, spec: &Spec, n: u64, mut emit: F) -> Result<()>
+    pub(super) fn take<C, F>(&self, conn: &mut C, spec: &Spec, n: u64, mut emit: F) -> Result<()>
     where
         C: LoadConnection,
         C::Backend: Backend,
@@ -44,7 +31,9 @@ impl Generator {
             return Ok(());
         }
         if let Mode::Gapless { nowait } = spec.mode() {
-            return self.take_gapless(conn, spec, n, nowait, emit);
+            return self
+                .take_gapless(conn, spec, n, nowait, emit)
+                .inspect_err(|e| self.count_conflict(spec, e));
         }
         let clock = &*self.inner.clock;
         let mut need = n;
@@ -109,7 +98,8 @@ impl Generator {
         if in_transaction && !through_pool {
             let claim = self.shape_before_reserving(conn, spec, &state)?;
             let (started, retries) = (Instant::now(), retries_so_far());
-            let (last, _) = reserve_fitting(conn, spec, &period, need, need, Retry::No)?;
+            let (last, _) = reserve_fitting(conn, spec, &period, need, need, Retry::No)
+                .inspect_err(|e| self.count_conflict(spec, e))?;
             state.count_reservation(need, started, retries);
             self.claim_shape(conn, spec, &state, claim)?;
             self.inner.reservations.fetch_add(1, Ordering::Relaxed);
@@ -154,6 +144,13 @@ impl Generator {
             .cursor()
             .refill(&period, mine.end..block.end, &block, ahead);
         emit(&period, checked(spec, &period, mine)?)
+    }
+
+    /// Counts `error` as a conflict of `spec`'s key if another transaction caused it.
+    fn count_conflict(&self, spec: &Spec, error: &Error) {
+        if let Error::TransactionConflict(_) | Error::Busy { .. } = error {
+            self.key_state(spec).count(|stats| stats.conflicts += 1);
+        }
     }
 
     /// Starts reserving the block after the current one of `state` on a pool connection in

@@ -12,6 +12,7 @@ use crate::batch::BatchState;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::stats::KeyStats;
+use crate::trace::event;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
 
@@ -239,12 +240,21 @@ impl Cursor {
         self.period_second = Some(now.timestamp());
         let text = spec.period_at(now);
         if text != self.period.text {
-            self.period = Period::new(text);
-            self.abandoned += self.end - self.next;
-            self.next = self.end;
-            if let Some(spare) = self.spare.take() {
-                self.abandoned += spare.end - spare.start;
+            let spare = self.spare.take().map_or(0, |spare| spare.end - spare.start);
+            let unused = self.end - self.next + spare;
+            if self.end != 0 {
+                event!(
+                    debug,
+                    key = spec.key(),
+                    from = %self.period.text,
+                    to = %text,
+                    unused,
+                    "a new period: the numbers left of the last one stay unused"
+                );
             }
+            self.abandoned += unused;
+            self.period = Period::new(text);
+            self.next = self.end;
             self.ahead_at = 0;
         }
     }

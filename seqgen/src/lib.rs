@@ -70,6 +70,7 @@ mod retry;
 mod schema;
 mod sequence;
 mod stats;
+mod trace;
 mod transaction;
 mod void;
 

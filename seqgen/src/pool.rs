@@ -35,6 +35,9 @@ pub(crate) trait PoolReserve: Send + Sync {
     /// Creates the counter row (`key`, `period`) unless it exists, in autocommit.
     fn create_row(&self, key: &str, period: &str) -> Result<()>;
 
+    /// The backend's name, for traces.
+    fn backend(&self) -> &'static str;
+
     /// Checks (and records, if none is) the shape of `spec`'s key, in autocommit.
     fn check_shape(&self, spec: &Spec) -> Result<()>;
 }
@@ -75,6 +78,10 @@ mod r2d2_pool {
         C: R2D2Connection + LoadConnection + 'static,
         C::Backend: Backend,
     {
+        fn backend(&self) -> &'static str {
+            C::Backend::NAME
+        }
+
         fn reserve(
             &self,
             spec: &Spec,

@@ -103,6 +103,13 @@ pub(crate) fn same_shape(spec: &Spec, recorded: String) -> Result<()> {
     if recorded == spec.shape() {
         Ok(())
     } else {
+        crate::trace::event!(
+            warn,
+            key = spec.key(),
+            recorded = %recorded,
+            requested = spec.shape(),
+            "a spec of another shape than the one recorded on its key was refused"
+        );
         Err(Error::ShapeChanged {
             key: spec.key().to_owned(),
             recorded,

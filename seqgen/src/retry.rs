@@ -45,6 +45,11 @@ pub(crate) fn with_retries<T, E>(
         match attempt() {
             Err(e) if retryable(&e) && attempts < RESERVE_ATTEMPTS => {
                 RETRIES.set(RETRIES.get() + 1);
+                crate::trace::event!(
+                    debug,
+                    attempt = attempts,
+                    "a serialization failure: trying again"
+                );
                 pause(attempts);
                 attempts += 1;
             }

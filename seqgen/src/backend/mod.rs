@@ -40,6 +40,10 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     #[doc(hidden)]
     const READS_FIRST_IN_TRANSACTION: bool;
 
+    /// The backend's name in traces: `sqlite`, `postgres` or `mysql`, as the features say.
+    #[doc(hidden)]
+    const NAME: &'static str;
+
     /// The SQL function giving the larger of two values.
     #[doc(hidden)]
     const GREATEST: &'static str;

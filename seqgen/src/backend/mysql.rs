@@ -45,6 +45,7 @@ diesel::define_sql_function! {
 impl super::sealed::Sealed for Mysql {}
 
 impl super::Backend for Mysql {
+    const NAME: &'static str = "mysql";
     const INSERT_IGNORING: (&'static str, &'static str) = ("INSERT IGNORE INTO", "");
     const GREATEST: &'static str = "GREATEST";
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = true;

@@ -18,6 +18,7 @@ use crate::schema::db_key;
 impl super::sealed::Sealed for Pg {}
 
 impl super::Backend for Pg {
+    const NAME: &'static str = "postgres";
     const INSERT_IGNORING: (&'static str, &'static str) =
         ("INSERT INTO", " ON CONFLICT DO NOTHING");
     const GREATEST: &'static str = "GREATEST";

@@ -15,6 +15,7 @@ use crate::schema::db_key;
 impl super::sealed::Sealed for Sqlite {}
 
 impl super::Backend for Sqlite {
+    const NAME: &'static str = "sqlite";
     const INSERT_IGNORING: (&'static str, &'static str) = ("INSERT OR IGNORE INTO", "");
     const GREATEST: &'static str = "MAX";
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = false;

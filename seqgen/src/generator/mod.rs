@@ -321,6 +321,14 @@ impl Generator {
                 });
                 if back {
                     given_back += end - next;
+                } else {
+                    crate::trace::event!(
+                        debug,
+                        key,
+                        period = %period.text,
+                        unused = end - next,
+                        "not given back (another instance reserved after this one): they stay unused"
+                    );
                 }
             }
         }

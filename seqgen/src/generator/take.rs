@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::identity::{identify, Identity};
 use crate::reserve::{check_shape, reserve_block, reserve_fitting, same_shape, Retry};
 use crate::retry::retries_so_far;
+use crate::trace::{event, Reservation};
 use crate::transaction::in_transaction;
 use seqgen_core::__private::Period;
 use seqgen_core::{Mode, Spec};
@@ -98,8 +99,11 @@ impl Generator {
         if in_transaction && !through_pool {
             let claim = self.shape_before_reserving(conn, spec, &state)?;
             let (started, retries) = (Instant::now(), retries_so_far());
+            let span =
+                Reservation::start(spec.key(), &period.text, C::Backend::NAME, "in transaction");
             let (last, _) = reserve_fitting(conn, spec, &period, need, need, Retry::No)
                 .inspect_err(|e| self.count_conflict(spec, e))?;
+            span.took(need);
             state.count_reservation(need, started, retries);
             self.claim_shape(conn, spec, &state, claim)?;
             self.inner.reservations.fetch_add(1, Ordering::Relaxed);
@@ -122,6 +126,7 @@ impl Generator {
         let non_durable = self.inner.non_durable;
         let batch = state.batch().next(self.inner.batch, spec, Instant::now());
         let (started, retries) = (Instant::now(), retries_so_far());
+        let span = Reservation::start(spec.key(), &period.text, C::Backend::NAME, "foreground");
         let (identity, last, count) = match self.inner.pool.as_deref() {
             Some(pool) if through_pool => {
                 // The caller's database (its token only if it has one yet): the pool must
@@ -134,6 +139,7 @@ impl Generator {
             // may be cached.
             _ => reserve_block(conn, spec, &period, need, batch, non_durable, None)?,
         };
+        span.took(count);
         state.count_reservation(count, started, retries);
         let block = self.accept_block(spec, &state, &period, identity, last, count)?;
         let mine = block.start..block.start + need;
@@ -168,7 +174,16 @@ impl Generator {
             .spawn(move || {
                 // A failure is left to the foreground: a caller that finds both blocks empty
                 // reserves on its own connection and reports what fails there.
-                if !matches!(generator.fill_spare(&spec, &state, &period), Ok(true)) {
+                let filled = generator.fill_spare(&spec, &state, &period);
+                if let Err(_error) = &filled {
+                    event!(
+                        warn,
+                        key = spec.key(),
+                        error = %_error,
+                        "reserving the next block ahead failed; the foreground will reserve it"
+                    );
+                }
+                if !matches!(filled, Ok(true)) {
                     // Still in the turn and without a spare: the block is the one that asked.
                     state.cursor().stop_ahead(&period);
                 }
@@ -192,11 +207,13 @@ impl Generator {
         }
         let batch = state.batch().next(self.inner.batch, spec, Instant::now());
         let (started, retries) = (Instant::now(), retries_so_far());
+        let span = Reservation::start(spec.key(), &period.text, pool.backend(), "ahead");
         let Some((identity, last, count)) =
             pool.reserve_ahead(spec, period, batch, self.inner.non_durable)?
         else {
             return Ok(false); // no idle connection: the foreground refills
         };
+        span.took(count);
         state.count_reservation(count, started, retries);
         let block = self.accept_block(spec, state, period, identity, last, count)?;
         let kept = state.cursor().keep_spare(period, &block);
@@ -222,14 +239,22 @@ impl Generator {
         self.bind(identity)?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         let block = block_ending_at(last, count)?;
-        state
-            .note_block(&period.text, &block)
-            .map_err(|held| Error::CounterWentBack {
+        state.note_block(&period.text, &block).map_err(|held| {
+            event!(
+                warn,
+                key = spec.key(),
+                period = %period.text,
+                held,
+                got = block.start,
+                "the counter went back below numbers this generator held: block refused"
+            );
+            Error::CounterWentBack {
                 key: spec.key().to_owned(),
                 period: period.text.clone(),
                 held,
                 got: block.start,
-            })?;
+            }
+        })?;
         Ok(block)
     }
 

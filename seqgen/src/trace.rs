@@ -1,0 +1,53 @@
+//! Tracing, with the `tracing` feature: a span per reservation, events for what an operator
+//! should know. Without the feature all of it compiles to nothing.
+//!
+//! Levels: reservations and their retries are `debug` (a healthy app makes about one a second
+//! per busy key); a period's end that leaves numbers unused is `debug` too (it is expected);
+//! a reservation ahead that failed is `warn` (the foreground reserves instead); a counter that
+//! went back and a refused shape are `error`-worthy states the caller also gets as errors, so
+//! they are `warn` here, for the operator. `info` stays quiet in a healthy app.
+
+/// The span of one reservation, entered until [`took`](Reservation::took) or dropped.
+pub(crate) struct Reservation {
+    #[cfg(feature = "tracing")]
+    span: tracing::span::EnteredSpan,
+}
+
+impl Reservation {
+    /// Enters the span of a reservation of `key` in `period` on `backend`, made `how`
+    /// (`"foreground"`, `"ahead"`, `"in transaction"`, `"gapless"`).
+    #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
+    pub(crate) fn start(key: &str, period: &str, backend: &'static str, how: &'static str) -> Self {
+        Reservation {
+            #[cfg(feature = "tracing")]
+            span: tracing::debug_span!(
+                target: "seqgen",
+                "reserve",
+                key,
+                period,
+                backend,
+                how,
+                count = tracing::field::Empty,
+            )
+            .entered(),
+        }
+    }
+
+    /// Records how many numbers the reservation took, and ends its span. (A reservation that
+    /// fails ends its span when it is dropped, without a count.)
+    #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
+    pub(crate) fn took(self, count: u64) {
+        #[cfg(feature = "tracing")]
+        self.span.record("count", count);
+    }
+}
+
+/// An event at `$level` (`debug`, `warn`, ...) with `tracing`'s field syntax, target `seqgen`;
+/// nothing without the feature (its arguments are not evaluated then).
+macro_rules! event {
+    ($level:ident, $($arg:tt)+) => {
+        #[cfg(feature = "tracing")]
+        tracing::$level!(target: "seqgen", $($arg)+);
+    };
+}
+pub(crate) use event;

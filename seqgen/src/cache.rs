@@ -11,6 +11,7 @@ use std::time::Instant;
 use crate::batch::BatchState;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
+use crate::meter;
 use crate::stats::KeyStats;
 use crate::trace::event;
 use seqgen_core::__private::Period;
@@ -44,6 +45,8 @@ pub(crate) struct KeyState {
     shape: Mutex<Option<String>>,
     /// What happened to the key, but for what the cursor counts (see [`KeyState::stats`]).
     counted: Mutex<KeyStats>,
+    /// The cursor's counts (served, abandoned) last published as metrics (see [`crate::meter`]).
+    published: Mutex<(u64, u64)>,
 }
 
 /// How many periods a key remembers its highest number for: enough for clocks that disagree
@@ -148,12 +151,33 @@ impl KeyState {
     /// thread made since `retries_before` (see [`crate::retry::retries_so_far`]).
     pub(crate) fn count_reservation(&self, numbers: u64, started: Instant, retries_before: u64) {
         let retries = crate::retry::retries_so_far() - retries_before;
+        let took = started.elapsed();
         self.count(|stats| {
             stats.reservations += 1;
             stats.numbers_reserved += numbers;
             stats.retries += retries;
-            stats.reservation_time.record(started.elapsed());
+            stats.reservation_time.record(took);
         });
+        meter::add(meter::RESERVATIONS, &self.key, 1);
+        meter::add(meter::NUMBERS_RESERVED, &self.key, numbers);
+        meter::add(meter::RETRIES, &self.key, retries);
+        meter::reservation_time(&self.key, took);
+        self.publish();
+    }
+
+    /// Publishes what the cursor counted since the last time, as metrics: done at
+    /// reservations and at `release`, never on the cached path.
+    pub(crate) fn publish(&self) {
+        if cfg!(feature = "metrics") {
+            let (served, abandoned) = {
+                let cursor = self.cursor();
+                (cursor.served, cursor.abandoned)
+            };
+            let mut published = self.published.lock().unwrap_or_else(|e| e.into_inner());
+            meter::add(meter::SERVED_FROM_MEMORY, &self.key, served - published.0);
+            meter::add(meter::NUMBERS_ABANDONED, &self.key, abandoned - published.1);
+            *published = (served, abandoned);
+        }
     }
 
     /// What happened to the key in this generator.

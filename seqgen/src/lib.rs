@@ -62,6 +62,7 @@ mod generator;
 mod global;
 mod identity;
 mod insert;
+pub mod meter;
 mod migrations;
 mod model;
 mod pool;

@@ -302,6 +302,7 @@ impl Generator {
             let _turn = state.turn();
             // The spare block first: the current one can go back only after it.
             let unused = state.cursor().give_back();
+            state.publish();
             for (period, next, end) in unused {
                 let (Ok(held_end), Ok(value)) = (i64::try_from(end - 1), i64::try_from(next - 1))
                 else {
@@ -319,6 +320,11 @@ impl Generator {
                     true => stats.numbers_given_back += end - next,
                     false => stats.numbers_abandoned += end - next,
                 });
+                let counter = match back {
+                    true => crate::meter::NUMBERS_GIVEN_BACK,
+                    false => crate::meter::NUMBERS_ABANDONED,
+                };
+                crate::meter::add(counter, key, end - next);
                 if back {
                     given_back += end - next;
                 } else {

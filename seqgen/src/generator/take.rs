@@ -156,6 +156,7 @@ impl Generator {
     fn count_conflict(&self, spec: &Spec, error: &Error) {
         if let Error::TransactionConflict(_) | Error::Busy { .. } = error {
             self.key_state(spec).count(|stats| stats.conflicts += 1);
+            crate::meter::add(crate::meter::CONFLICTS, spec.key(), 1);
         }
     }
 
@@ -219,6 +220,11 @@ impl Generator {
         let kept = state.cursor().keep_spare(period, &block);
         if !kept {
             state.count(|stats| stats.numbers_abandoned += block.end - block.start);
+            crate::meter::add(
+                crate::meter::NUMBERS_ABANDONED,
+                spec.key(),
+                block.end - block.start,
+            );
         }
         Ok(kept)
     }

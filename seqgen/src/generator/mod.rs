@@ -288,16 +288,8 @@ impl Generator {
         if !database.matches(&found) {
             return Err(Error::DifferentDatabase);
         }
-        let states: Vec<Arc<KeyState>> = self
-            .inner
-            .keys
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .values()
-            .cloned()
-            .collect();
         let mut given_back = 0;
-        for state in states {
+        for state in self.states() {
             // No reservation of this key (in the foreground or ahead) runs meanwhile.
             let _turn = state.turn();
             // The spare block first: the current one can go back only after it.
@@ -366,15 +358,7 @@ impl Generator {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn stats(&self) -> Vec<KeyStats> {
-        let states: Vec<Arc<KeyState>> = self
-            .inner
-            .keys
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .values()
-            .cloned()
-            .collect();
-        crate::stats::per_key(states.iter().map(|state| state.stats()))
+        crate::stats::per_key(self.states().iter().map(|state| state.stats()))
     }
 
     fn take_numeric<C>(
@@ -415,6 +399,17 @@ impl Generator {
         } else {
             Err(Error::DifferentDatabase)
         }
+    }
+
+    /// Every key's state, taken out of the map so that no lock is held while they are used.
+    fn states(&self) -> Vec<Arc<KeyState>> {
+        self.inner
+            .keys
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect()
     }
 
     /// The state of `spec`'s key in this generator, from the spec's memo slot when this

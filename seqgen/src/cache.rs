@@ -13,7 +13,7 @@ use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::meter;
 use crate::stats::KeyStats;
-use crate::trace::event;
+use crate::trace::{self, event};
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
 
@@ -143,26 +143,43 @@ impl KeyState {
 
 impl KeyState {
     /// Counts into the key's statistics (not on the cached path: see [`Cursor::served`]).
-    pub(crate) fn count(&self, what: impl FnOnce(&mut KeyStats)) {
+    fn count(&self, what: impl FnOnce(&mut KeyStats)) {
         what(&mut self.counted.lock().unwrap_or_else(|e| e.into_inner()));
     }
 
-    /// Counts a reservation of `numbers` that started at `started`, with the retries this
-    /// thread made since `retries_before` (see [`crate::retry::retries_so_far`]).
-    pub(crate) fn count_reservation(&self, numbers: u64, started: Instant, retries_before: u64) {
-        let retries = crate::retry::retries_so_far() - retries_before;
-        let took = started.elapsed();
-        self.count(|stats| {
-            stats.reservations += 1;
-            stats.numbers_reserved += numbers;
-            stats.retries += retries;
-            stats.reservation_time.record(took);
-        });
-        meter::add(meter::RESERVATIONS, &self.key, 1);
-        meter::add(meter::NUMBERS_RESERVED, &self.key, numbers);
-        meter::add(meter::RETRIES, &self.key, retries);
-        meter::reservation_time(&self.key, took);
-        self.publish();
+    /// Starts the bookkeeping of a reservation of this key in `period` on `backend`, made
+    /// `how` (`"foreground"`, `"ahead"`, `"in transaction"`, `"gapless"`): see [`Reserving`].
+    pub(crate) fn reserving(
+        &self,
+        period: &str,
+        backend: &'static str,
+        how: &'static str,
+    ) -> Reserving<'_> {
+        Reserving {
+            state: self,
+            started: Instant::now(),
+            retries_before: crate::retry::retries_so_far(),
+            span: trace::Reservation::start(&self.key, period, backend, how),
+        }
+    }
+
+    /// Counts a call that failed because another transaction held or changed the counter.
+    pub(crate) fn count_conflict(&self) {
+        self.count(|stats| stats.conflicts += 1);
+        meter::add(meter::CONFLICTS, &self.key, 1);
+    }
+
+    /// Counts `numbers` reserved and dropped unserved (a block reserved ahead that was no
+    /// longer wanted, a block `release` could not give back).
+    pub(crate) fn count_abandoned(&self, numbers: u64) {
+        self.count(|stats| stats.numbers_abandoned += numbers);
+        meter::add(meter::NUMBERS_ABANDONED, &self.key, numbers);
+    }
+
+    /// Counts `numbers` that `release` gave back to the counter.
+    pub(crate) fn count_given_back(&self, numbers: u64) {
+        self.count(|stats| stats.numbers_given_back += numbers);
+        meter::add(meter::NUMBERS_GIVEN_BACK, &self.key, numbers);
     }
 
     /// Publishes what the cursor counted since the last time, as metrics: done at
@@ -195,6 +212,45 @@ impl KeyState {
         stats.served_from_memory = served;
         stats.numbers_abandoned += abandoned;
         stats
+    }
+}
+
+/// The bookkeeping of one reservation of a key: its span (feature `tracing`) from the start,
+/// and, once it took its numbers ([`took`](Reserving::took)), its count, time and retries in
+/// the key's statistics and metrics. Dropped without `took` (the reservation failed), it ends
+/// the span and counts nothing.
+#[must_use = "a reservation is counted by `took`"]
+pub(crate) struct Reserving<'a> {
+    state: &'a KeyState,
+    started: Instant,
+    /// This thread's retries before the reservation (see [`crate::retry::retries_so_far`]).
+    retries_before: u64,
+    span: trace::Reservation,
+}
+
+impl Reserving<'_> {
+    /// The reservation took `numbers`.
+    pub(crate) fn took(self, numbers: u64) {
+        let Reserving {
+            state,
+            started,
+            retries_before,
+            span,
+        } = self;
+        span.took(numbers);
+        let retries = crate::retry::retries_so_far() - retries_before;
+        let took = started.elapsed();
+        state.count(|stats| {
+            stats.reservations += 1;
+            stats.numbers_reserved += numbers;
+            stats.retries += retries;
+            stats.reservation_time.record(took);
+        });
+        meter::add(meter::RESERVATIONS, &state.key, 1);
+        meter::add(meter::NUMBERS_RESERVED, &state.key, numbers);
+        meter::add(meter::RETRIES, &state.key, retries);
+        meter::reservation_time(&state.key, took);
+        state.publish();
     }
 }
 

@@ -25,7 +25,7 @@ pub(crate) fn retrying<T>(reserve: impl FnMut() -> diesel::QueryResult<T>) -> Re
 
 thread_local! {
     /// Attempts this thread repeated, for the statistics: a reservation reads it before and
-    /// after (see [`crate::cache::KeyState::count_reservation`]).
+    /// after (see [`crate::cache::Reserving`]).
     static RETRIES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 

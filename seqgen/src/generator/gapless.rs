@@ -2,7 +2,6 @@
 
 use std::ops::Range;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 use diesel::connection::LoadConnection;
 
@@ -11,8 +10,6 @@ use crate::backend::Backend;
 use crate::cache::{block_ending_at, checked, largest, refused};
 use crate::error::{Error, Result};
 use crate::reserve::{lock_nowait, reserve_fitting, Retry};
-use crate::retry::retries_so_far;
-use crate::trace::Reservation;
 use crate::transaction::in_transaction;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
@@ -62,11 +59,9 @@ impl Generator {
         }
         // Not retried: a serialization failure aborts the caller's whole transaction, which
         // only the caller can run again (`Error::TransactionConflict`).
-        let (started, retries) = (Instant::now(), retries_so_far());
-        let span = Reservation::start(spec.key(), &period.text, C::Backend::NAME, "gapless");
+        let reserving = state.reserving(&period.text, C::Backend::NAME, "gapless");
         let (last, _) = reserve_fitting(conn, spec, &period, n, n, Retry::No)?;
-        span.took(n);
-        state.count_reservation(n, started, retries);
+        reserving.took(n);
         self.claim_shape(conn, spec, &state, claim)?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         if beside.is_some() {

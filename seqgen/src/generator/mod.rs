@@ -306,25 +306,17 @@ impl Generator {
                 // connection) does not make the next block look like a counter that went back.
                 state.lower_held(&period.text, next - 1);
                 let key = state.key();
-                let back =
-                    retrying(|| C::Backend::give_back(conn, key, &period.text, held_end, value))?;
-                state.count(|stats| match back {
-                    true => stats.numbers_given_back += end - next,
-                    false => stats.numbers_abandoned += end - next,
-                });
-                let counter = match back {
-                    true => crate::meter::NUMBERS_GIVEN_BACK,
-                    false => crate::meter::NUMBERS_ABANDONED,
-                };
-                crate::meter::add(counter, key, end - next);
-                if back {
-                    given_back += end - next;
+                let unused = end - next;
+                if retrying(|| C::Backend::give_back(conn, key, &period.text, held_end, value))? {
+                    state.count_given_back(unused);
+                    given_back += unused;
                 } else {
+                    state.count_abandoned(unused);
                     crate::trace::event!(
                         debug,
                         key,
                         period = %period.text,
-                        unused = end - next,
+                        unused,
                         "not given back (another instance reserved after this one): they stay unused"
                     );
                 }

@@ -13,8 +13,7 @@ use crate::cache::{block_ending_at, checked, largest, refused, serve, KeyState};
 use crate::error::{Error, Result};
 use crate::identity::{identify, Identity};
 use crate::reserve::{check_shape, reserve_block, reserve_fitting, same_shape, Retry};
-use crate::retry::retries_so_far;
-use crate::trace::{event, Reservation};
+use crate::trace::event;
 use crate::transaction::in_transaction;
 use seqgen_core::__private::Period;
 use seqgen_core::{Mode, Spec};
@@ -98,13 +97,10 @@ impl Generator {
             in_transaction && C::Backend::RESERVE_BESIDE_TRANSACTION && self.inner.pool.is_some();
         if in_transaction && !through_pool {
             let claim = self.shape_before_reserving(conn, spec, &state)?;
-            let (started, retries) = (Instant::now(), retries_so_far());
-            let span =
-                Reservation::start(spec.key(), &period.text, C::Backend::NAME, "in transaction");
+            let reserving = state.reserving(&period.text, C::Backend::NAME, "in transaction");
             let (last, _) = reserve_fitting(conn, spec, &period, need, need, Retry::No)
                 .inspect_err(|e| self.count_conflict(spec, e))?;
-            span.took(need);
-            state.count_reservation(need, started, retries);
+            reserving.took(need);
             self.claim_shape(conn, spec, &state, claim)?;
             self.inner.reservations.fetch_add(1, Ordering::Relaxed);
             let mine = block_ending_at(last, need)?;
@@ -125,8 +121,7 @@ impl Generator {
         }
         let non_durable = self.inner.non_durable;
         let batch = state.batch().next(self.inner.batch, spec, Instant::now());
-        let (started, retries) = (Instant::now(), retries_so_far());
-        let span = Reservation::start(spec.key(), &period.text, C::Backend::NAME, "foreground");
+        let reserving = state.reserving(&period.text, C::Backend::NAME, "foreground");
         let (identity, last, count) = match self.inner.pool.as_deref() {
             Some(pool) if through_pool => {
                 // The caller's database (its token only if it has one yet): the pool must
@@ -139,8 +134,7 @@ impl Generator {
             // may be cached.
             _ => reserve_block(conn, spec, &period, need, batch, non_durable, None)?,
         };
-        span.took(count);
-        state.count_reservation(count, started, retries);
+        reserving.took(count);
         let block = self.accept_block(spec, &state, &period, identity, last, count)?;
         let mine = block.start..block.start + need;
         // With a pool, the block after this one is reserved in the background before this one
@@ -155,8 +149,7 @@ impl Generator {
     /// Counts `error` as a conflict of `spec`'s key if another transaction caused it.
     fn count_conflict(&self, spec: &Spec, error: &Error) {
         if let Error::TransactionConflict(_) | Error::Busy { .. } = error {
-            self.key_state(spec).count(|stats| stats.conflicts += 1);
-            crate::meter::add(crate::meter::CONFLICTS, spec.key(), 1);
+            self.key_state(spec).count_conflict();
         }
     }
 
@@ -207,24 +200,17 @@ impl Generator {
             return Ok(false); // a foreground refill came first
         }
         let batch = state.batch().next(self.inner.batch, spec, Instant::now());
-        let (started, retries) = (Instant::now(), retries_so_far());
-        let span = Reservation::start(spec.key(), &period.text, pool.backend(), "ahead");
+        let reserving = state.reserving(&period.text, pool.backend(), "ahead");
         let Some((identity, last, count)) =
             pool.reserve_ahead(spec, period, batch, self.inner.non_durable)?
         else {
             return Ok(false); // no idle connection: the foreground refills
         };
-        span.took(count);
-        state.count_reservation(count, started, retries);
+        reserving.took(count);
         let block = self.accept_block(spec, state, period, identity, last, count)?;
         let kept = state.cursor().keep_spare(period, &block);
         if !kept {
-            state.count(|stats| stats.numbers_abandoned += block.end - block.start);
-            crate::meter::add(
-                crate::meter::NUMBERS_ABANDONED,
-                spec.key(),
-                block.end - block.start,
-            );
+            state.count_abandoned(block.end - block.start);
         }
         Ok(kept)
     }

@@ -76,50 +76,47 @@ pub enum Report {
 
 /// A table of its own for each path, each path's IDs increasing in it: in one shared table,
 /// PostgreSQL's B-tree inserts the highest key on the rightmost leaf by a fast path, so the
-/// path whose IDs sort last would be measured faster for that alone.
+/// path whose IDs sort last would be measured faster for that alone. Each path's key is its
+/// table's name (the derive's default).
 macro_rules! orders {
-    ($($table:ident, $row:ident, $key:tt;)*) => {$(
-        diesel::table! {
-            /// Orders keyed by a seqgen ID (the baseline's computed in memory).
-            $table (id) {
-                id -> Text,
-                amount -> BigInt,
+    ($($table:ident, $row:ident;)*) => {
+        $(
+            diesel::table! {
+                /// Orders keyed by a seqgen ID (the baseline's computed in memory).
+                $table (id) {
+                    id -> Text,
+                    amount -> BigInt,
+                }
             }
-        }
 
-        /// A row with a seqgen ID (batch 1000, as the performance goal says).
-        #[derive(Debug, Clone, diesel::Insertable, DistributedId)]
-        #[diesel(table_name = $table)]
-        pub struct $row {
-            #[distributed_id(key = $key, prefix = "D", date = "%Y%m%d", pad = 12, batch = 1000)]
-            id: String,
-            amount: i64,
-        }
-
-        impl $row {
-            /// Rows to fill (every path's but the baseline's).
-            #[allow(dead_code)]
-            fn unfilled(n: usize) -> Vec<Self> {
-                vec![$row { id: String::new(), amount: 1 }; n]
+            /// A row with a seqgen ID (batch 1000, as the performance goal says).
+            #[derive(Debug, Clone, diesel::Insertable, DistributedId)]
+            #[diesel(table_name = $table)]
+            pub struct $row {
+                #[distributed_id(prefix = "D", date = "%Y%m%d", pad = 12, batch = 1000)]
+                id: String,
+                amount: i64,
             }
-        }
-    )*};
+
+            impl $row {
+                /// Rows whose IDs are still to be filled.
+                fn unfilled(n: usize) -> Vec<Self> {
+                    vec![$row { id: String::new(), amount: 1 }; n]
+                }
+            }
+        )*
+
+        /// The tables of the ID paths, created empty by the report.
+        const ORDER_TABLES: &[&str] = &[$(stringify!($table)),*];
+    };
 }
 
 orders! {
-    bench_orders_plain, PlainOrder, "bench_orders_plain";
-    bench_orders_default, DefaultOrder, "bench_orders_default";
-    bench_orders_deref, DerefOrder, "bench_orders_deref";
-    bench_orders_explicit, ExplicitOrder, "bench_orders_explicit";
+    bench_orders_plain, PlainOrder;
+    bench_orders_default, DefaultOrder;
+    bench_orders_deref, DerefOrder;
+    bench_orders_explicit, ExplicitOrder;
 }
-
-/// The tables of the ID paths, as the `CREATE TABLE`s write them.
-const ORDER_TABLES: [&str; 4] = [
-    "bench_orders_plain",
-    "bench_orders_default",
-    "bench_orders_deref",
-    "bench_orders_explicit",
-];
 
 diesel::table! {
     /// Inserted with the ID from the database's own sequence (a column `DEFAULT`).
@@ -382,15 +379,11 @@ fn report<C: BenchConnection>(args: &Args, url: &str, backend: &str) -> Result<(
             let insert = |path: Path, conn: &mut Pooled<C>| -> Result<u64, BoxError> {
                 match path {
                     Path::Plain => {
-                        let rows: Vec<PlainOrder> = (0..rows_per_insert)
-                            .map(|_| {
-                                let n = plain_counter.fetch_add(1, Ordering::Relaxed) + 1;
-                                PlainOrder {
-                                    id: format!("D{today}{n:012}"),
-                                    amount: 1,
-                                }
-                            })
-                            .collect();
+                        let mut rows = PlainOrder::unfilled(rows_per_insert);
+                        for row in &mut rows {
+                            let n = plain_counter.fetch_add(1, Ordering::Relaxed) + 1;
+                            row.id = format!("D{today}{n:012}");
+                        }
                         C::insert_plain(conn, &rows)?;
                     }
                     Path::Default => {

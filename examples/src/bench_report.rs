@@ -344,15 +344,22 @@ impl Path {
     }
 }
 
-fn report<C: BenchConnection>(args: &Args, url: &str, backend: &str) -> Result<(), BoxError> {
+/// The report's pool on `url` (each connection set up by [`BenchConnection::setup`]), with
+/// seqgen's migrations run.
+fn migrated_pool<C: BenchConnection>(url: &str) -> Result<Pool<ConnectionManager<C>>, BoxError> {
     let url = url.strip_prefix("sqlite://").unwrap_or(url);
     let pool = Pool::builder()
         .max_size(10)
         .connection_customizer(Box::new(Setup))
         .build(ConnectionManager::<C>::new(url))?;
+    seqgen::run_migrations(&mut *pool.get()?)?;
+    Ok(pool)
+}
+
+fn report<C: BenchConnection>(args: &Args, url: &str, backend: &str) -> Result<(), BoxError> {
+    let pool = migrated_pool::<C>(url)?;
     {
         let mut conn = pool.get()?;
-        seqgen::run_migrations(&mut *conn)?;
         for table in ORDER_TABLES {
             conn.batch_execute(&format!(
                 "DROP TABLE IF EXISTS {table}; \

@@ -7,12 +7,11 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use diesel::connection::SimpleConnection;
-use diesel::r2d2::{ConnectionManager, Pool};
 use diesel::result::Error as DieselError;
 use diesel::{Connection, PgConnection, QueryDsl, RunQueryDsl};
 use seqgen::DistributedId;
 
-use super::{measure, spread, Args, BoxError, Setup};
+use super::{measure, migrated_pool, spread, Args, BoxError};
 
 diesel::table! {
     /// Rows inserted with a gapless ID.
@@ -63,22 +62,14 @@ impl Side {
 
 /// Prints the gapless table for the PostgreSQL database at `url`.
 pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
-    let pool = Pool::builder()
-        .max_size(10)
-        .connection_customizer(Box::new(Setup))
-        .build(ConnectionManager::<PgConnection>::new(url))?;
-    let pool = &pool;
-    {
-        let mut conn = pool.get()?;
-        seqgen::run_migrations(&mut *conn)?;
-        conn.batch_execute(
-            "DROP TABLE IF EXISTS bench_invoices, bench_counter; \
+    let pool = &migrated_pool::<PgConnection>(url)?;
+    pool.get()?.batch_execute(
+        "DROP TABLE IF EXISTS bench_invoices, bench_counter; \
              CREATE TABLE bench_invoices (id VARCHAR(40) PRIMARY KEY, amount BIGINT NOT NULL); \
              CREATE TABLE bench_counter (id INT PRIMARY KEY, v BIGINT NOT NULL); \
              INSERT INTO bench_counter VALUES (1, 0); \
              DELETE FROM db_key WHERE key_name = 'bench_invoices';",
-        )?;
-    }
+    )?;
     let pgbench_script = std::env::temp_dir().join("seqgen-bench-update.sql");
     std::fs::write(&pgbench_script, PGBENCH_SCRIPT)?;
     let seconds = args.gapless_seconds;

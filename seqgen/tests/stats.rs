@@ -2,13 +2,12 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{TimeDelta, TimeZone, Utc};
+use chrono::TimeDelta;
 use common::{TestConnection, TestDb};
 use diesel::connection::TransactionManager;
-use seqgen::{Error, FixedClock, Generator, Spec};
+use seqgen::{Error, Generator, Spec};
 
 backend_tests!(
     batched_calls_are_counted_exactly,
@@ -19,13 +18,7 @@ backend_tests!(
 /// Blocks of 10 (fixed), a period change and a release, each counted where it happened.
 fn batched_calls_are_counted_exactly<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
-    let clock = Arc::new(FixedClock::new(
-        Utc.with_ymd_and_hms(2026, 11, 23, 10, 0, 0).unwrap(),
-    ));
-    let generator = Generator::builder()
-        .clock(Arc::clone(&clock))
-        .fixed_batch()
-        .build();
+    let (clock, generator) = common::generator_on_fixed_clock();
     let key = db.key("stats");
     let spec = Spec::builder(&key)
         .prefix("S")

@@ -7,9 +7,9 @@ mod common;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use chrono::{TimeDelta, TimeZone, Utc};
+use chrono::TimeDelta;
 use common::{TestConnection, TestDb};
-use seqgen::{FixedClock, Generator, Spec};
+use seqgen::Spec;
 use tracing_subscriber::fmt::format::FmtSpan;
 
 backend_tests!(a_reservation_is_a_span_and_a_new_period_an_event);
@@ -38,13 +38,7 @@ fn a_reservation_is_a_span_and_a_new_period_an_event<C: TestConnection>(db: Test
         .batch(10)
         .build()
         .unwrap();
-    let clock = Arc::new(FixedClock::new(
-        Utc.with_ymd_and_hms(2026, 11, 23, 10, 0, 0).unwrap(),
-    ));
-    let generator = Generator::builder()
-        .clock(Arc::clone(&clock))
-        .fixed_batch()
-        .build();
+    let (clock, generator) = common::generator_on_fixed_clock();
     let captured = Captured::default();
     let subscriber = tracing_subscriber::fmt()
         .with_writer({

@@ -443,3 +443,19 @@ pub fn assert_distinct<T: std::hash::Hash + Eq + std::fmt::Debug + Clone>(ids: &
         );
     }
 }
+
+/// A generator with fixed blocks (the spec's `batch`, never grown) on a clock fixed at
+/// 2026-11-23 10:00 UTC, and that clock, to move it.
+pub fn generator_on_fixed_clock() -> (std::sync::Arc<seqgen::FixedClock>, seqgen::Generator) {
+    use chrono::TimeZone;
+    let clock = std::sync::Arc::new(seqgen::FixedClock::new(
+        chrono::Utc
+            .with_ymd_and_hms(2026, 11, 23, 10, 0, 0)
+            .unwrap(),
+    ));
+    let generator = seqgen::Generator::builder()
+        .clock(std::sync::Arc::clone(&clock))
+        .fixed_batch()
+        .build();
+    (clock, generator)
+}

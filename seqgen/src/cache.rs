@@ -159,7 +159,7 @@ impl KeyState {
             state: self,
             started: Instant::now(),
             retries_before: crate::retry::retries_so_far(),
-            span: trace::Reservation::start(&self.key, period, backend, how),
+            span: trace::ReservationSpan::start(&self.key, period, backend, how),
         }
     }
 
@@ -225,7 +225,7 @@ pub(crate) struct Reserving<'a> {
     started: Instant,
     /// This thread's retries before the reservation (see [`crate::retry::retries_so_far`]).
     retries_before: u64,
-    span: trace::Reservation,
+    span: trace::ReservationSpan,
 }
 
 impl Reserving<'_> {

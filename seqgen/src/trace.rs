@@ -7,18 +7,18 @@
 //! went back and a refused shape are `error`-worthy states the caller also gets as errors, so
 //! they are `warn` here, for the operator. `info` stays quiet in a healthy app.
 
-/// The span of one reservation, entered until [`took`](Reservation::took) or dropped.
-pub(crate) struct Reservation {
+/// The span of one reservation, entered until [`took`](ReservationSpan::took) or dropped.
+pub(crate) struct ReservationSpan {
     #[cfg(feature = "tracing")]
     span: tracing::span::EnteredSpan,
 }
 
-impl Reservation {
+impl ReservationSpan {
     /// Enters the span of a reservation of `key` in `period` on `backend`, made `how`
     /// (`"foreground"`, `"ahead"`, `"in transaction"`, `"gapless"`).
     #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
     pub(crate) fn start(key: &str, period: &str, backend: &'static str, how: &'static str) -> Self {
-        Reservation {
+        ReservationSpan {
             #[cfg(feature = "tracing")]
             span: tracing::debug_span!(
                 target: "seqgen",

@@ -165,6 +165,28 @@ impl Spec {
         Ok(parts)
     }
 
+    /// Reads the `i64` form of an ID (as [`Spec::numeric`] made it) back into its parts: the
+    /// number's digits, with the leading zeros an `i64` drops put back.
+    ///
+    /// ```
+    /// let spec = seqgen_core::Spec::builder("tickets").date("").pad(6).build()?;
+    /// assert_eq!(spec.parse_number(42)?.seq, 42);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn parse_number(&self, id: i64) -> Result<IdParts, ParseIdError> {
+        let text = id.to_string();
+        let width = match self.date_shape().numeric_width {
+            Some(date) if self.is_numeric() && id > 0 => usize::from(date) + self.pad() as usize,
+            _ => {
+                return Err(ParseIdError {
+                    id: text,
+                    reason: "this spec has no `i64` form".to_owned(),
+                })
+            }
+        };
+        self.parse(&format!("{text:0>width$}"))
+    }
+
     /// The counter (the number in `db_key`) an ID with these parts was made from: the
     /// sequence number, after the series before it; `None` with `cycle`, whose IDs repeat.
     pub fn counter_of(&self, parts: &IdParts) -> Option<u64> {

@@ -16,6 +16,7 @@ use crate::zone::TimeZone;
 mod builder;
 mod memo;
 mod period;
+mod shape;
 #[cfg(test)]
 mod tests;
 

@@ -1,0 +1,118 @@
+//! Reading a spec back from the shape `db_key` records ([`Spec::shape`]), for tools that have
+//! the table but not the application's code (the `seqgen` command line: `gaps`, `prune`).
+
+use super::Spec;
+use crate::error::SpecError;
+use crate::policy::Overflow;
+
+impl Spec {
+    /// The spec whose IDs look like `shape` (as [`Spec::shape`] prints it and `db_key.shape`
+    /// records it), drawing from `key`: it formats and [parses](Spec::parse) the same IDs as
+    /// the spec that recorded the shape. What a shape leaves out takes its default: batched
+    /// mode, batch 100, UTC (a shape does not say in which time zone periods begin).
+    ///
+    /// ```
+    /// use seqgen_core::Spec;
+    ///
+    /// let orders = Spec::builder("orders").prefix("ORD").date("%y%m").pad(4).build()?;
+    /// let read_back = Spec::from_shape("orders", orders.shape())?;
+    /// assert_eq!(read_back.format("2507", 1), "ORD25070001");
+    /// assert_eq!(read_back.shape(), orders.shape());
+    /// # Ok::<(), seqgen_core::SpecError>(())
+    /// ```
+    pub fn from_shape(key: &str, shape: &str) -> Result<Spec, SpecError> {
+        let malformed = |reason: String| {
+            SpecError::TemplateMalformed(format!("the recorded shape {shape:?} {reason}"))
+        };
+        let mut builder = Spec::builder(key).date("");
+        // The shape as literal text (unescaped) and placeholder names, in order.
+        let mut tokens: Vec<Token<'_>> = Vec::new();
+        let mut literal = String::new();
+        let mut rest = shape;
+        while let Some(i) = rest.find(['{', '}']) {
+            literal.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            if tail.starts_with("{{") || tail.starts_with("}}") {
+                literal.push_str(&tail[..1]);
+                rest = &tail[2..];
+                continue;
+            }
+            let inner = tail
+                .strip_prefix('{')
+                .ok_or_else(|| malformed("has a `}` without its `{`".into()))?;
+            let end = inner
+                .find('}')
+                .ok_or_else(|| malformed("has a `{` without its `}`".into()))?;
+            let (name, setting) = inner[..end].split_once(':').unwrap_or((&inner[..end], ""));
+            builder = match name {
+                "date" => builder.date(setting),
+                "seq" => {
+                    let (pad, policy) = setting.split_once(',').unwrap_or((setting, ""));
+                    let pad = pad
+                        .parse()
+                        .map_err(|_| malformed(format!("has a pad {pad:?}")))?;
+                    let overflow = match (policy, policy.strip_prefix("cycle=")) {
+                        ("", _) => Overflow::Error,
+                        ("widen", _) => Overflow::Widen,
+                        ("letters", _) => Overflow::Letters,
+                        (_, Some(max)) => Overflow::Cycle {
+                            max: max
+                                .parse()
+                                .map_err(|_| malformed(format!("has a cycle {max:?}")))?,
+                        },
+                        _ => return Err(malformed(format!("has a policy {policy:?}"))),
+                    };
+                    builder.pad(pad).overflow(overflow)
+                }
+                "series" => {
+                    let (codes, max) = setting
+                        .rsplit_once('/')
+                        .and_then(|(codes, max)| Some((codes, max.parse().ok()?)))
+                        .ok_or_else(|| malformed(format!("has a series {setting:?}")))?;
+                    builder.series(codes.split(','), max)
+                }
+                _ => return Err(malformed(format!("has a placeholder `{{{name}}}`"))),
+            };
+            if !literal.is_empty() {
+                tokens.push(Token::Literal(std::mem::take(&mut literal)));
+            }
+            tokens.push(Token::Placeholder(name));
+            rest = &inner[end + 1..];
+        }
+        literal.push_str(rest);
+        if !literal.is_empty() {
+            tokens.push(Token::Literal(literal));
+        }
+        // The plain spelling (prefix, date, series, counter) where the shape is one: only that
+        // spelling can have an `i64` form, as the spec that recorded it may have.
+        let (prefix, placeholders) = match tokens.split_first() {
+            Some((Token::Literal(prefix), rest)) => (prefix.as_str(), rest),
+            _ => ("", tokens.as_slice()),
+        };
+        let plain = matches!(
+            placeholders,
+            [Token::Placeholder("date"), Token::Placeholder("seq")]
+                | [
+                    Token::Placeholder("date"),
+                    Token::Placeholder("series"),
+                    Token::Placeholder("seq")
+                ]
+        );
+        builder = if plain {
+            builder.prefix(prefix)
+        } else {
+            let template = tokens.iter().map(|token| match token {
+                Token::Literal(text) => text.replace('{', "{{").replace('}', "}}"),
+                Token::Placeholder(name) => format!("{{{name}}}"),
+            });
+            builder.format(template.collect::<String>())
+        };
+        builder.build()
+    }
+}
+
+/// A piece of a shape.
+enum Token<'a> {
+    Literal(String),
+    Placeholder(&'a str),
+}

@@ -154,6 +154,23 @@ pub enum Error {
         number: u64,
     },
 
+    /// [`admin`](crate::admin) was asked about a key `db_key` has no row of.
+    #[error("db_key has no key `{key}`; `seqgen keys` lists the keys there are")]
+    UnknownKey {
+        /// The key.
+        key: String,
+    },
+
+    /// [`admin`](crate::admin) refused a change or a question, and changed nothing: the reason
+    /// says why and what to do.
+    #[error("key `{key}`: {reason}")]
+    Refused {
+        /// The key.
+        key: String,
+        /// Why, in words an operator can act on.
+        reason: String,
+    },
+
     /// A [`Generator`](crate::Generator) met a second database.
     #[error("this Generator caches numbers of another database: create one Generator per database, or use the default one (`seqgen::next_id`), which tells databases apart")]
     DifferentDatabase,

@@ -53,6 +53,7 @@
     allow(dead_code, unused_imports, unused_macros)
 )]
 
+pub mod admin;
 pub mod backend;
 mod batch;
 mod cache;

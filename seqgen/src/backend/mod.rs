@@ -48,6 +48,10 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     #[doc(hidden)]
     const GREATEST: &'static str;
 
+    /// The type a value is cast to for reading it as text: `TEXT`, or `CHAR` on MySQL.
+    #[doc(hidden)]
+    const TEXT_TYPE: &'static str = "TEXT";
+
     /// How an insert skips rows already there: the words before `db_key`, and after the rest.
     #[doc(hidden)]
     const INSERT_IGNORING: (&'static str, &'static str);
@@ -196,6 +200,42 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
+    /// Every counter row (all but the token row), of `key` alone with one, by key and period;
+    /// `updated_at` as the database prints it.
+    #[doc(hidden)]
+    fn counters<C>(conn: &mut C, key: Option<&str>) -> QueryResult<Vec<CounterRow>>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// Sets `column` (`batch_size` or `start_value`) of the key's row (period ''), creating the
+    /// row first if it is missing.
+    #[doc(hidden)]
+    fn set_setting<C>(
+        conn: &mut C,
+        key: &str,
+        column: SettingColumn,
+        value: Option<i64>,
+    ) -> QueryResult<()>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// Deletes the rows of `key` in `periods` (never its key row, period ''): how many.
+    #[doc(hidden)]
+    fn delete_periods<C>(conn: &mut C, key: &str, periods: &[String]) -> QueryResult<usize>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// Every value of `column` in `table` (`[schema, ]table`), as text. The names are quoted as
+    /// identifiers, never spliced in as SQL.
+    #[doc(hidden)]
+    fn column_text<C>(
+        conn: &mut C,
+        table: &[&str],
+        column: &str,
+    ) -> QueryResult<Vec<Option<String>>>
+    where
+        C: LoadConnection<Backend = Self>;
+
     /// Stores `token` as this database's token, unless it has one.
     #[doc(hidden)]
     fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
@@ -214,6 +254,29 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
 
 mod sealed {
     pub trait Sealed {}
+}
+
+/// A `db_key` row as [`Backend::counters`] reads it: key, period, current value, batch size,
+/// start value, shape, and `updated_at` as text.
+#[doc(hidden)]
+pub type CounterRow = (
+    String,
+    String,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+    String,
+);
+
+/// A setting on a key's row, as [`Backend::set_setting`] takes it.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingColumn {
+    /// `batch_size`
+    BatchSize,
+    /// `start_value`
+    StartValue,
 }
 
 /// What [`Backend::identify`] read: which database this is, how durably it commits, and the
@@ -434,6 +497,99 @@ macro_rules! shared_queries {
                 batch: row(key).and_then(|r| r.4),
                 shape: row(key).and_then(|r| r.5.clone()),
             })
+        }
+
+        fn counters<C>(conn: &mut C, key: Option<&str>) -> QueryResult<Vec<super::CounterRow>>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            let updated_at = diesel::dsl::sql::<diesel::sql_types::Text>(&format!(
+                "CAST(updated_at AS {})",
+                Self::TEXT_TYPE
+            ));
+            let mut query = db_key::table
+                .filter(db_key::key_name.ne(super::TOKEN_KEY.0))
+                .select((
+                    db_key::key_name,
+                    db_key::period,
+                    db_key::current_value,
+                    db_key::batch_size,
+                    db_key::start_value,
+                    db_key::shape,
+                    updated_at,
+                ))
+                .order((db_key::key_name, db_key::period))
+                .into_boxed();
+            if let Some(key) = key {
+                query = query.filter(db_key::key_name.eq(key));
+            }
+            query.load(conn)
+        }
+
+        fn set_setting<C>(
+            conn: &mut C,
+            key: &str,
+            column: super::SettingColumn,
+            value: Option<i64>,
+        ) -> QueryResult<()>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            Self::create_row(conn, key, "")?;
+            let row = db_key::table.find((key, ""));
+            match column {
+                super::SettingColumn::BatchSize => diesel::update(row)
+                    .set(db_key::batch_size.eq(value))
+                    .execute(conn),
+                super::SettingColumn::StartValue => diesel::update(row)
+                    .set(db_key::start_value.eq(value))
+                    .execute(conn),
+            }
+            .map(drop)
+        }
+
+        fn delete_periods<C>(conn: &mut C, key: &str, periods: &[String]) -> QueryResult<usize>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            diesel::delete(
+                db_key::table
+                    .filter(db_key::key_name.eq(key))
+                    .filter(db_key::period.ne(""))
+                    .filter(db_key::period.eq_any(periods)),
+            )
+            .execute(conn)
+        }
+
+        fn column_text<C>(
+            conn: &mut C,
+            table: &[&str],
+            column: &str,
+        ) -> QueryResult<Vec<Option<String>>>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            use diesel::query_builder::QueryBuilder as _;
+
+            #[derive(QueryableByName)]
+            struct Value {
+                #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+                value: Option<String>,
+            }
+            let quote = |name: &str| -> QueryResult<String> {
+                let mut builder = <Self as diesel::backend::Backend>::QueryBuilder::default();
+                builder.push_identifier(name)?;
+                Ok(builder.finish())
+            };
+            let table = table.iter().map(|name| quote(name)).collect::<QueryResult<Vec<_>>>()?;
+            let sql = format!(
+                "SELECT CAST({} AS {}) AS value FROM {}",
+                quote(column)?,
+                Self::TEXT_TYPE,
+                table.join(".")
+            );
+            let values: Vec<Value> = diesel::sql_query(sql).load(conn)?;
+            Ok(values.into_iter().map(|v| v.value).collect())
         }
 
         fn claim_shape<C>(conn: &mut C, key: &str, shape: &str) -> QueryResult<Option<String>>

@@ -4,7 +4,7 @@
 
 mod gapless;
 mod preview;
-pub(crate) use preview::{last_value_at, peek_next_at};
+pub(crate) use preview::{last_value_at, last_value_in, peek_next_at, peek_next_in};
 mod take;
 
 use std::collections::HashMap;

@@ -25,11 +25,7 @@ impl Generator {
         C: LoadConnection,
         C::Backend: Backend,
     {
-        let period = spec.period_at(self.inner.clock.now());
-        let current = C::Backend::read(conn, spec.key(), &period)?;
-        Ok(current
-            .and_then(|c| u64::try_from(c).ok())
-            .filter(|&c| c > 0))
+        last_value_at(conn, spec, self.inner.clock.now())
     }
 
     /// The counter the database will hand out next for `spec`'s current period, if nothing
@@ -74,7 +70,16 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    let current = C::Backend::read(conn, spec.key(), &spec.period_at(now))?;
+    last_value_in(conn, spec, &spec.period_at(now))
+}
+
+/// [`Generator::last_value`] in `period`.
+pub(crate) fn last_value_in<C>(conn: &mut C, spec: &Spec, period: &str) -> Result<Option<u64>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let current = C::Backend::read(conn, spec.key(), period)?;
     Ok(current
         .and_then(|c| u64::try_from(c).ok())
         .filter(|&c| c > 0))
@@ -86,8 +91,16 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    let period = spec.period_at(now);
-    let current = C::Backend::read(conn, spec.key(), &period)?;
+    peek_next_in(conn, spec, &spec.period_at(now))
+}
+
+/// [`Generator::peek_next`] in `period`.
+pub(crate) fn peek_next_in<C>(conn: &mut C, spec: &Spec, period: &str) -> Result<u64>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let current = C::Backend::read(conn, spec.key(), period)?;
     let start = C::Backend::read_start(conn, spec.key())?;
     // As the reservation statement computes it: a counter behind its start jumps to it.
     let base = current
@@ -96,7 +109,7 @@ where
         .max(0);
     let next = u64::try_from(base).unwrap_or(0).saturating_add(1);
     if next > spec.capacity() {
-        return Err(capacity_error(spec, &Period::new(period)));
+        return Err(capacity_error(spec, &Period::new(period.to_owned())));
     }
     Ok(next)
 }

@@ -1,0 +1,508 @@
+//! What an operator does to `db_key` without writing SQL: list the counters, change a key's
+//! settings, delete the rows of old periods, and check a gapless key's numbers against the
+//! business table. The `seqgen` command line (crate `seqgen-cli`) is these functions; an app's
+//! own admin screen can call them too.
+//!
+//! Every change runs in one transaction and is checked first: a refused change (an
+//! [`Error::Refused`] that says why) changes nothing.
+//!
+//! ```
+//! use diesel::prelude::*;
+//! use seqgen::admin::{self, Setting};
+//!
+//! let mut conn = SqliteConnection::establish(":memory:")?;
+//! seqgen::run_migrations(&mut conn)?;
+//! let orders = seqgen::Spec::builder("orders").prefix("ORD").date("").build()?;
+//! seqgen::next_id(&mut conn, &orders)?;
+//!
+//! let change = admin::set(&mut conn, "orders", Setting::BatchSize, Some(1000))?;
+//! assert_eq!((change.before, change.after), (None, Some(1000)));
+//! let rows = admin::counters(&mut conn, Some("orders"))?;
+//! assert_eq!((rows[0].current_value, rows[0].batch_size), (100, Some(1000)));
+//! assert!(admin::set(&mut conn, "orders", Setting::BatchSize, Some(0)).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use diesel::connection::LoadConnection;
+
+use crate::backend::{Backend, SettingColumn};
+use crate::error::{Error, Result};
+use crate::generator::{last_value_in, peek_next_in};
+use seqgen_core::{Overflow, Spec, TimeZone};
+
+/// A row of `db_key`: one counter (a key in one period), or a key's row (period `""`), which
+/// holds the key's settings and, for a key without a date part, is its counter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Counter {
+    /// The key.
+    pub key: String,
+    /// The period (the date part as IDs show it); `""` on the key's row.
+    pub period: String,
+    /// The last number handed out (0 = none yet).
+    pub current_value: i64,
+    /// Numbers per reservation, set by an operator (key's row only).
+    pub batch_size: Option<i64>,
+    /// The first number of a new period, set by an operator (key's row only).
+    pub start_value: Option<i64>,
+    /// How the key's IDs look, recorded at first use (key's row only): see [`Spec::shape`].
+    pub shape: Option<String>,
+    /// When a number was last reserved, as the database prints it (its own time zone).
+    pub updated_at: String,
+}
+
+/// Every counter in `db_key` (of `key` alone, with one), by key and period; the row that names
+/// the database to seqgen is left out.
+pub fn counters<C>(conn: &mut C, key: Option<&str>) -> Result<Vec<Counter>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let rows = C::Backend::counters(conn, key)?;
+    Ok(rows
+        .into_iter()
+        .map(
+            |(key, period, current_value, batch_size, start_value, shape, updated_at)| Counter {
+                key,
+                period,
+                current_value,
+                batch_size,
+                start_value,
+                shape,
+                // Whole seconds: the backends print fractions differently, or not at all.
+                updated_at: updated_at.chars().take(19).collect(),
+            },
+        )
+        .collect())
+}
+
+/// The spec whose IDs `key` hands out, as its key's row recorded them ([`Spec::from_shape`]):
+/// what a tool without the application's code needs to format and parse them. Periods are
+/// in UTC (the shape does not record a time zone).
+///
+/// Fails with [`Error::UnknownKey`], or [`Error::Refused`] when no instance has recorded a
+/// shape yet (none took a number since seqgen started recording them).
+pub fn recorded_spec<C>(conn: &mut C, key: &str) -> Result<Spec>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let rows = C::Backend::counters(conn, Some(key))?;
+    if rows.is_empty() {
+        return Err(Error::UnknownKey {
+            key: key.to_owned(),
+        });
+    }
+    let shape = C::Backend::read_shape(conn, key)?.ok_or_else(|| Error::Refused {
+        key: key.to_owned(),
+        reason: "no shape is recorded on its row yet: let an instance take a number first"
+            .to_owned(),
+    })?;
+    Spec::from_shape(key, &shape).map_err(|e| Error::Refused {
+        key: key.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+/// A setting an operator may change on a key's row: see [`set`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Setting {
+    /// `batch_size`: numbers per reservation in batched mode, over the spec's `batch` and the
+    /// generator's growth.
+    BatchSize,
+    /// `start_value`: the first number of a new period; a counter behind it (an undated key's)
+    /// jumps forward to it at the next reservation. It never moves a counter back.
+    StartValue,
+}
+
+impl Setting {
+    /// The `db_key` column.
+    pub fn column(self) -> &'static str {
+        match self {
+            Setting::BatchSize => "batch_size",
+            Setting::StartValue => "start_value",
+        }
+    }
+}
+
+/// A setting before and after [`set`] changed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Change {
+    /// The key.
+    pub key: String,
+    /// The setting.
+    pub setting: Setting,
+    /// Its value before; `None`: unset (the spec's own).
+    pub before: Option<i64>,
+    /// Its value after.
+    pub after: Option<i64>,
+}
+
+/// Sets `setting` on `key`'s row to `value` (`None` clears it: the spec's own again), in one
+/// transaction; it applies at the next reservation. Creates the key's row when the key has
+/// counters but no key's row yet (a dated key before its first setting); a key `db_key` has no
+/// row of at all fails with [`Error::UnknownKey`], so that a mistyped key is not created.
+///
+/// Refused ([`Error::Refused`]), as the table's own checks would: a value below 1, and a
+/// start value the key's recorded shape cannot print.
+pub fn set<C>(conn: &mut C, key: &str, setting: Setting, value: Option<i64>) -> Result<Change>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let refuse = |reason: String| Error::Refused {
+        key: key.to_owned(),
+        reason,
+    };
+    if let Some(value) = value.filter(|&v| v < 1) {
+        return Err(refuse(format!(
+            "{} must be at least 1, not {value}",
+            setting.column()
+        )));
+    }
+    conn.transaction(|conn| {
+        let rows = C::Backend::counters(conn, Some(key))?;
+        if rows.is_empty() {
+            return Err(Error::UnknownKey { key: key.to_owned() });
+        }
+        if let (Setting::StartValue, Some(value)) = (setting, value) {
+            if let Some(shape) = C::Backend::read_shape(conn, key)? {
+                let spec = Spec::from_shape(key, &shape).map_err(|e| refuse(e.to_string()))?;
+                if u64::try_from(value).is_ok_and(|v| v > spec.capacity()) {
+                    return Err(refuse(format!(
+                        "start_value {value} is past the largest number its IDs can show ({}, shape {shape})",
+                        spec.capacity()
+                    )));
+                }
+            }
+        }
+        let row = rows.iter().find(|row| row.1.is_empty());
+        let before = row.and_then(|row| match setting {
+            Setting::BatchSize => row.3,
+            Setting::StartValue => row.4,
+        });
+        let column = match setting {
+            Setting::BatchSize => SettingColumn::BatchSize,
+            Setting::StartValue => SettingColumn::StartValue,
+        };
+        C::Backend::set_setting(conn, key, column, value)?;
+        Ok(Change {
+            key: key.to_owned(),
+            setting,
+            before,
+            after: value,
+        })
+    })
+}
+
+/// The last number the database handed out in a period, and the one it hands out next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Peek {
+    /// The last number (`None`: none yet); see [`Generator::last_value`](crate::Generator::last_value).
+    pub last: Option<u64>,
+    /// The next number; see [`Generator::peek_next`](crate::Generator::peek_next).
+    pub next: u64,
+}
+
+/// [`last_value`](crate::last_value) and [`peek_next`](crate::peek_next) in a given `period`
+/// rather than the current one. Nothing is reserved or locked.
+pub fn peek<C>(conn: &mut C, spec: &Spec, period: &str) -> Result<Peek>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    Ok(Peek {
+        last: last_value_in(conn, spec, period)?,
+        next: peek_next_in(conn, spec, period)?,
+    })
+}
+
+/// Deletes `key`'s counter rows of the periods before `before`, in one transaction, and
+/// returns the periods deleted. A key's counter row is only needed while its period can still
+/// hand out numbers: delete periods long past, on every instance's clock.
+///
+/// Refused ([`Error::Refused`]): a key without a date part (its one row is its counter), a
+/// date pattern whose periods do not sort as dates do (`%d%m%Y`), a `before` that is not a
+/// period of the key, and a `before` after the current period at `now` in `tz` or after the
+/// key's latest period — the current period is never deleted, nor the latest (an instance
+/// whose clock is ahead may be using it).
+pub fn prune<C>(
+    conn: &mut C,
+    key: &str,
+    before: &str,
+    now: DateTime<Utc>,
+    tz: TimeZone,
+) -> Result<Vec<String>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let refuse = |reason: String| Error::Refused {
+        key: key.to_owned(),
+        reason,
+    };
+    conn.transaction(|conn| {
+        let spec = recorded_spec(conn, key)?;
+        let pattern = spec.date();
+        if pattern.is_empty() {
+            return Err(refuse(
+                "it has no date part: its one row is its counter, and deleting it would hand its numbers out again".to_owned(),
+            ));
+        }
+        if !sorts_as_dates(pattern) {
+            return Err(refuse(format!(
+                "its periods (`{pattern}`) do not sort as dates, so \"before\" cannot be told by comparing them; delete old rows by hand"
+            )));
+        }
+        let current = tz.format(now, pattern);
+        if !same_form(before, &current) {
+            return Err(refuse(format!(
+                "{before:?} is not a period of `{pattern}` (this period is {current:?})"
+            )));
+        }
+        let periods: Vec<String> = C::Backend::counters(conn, Some(key))?
+            .into_iter()
+            .map(|row| row.1)
+            .filter(|period| same_form(period, &current))
+            .collect();
+        let latest = periods.iter().max().map_or(current.as_str(), |p| p.max(&current));
+        if before > latest {
+            return Err(refuse(format!(
+                "{before:?} is after the current period {latest:?}, which is never deleted"
+            )));
+        }
+        let old: Vec<String> = periods
+            .into_iter()
+            .filter(|period| period.as_str() < before)
+            .collect();
+        if !old.is_empty() {
+            C::Backend::delete_periods(conn, key, &old)?;
+        }
+        Ok(old)
+    })
+}
+
+/// Whether every period of `pattern` sorts as the dates it shows: numeric fields from the
+/// year down with none left out (`%Y%m%d`, `%y-%m`, `%Y%j`), and literal text.
+fn sorts_as_dates(pattern: &str) -> bool {
+    let mut fields = String::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c == '%' {
+            match chars.next() {
+                Some('y') => fields.push('Y'),
+                Some(c) => fields.push(c),
+                None => return false,
+            }
+        }
+    }
+    ["YmdHMS", "YjHMS"]
+        .iter()
+        .any(|order| !fields.is_empty() && order.starts_with(&fields))
+}
+
+/// Whether `a` has the form of `b`: digits where `b` has digits, the same text elsewhere.
+fn same_form(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes().zip(b.bytes()).all(|(x, y)| {
+            if y.is_ascii_digit() {
+                x.is_ascii_digit()
+            } else {
+                x == y
+            }
+        })
+}
+
+/// What [`gaps`] found: the numbers of one period of a key, checked against the IDs in a
+/// business table's column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GapReport {
+    /// The key.
+    pub key: String,
+    /// The period.
+    pub period: String,
+    /// The first number the period should have (its start value, or 1).
+    pub first: u64,
+    /// The last number the counter handed out (0: none).
+    pub last: u64,
+    /// How many IDs of the period the column holds.
+    pub found: usize,
+    /// The numbers in `first..=last` the column does not hold, in order.
+    pub missing: Vec<Missing>,
+    /// Numbers the column holds more than once, with how often: duplicates.
+    pub duplicates: Vec<(u64, usize)>,
+    /// Numbers the column holds past the counter: not handed out by seqgen.
+    pub beyond: Vec<u64>,
+    /// Values in the column that are no ID of the key (of any period); not checked.
+    pub foreign: usize,
+}
+
+impl GapReport {
+    /// Whether an auditor has nothing to ask: every missing number is voided, and there are
+    /// neither duplicates nor numbers past the counter.
+    pub fn is_explained(&self) -> bool {
+        self.duplicates.is_empty()
+            && self.beyond.is_empty()
+            && self
+                .missing
+                .iter()
+                .all(|m| matches!(m, Missing::Voided { .. }))
+    }
+}
+
+/// A number (or a run of them) a period handed out and the business table does not hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Missing {
+    /// Voided with [`void`](crate::void), with its reason.
+    Voided {
+        /// The number.
+        number: u64,
+        /// The reason given.
+        reason: String,
+    },
+    /// Nothing explains `from..=to`.
+    Unexplained {
+        /// The first number of the run.
+        from: u64,
+        /// The last number of the run.
+        to: u64,
+    },
+}
+
+/// Checks the numbers `spec`'s counter handed out in `period` against the IDs in `column` of
+/// `table` (`table` or `schema.table`; quoted as names, never run as SQL): which are missing,
+/// and of those which the void ledger explains. For a gapless key every number up to the
+/// counter is committed, so anything missing and not voided deserves a question; a batched
+/// key has holes by design.
+///
+/// The column may hold IDs as text or, for a numeric spec, as integers; values that are no ID
+/// of the spec are counted ([`GapReport::foreign`]), not checked.
+pub fn gaps<C>(
+    conn: &mut C,
+    spec: &Spec,
+    table: &str,
+    column: &str,
+    period: &str,
+) -> Result<GapReport>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let key = spec.key();
+    if let Overflow::Cycle { .. } = spec.overflow() {
+        return Err(Error::Refused {
+            key: key.to_owned(),
+            reason: "its IDs repeat (`cycle`): a number names no single row".to_owned(),
+        });
+    }
+    let table_path: Vec<&str> = table.split('.').collect();
+    let values = C::Backend::column_text(conn, &table_path, column)?;
+    let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
+    let mut foreign = 0;
+    for value in values.iter().flatten() {
+        let parts = match value.parse::<i64>() {
+            Ok(number) if spec.is_numeric() => spec.parse_number(number),
+            _ => spec.parse(value),
+        };
+        match parts
+            .ok()
+            .and_then(|p| Some((spec.counter_of(&p)?, p.period)))
+        {
+            Some((number, p)) if p == period => *counts.entry(number).or_default() += 1,
+            Some(_) => {}
+            None => foreign += 1,
+        }
+    }
+    let last = C::Backend::read(conn, key, period)?
+        .and_then(|v| u64::try_from(v).ok())
+        .unwrap_or(0);
+    let start = C::Backend::read_start(conn, key)?
+        .and_then(|v| u64::try_from(v).ok())
+        .unwrap_or(1);
+    let voided: BTreeMap<u64, String> = C::Backend::voided(conn, key, period)?
+        .into_iter()
+        .filter_map(|(n, reason)| Some((u64::try_from(n).ok()?, reason)))
+        .collect();
+    // A period started at the start value of its day; one changed since may be higher.
+    let first = [
+        Some(start),
+        counts.keys().next().copied(),
+        voided.keys().next().copied(),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+    .unwrap_or(1)
+    .max(1);
+    // Number by number around the numbers held or voided; a run of unexplained ones at once.
+    let mut missing = Vec::new();
+    let mut number = first;
+    while number <= last {
+        if counts.contains_key(&number) {
+            number += 1;
+        } else if let Some(reason) = voided.get(&number) {
+            missing.push(Missing::Voided {
+                number,
+                reason: reason.clone(),
+            });
+            number += 1;
+        } else {
+            let next_known = [
+                counts.range(number..).next().map(|(&n, _)| n),
+                voided.range(number..).next().map(|(&n, _)| n),
+            ]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(u64::MAX);
+            let to = next_known.saturating_sub(1).min(last);
+            missing.push(Missing::Unexplained { from: number, to });
+            number = to + 1;
+        }
+    }
+    Ok(GapReport {
+        key: key.to_owned(),
+        period: period.to_owned(),
+        first,
+        last,
+        found: counts.values().sum(),
+        duplicates: counts
+            .iter()
+            .filter(|(_, &n)| n > 1)
+            .map(|(&number, &n)| (number, n))
+            .collect(),
+        beyond: counts.range(last + 1..).map(|(&n, _)| n).collect(),
+        missing,
+        foreign,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn periods_sort_as_dates_only_from_the_year_down() {
+        for pattern in ["%Y", "%Y%m", "%y%m%d", "%Y-%m-%d", "%Y%j", "%Y%m%d%H"] {
+            assert!(sorts_as_dates(pattern), "{pattern}");
+        }
+        for pattern in ["%d%m%Y", "%m%Y", "%Y%-m", "%b%Y", "%Y%d", "", "%"] {
+            assert!(!sorts_as_dates(pattern), "{pattern}");
+        }
+    }
+
+    #[test]
+    fn a_period_has_the_form_of_another() {
+        assert!(same_form("2025-07", "2026-11"));
+        assert!(!same_form("2025/07", "2026-11"));
+        assert!(!same_form("202507", "2026-11"));
+        assert!(!same_form("2025-0x", "2026-11"));
+    }
+}

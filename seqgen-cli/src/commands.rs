@@ -1,0 +1,356 @@
+//! The commands, once per backend through one generic function: each calls
+//! [`seqgen::admin`] and prints what it returns, as text or JSON.
+
+use std::process::ExitCode;
+
+use chrono::Utc;
+use comfy_table::{presets, CellAlignment, Table};
+use diesel::connection::LoadConnection;
+use diesel_migrations::MigrationHarness;
+use seqgen::admin::{self, Missing, Setting};
+use serde::Serialize;
+
+use crate::connection::{with_connection, AnyConnection};
+use crate::{Command, Failure, PeriodArgs};
+
+pub(crate) fn run(conn: &mut AnyConnection, command: Command) -> Result<ExitCode, Failure> {
+    with_connection!(conn, |conn| run_on(conn, command))
+}
+
+fn run_on<C>(conn: &mut C, command: Command) -> Result<ExitCode, Failure>
+where
+    C: LoadConnection + MigrationHarness<C::Backend> + 'static,
+    C::Backend: seqgen::Backend,
+{
+    match command {
+        Command::Migrate => migrate(conn)?,
+        Command::Keys { key, json } => keys(conn, key.as_deref(), json)?,
+        Command::Peek { key, period, json } => peek(conn, &key, &period, json)?,
+        Command::SetBatch { key, value } => set(conn, &key, Setting::BatchSize, value.0)?,
+        Command::SetStart { key, value } => set(conn, &key, Setting::StartValue, value.0)?,
+        Command::Gaps {
+            key,
+            table,
+            column,
+            period,
+            json,
+        } => return gaps(conn, &key, &table, &column, &period, json),
+        Command::Prune { key, before, tz } => {
+            let deleted = admin::prune(conn, &key, &before, Utc::now(), tz)?;
+            if deleted.is_empty() {
+                println!("{key}: no period before {before}; nothing deleted");
+            } else {
+                println!(
+                    "{key}: deleted {} period(s) before {before}: {}",
+                    deleted.len(),
+                    deleted.join(", ")
+                );
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn migrate<C>(conn: &mut C) -> Result<(), Failure>
+where
+    C: LoadConnection + MigrationHarness<C::Backend> + 'static,
+    C::Backend: seqgen::Backend,
+{
+    let pending = conn
+        .pending_migrations(seqgen::backend_migrations::<C::Backend>())
+        .map_err(|e| Failure::Database(format!("could not read the applied migrations: {e}")))?;
+    seqgen::run_migrations(conn)?;
+    if pending.is_empty() {
+        println!("db_key is up to date");
+    }
+    for migration in pending {
+        println!("applied {}", migration.name());
+    }
+    Ok(())
+}
+
+/// A row of `seqgen keys --json`.
+#[derive(Serialize)]
+struct KeyRow {
+    key: String,
+    period: String,
+    current_value: i64,
+    batch_size: Option<i64>,
+    start_value: Option<i64>,
+    shape: Option<String>,
+    updated_at: String,
+}
+
+fn keys<C>(conn: &mut C, key: Option<&str>, json: bool) -> Result<(), Failure>
+where
+    C: LoadConnection,
+    C::Backend: seqgen::Backend,
+{
+    let rows = admin::counters(conn, key)?;
+    if let (Some(key), true) = (key, rows.is_empty()) {
+        return Err(seqgen::Error::UnknownKey {
+            key: key.to_owned(),
+        }
+        .into());
+    }
+    if json {
+        let rows: Vec<KeyRow> = rows
+            .into_iter()
+            .map(|row| KeyRow {
+                key: row.key,
+                period: row.period,
+                current_value: row.current_value,
+                batch_size: row.batch_size,
+                start_value: row.start_value,
+                shape: row.shape,
+                updated_at: row.updated_at,
+            })
+            .collect();
+        return print_json(&rows);
+    }
+    let mut table = Table::new();
+    table.load_preset(presets::NOTHING).set_header([
+        "KEY", "PERIOD", "CURRENT", "BATCH", "START", "SHAPE", "UPDATED",
+    ]);
+    let unset = |v: Option<i64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
+    for row in rows {
+        table.add_row([
+            row.key,
+            if row.period.is_empty() {
+                "-".to_owned()
+            } else {
+                row.period
+            },
+            row.current_value.to_string(),
+            unset(row.batch_size),
+            unset(row.start_value),
+            row.shape.unwrap_or_else(|| "-".to_owned()),
+            row.updated_at,
+        ]);
+    }
+    for column in [2, 3, 4] {
+        if let Some(column) = table.column_mut(column) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    println!("{}", table.trim_fmt());
+    Ok(())
+}
+
+/// The period a command is about: `--period`, or the current one of the key's date pattern.
+fn period_of(spec: &seqgen::Spec, args: &PeriodArgs) -> String {
+    args.period
+        .clone()
+        .unwrap_or_else(|| args.tz.format(Utc::now(), spec.date()))
+}
+
+/// `seqgen peek --json`.
+#[derive(Serialize)]
+struct PeekJson {
+    key: String,
+    period: String,
+    last: Option<u64>,
+    last_id: Option<String>,
+    next: u64,
+    next_id: String,
+}
+
+fn peek<C>(conn: &mut C, key: &str, args: &PeriodArgs, json: bool) -> Result<(), Failure>
+where
+    C: LoadConnection,
+    C::Backend: seqgen::Backend,
+{
+    let spec = admin::recorded_spec(conn, key)?;
+    let period = period_of(&spec, args);
+    let peek = admin::peek(conn, &spec, &period)?;
+    let shown = PeekJson {
+        key: key.to_owned(),
+        last: peek.last,
+        last_id: peek.last.map(|n| spec.format(&period, n)),
+        next: peek.next,
+        next_id: spec.format(&period, peek.next),
+        period,
+    };
+    if json {
+        return print_json(&shown);
+    }
+    println!("key:    {key}");
+    println!(
+        "period: {}",
+        if shown.period.is_empty() {
+            "-"
+        } else {
+            &shown.period
+        }
+    );
+    match (shown.last, &shown.last_id) {
+        (Some(n), Some(id)) => println!("last:   {n} ({id})"),
+        _ => println!("last:   none yet"),
+    }
+    println!("next:   {} ({})", shown.next, shown.next_id);
+    Ok(())
+}
+
+fn set<C>(conn: &mut C, key: &str, setting: Setting, value: Option<i64>) -> Result<(), Failure>
+where
+    C: LoadConnection,
+    C::Backend: seqgen::Backend,
+{
+    let change = admin::set(conn, key, setting, value)?;
+    let show = |v: Option<i64>| v.map_or_else(|| "unset".to_owned(), |v| v.to_string());
+    println!(
+        "{key}: {} {} -> {}",
+        setting.column(),
+        show(change.before),
+        show(change.after)
+    );
+    Ok(())
+}
+
+/// `seqgen gaps --json`.
+#[derive(Serialize)]
+struct GapsJson {
+    key: String,
+    period: String,
+    first: u64,
+    last: u64,
+    found: usize,
+    missing: Vec<MissingJson>,
+    duplicates: Vec<(u64, usize)>,
+    beyond: Vec<u64>,
+    foreign: usize,
+    explained: bool,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum MissingJson {
+    Voided {
+        number: u64,
+        id: String,
+        reason: String,
+    },
+    Unexplained {
+        from: u64,
+        to: u64,
+    },
+}
+
+fn gaps<C>(
+    conn: &mut C,
+    key: &str,
+    table: &str,
+    column: &str,
+    args: &PeriodArgs,
+    json: bool,
+) -> Result<ExitCode, Failure>
+where
+    C: LoadConnection,
+    C::Backend: seqgen::Backend,
+{
+    let spec = admin::recorded_spec(conn, key)?;
+    let period = period_of(&spec, args);
+    let report = admin::gaps(conn, &spec, table, column, &period).map_err(|e| match e {
+        // Most likely a mistyped table or column name.
+        seqgen::Error::Database(e) => {
+            Failure::Input(format!("could not read {table}.{column}: {e}"))
+        }
+        e => e.into(),
+    })?;
+    let code = if report.is_explained() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    };
+    if json {
+        print_json(&GapsJson {
+            key: report.key.clone(),
+            period: report.period.clone(),
+            first: report.first,
+            last: report.last,
+            found: report.found,
+            missing: report
+                .missing
+                .iter()
+                .map(|m| match m {
+                    Missing::Voided { number, reason } => MissingJson::Voided {
+                        number: *number,
+                        id: spec.format(&period, *number),
+                        reason: reason.clone(),
+                    },
+                    Missing::Unexplained { from, to } => MissingJson::Unexplained {
+                        from: *from,
+                        to: *to,
+                    },
+                })
+                .collect(),
+            duplicates: report.duplicates.clone(),
+            beyond: report.beyond.clone(),
+            foreign: report.foreign,
+            explained: report.is_explained(),
+        })?;
+        return Ok(code);
+    }
+    let shown = if period.is_empty() { "-" } else { &period };
+    println!(
+        "{key}, period {shown}: numbers {}..={} handed out, {} found in {table}.{column}",
+        report.first, report.last, report.found
+    );
+    let mut unexplained = 0;
+    for missing in &report.missing {
+        match missing {
+            Missing::Voided { number, reason } => println!(
+                "  {number:>8}  {}  voided: {reason}",
+                spec.format(&period, *number)
+            ),
+            Missing::Unexplained { from, to } => {
+                unexplained += to - from + 1;
+                if from == to {
+                    println!("  {from:>8}  {}  unexplained", spec.format(&period, *from));
+                } else {
+                    println!(
+                        "  {from:>8}  {} ..= {}  unexplained ({} numbers)",
+                        spec.format(&period, *from),
+                        spec.format(&period, *to),
+                        to - from + 1
+                    );
+                }
+            }
+        }
+    }
+    for (number, times) in &report.duplicates {
+        println!(
+            "  {number:>8}  {}  DUPLICATE: {times} rows",
+            spec.format(&period, *number)
+        );
+    }
+    for number in &report.beyond {
+        println!(
+            "  {number:>8}  {}  past the counter: not handed out by seqgen",
+            spec.format(&period, *number)
+        );
+    }
+    if report.foreign > 0 {
+        println!(
+            "({} value(s) of {table}.{column} are no ID of key {key}; not checked)",
+            report.foreign
+        );
+    }
+    if report.is_explained() {
+        println!("every missing number is voided");
+    } else {
+        println!(
+            "{unexplained} unexplained, {} duplicated, {} past the counter",
+            report.duplicates.len(),
+            report.beyond.len()
+        );
+    }
+    Ok(code)
+}
+
+fn print_json(value: &impl Serialize) -> Result<(), Failure> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| Failure::Database(format!("could not write JSON: {e}")))?;
+    println!("{text}");
+    Ok(())
+}

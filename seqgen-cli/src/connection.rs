@@ -1,0 +1,83 @@
+//! From `--url` to a connection, as the diesel CLI reads it: `postgres://` and
+//! `postgresql://` are PostgreSQL, `mysql://` is MySQL or MariaDB, anything else a SQLite file
+//! (`sqlite://` in front is allowed).
+
+use crate::Failure;
+
+/// A connection to whichever backend the URL names.
+pub(crate) enum AnyConnection {
+    #[cfg(feature = "sqlite")]
+    Sqlite(diesel::SqliteConnection),
+    #[cfg(feature = "postgres")]
+    Postgres(diesel::PgConnection),
+    #[cfg(feature = "mysql")]
+    Mysql(diesel::MysqlConnection),
+}
+
+/// Runs `$body` with `$conn` bound to the connection inside `$any`, whatever its backend.
+macro_rules! with_connection {
+    ($any:expr, |$conn:ident| $body:expr) => {
+        match $any {
+            #[cfg(feature = "sqlite")]
+            $crate::connection::AnyConnection::Sqlite($conn) => $body,
+            #[cfg(feature = "postgres")]
+            $crate::connection::AnyConnection::Postgres($conn) => $body,
+            #[cfg(feature = "mysql")]
+            $crate::connection::AnyConnection::Mysql($conn) => $body,
+        }
+    };
+}
+pub(crate) use with_connection;
+
+/// Connects to `url`. A SQLite file must exist unless `create` (for `migrate`): a mistyped
+/// path would otherwise become an empty database.
+pub(crate) fn connect(url: Option<&str>, create: bool) -> Result<AnyConnection, Failure> {
+    let url = url
+        .ok_or_else(|| Failure::Input("no database: pass --url or set DATABASE_URL".to_owned()))?;
+    let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        "postgres"
+    } else if url.starts_with("mysql://") {
+        "mysql"
+    } else {
+        "sqlite"
+    };
+    let failed = |e: diesel::ConnectionError| {
+        Failure::Input(format!("could not connect to the {backend} database: {e}"))
+    };
+    match backend {
+        #[cfg(feature = "postgres")]
+        "postgres" => {
+            use diesel::Connection;
+            diesel::PgConnection::establish(url)
+                .map(AnyConnection::Postgres)
+                .map_err(failed)
+        }
+        #[cfg(feature = "mysql")]
+        "mysql" => {
+            use diesel::Connection;
+            diesel::MysqlConnection::establish(url)
+                .map(AnyConnection::Mysql)
+                .map_err(failed)
+        }
+        #[cfg(feature = "sqlite")]
+        "sqlite" => {
+            use diesel::Connection;
+            let path = url.strip_prefix("sqlite://").unwrap_or(url);
+            let in_memory = path == ":memory:" || path.starts_with("file:");
+            if !create && !in_memory && !std::path::Path::new(path).exists() {
+                return Err(Failure::Input(format!(
+                    "no SQLite database at {path:?} (`seqgen migrate` creates one)"
+                )));
+            }
+            let mut conn = diesel::SqliteConnection::establish(path).map_err(failed)?;
+            seqgen::sqlite::configure(&mut conn).map_err(|e| {
+                Failure::Database(format!("could not configure the connection: {e}"))
+            })?;
+            Ok(AnyConnection::Sqlite(conn))
+        }
+        _ => Err(Failure::Input(format!(
+            "this seqgen was built without the `{backend}` feature: \
+             cargo install seqgen-cli --features {backend}"
+        ))),
+    }
+}

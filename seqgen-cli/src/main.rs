@@ -1,0 +1,183 @@
+//! `seqgen`: look at and change seqgen's `db_key` counters, and audit gapless numbers against
+//! your tables, on SQLite, PostgreSQL and MySQL. Each command is a function of
+//! [`seqgen::admin`]; this binary parses arguments, connects, and prints.
+//!
+//! Exit codes: 0 done; 1 `gaps` found something unexplained; 2 bad input or a refused change
+//! (nothing changed); 3 the database failed.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod commands;
+mod connection;
+
+/// Look at and change seqgen's db_key counters; audit gapless numbers against your tables.
+#[derive(Debug, Parser)]
+#[command(name = "seqgen", version, about, long_about = None)]
+struct Cli {
+    /// The database: a PostgreSQL or MySQL URL, or a SQLite file (as the diesel CLI takes it).
+    #[arg(long, env = "DATABASE_URL", global = true, hide_env_values = true)]
+    url: Option<String>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Create or upgrade the db_key table (and the void ledger).
+    Migrate,
+    /// Every key with its periods: current value, batch size, start value, shape, last change.
+    Keys {
+        /// Only this key.
+        #[arg(long)]
+        key: Option<String>,
+        /// JSON (one array) instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The last number a key handed out in a period, and the next one.
+    Peek {
+        #[arg(long)]
+        key: String,
+        #[command(flatten)]
+        period: PeriodArgs,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set a key's batch_size (numbers per reservation); `default` clears it.
+    SetBatch {
+        #[arg(long)]
+        key: String,
+        /// At least 1, or `default` for the spec's own.
+        value: SettingValue,
+    },
+    /// Set a key's start_value (the first number of a new period); `default` clears it.
+    SetStart {
+        #[arg(long)]
+        key: String,
+        /// At least 1, or `default` for 1.
+        value: SettingValue,
+    },
+    /// The numbers of a period missing from a table, each voided or unexplained (exit code 1
+    /// when something is unexplained).
+    Gaps {
+        #[arg(long)]
+        key: String,
+        /// The business table (`table` or `schema.table`).
+        #[arg(long)]
+        table: String,
+        /// Its column holding the IDs.
+        #[arg(long)]
+        column: String,
+        #[command(flatten)]
+        period: PeriodArgs,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete a key's counter rows of the periods before PERIOD (never the current one).
+    Prune {
+        #[arg(long)]
+        key: String,
+        /// The first period to keep, as the IDs show it (e.g. 202601).
+        #[arg(long, value_name = "PERIOD")]
+        before: String,
+        /// The time zone the key's periods begin in (`utc`, `local`, `+08:00`).
+        #[arg(long, default_value = "utc", value_parser = parse_time_zone)]
+        tz: seqgen::TimeZone,
+    },
+}
+
+/// Which period: given, or the current one in a time zone.
+#[derive(Debug, clap::Args)]
+struct PeriodArgs {
+    /// The period as the IDs show it (e.g. 202611); the current one by default.
+    #[arg(long)]
+    period: Option<String>,
+    /// The time zone the key's periods begin in (`utc`, `local`, `+08:00`), for the current
+    /// period.
+    #[arg(long, default_value = "utc", value_parser = parse_time_zone)]
+    tz: seqgen::TimeZone,
+}
+
+/// A setting's new value: a number, or `default` to clear it.
+#[derive(Debug, Clone, Copy)]
+struct SettingValue(Option<i64>);
+
+impl std::str::FromStr for SettingValue {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        if text == "default" {
+            return Ok(SettingValue(None));
+        }
+        match text.parse::<i64>() {
+            Ok(n) if n >= 1 => Ok(SettingValue(Some(n))),
+            _ => Err(format!(
+                "expected a whole number of at least 1, or `default`; got {text:?}"
+            )),
+        }
+    }
+}
+
+fn parse_time_zone(text: &str) -> Result<seqgen::TimeZone, String> {
+    seqgen::TimeZone::parse(text).ok_or_else(|| {
+        format!("expected `utc`, `local` or an offset such as `+08:00`; got {text:?}")
+    })
+}
+
+/// Why a command failed, and so its exit code.
+#[derive(Debug)]
+enum Failure {
+    /// Bad input, or a change refused: nothing changed. Exit code 2.
+    Input(String),
+    /// The database failed. Exit code 3.
+    Database(String),
+}
+
+impl From<seqgen::Error> for Failure {
+    fn from(err: seqgen::Error) -> Self {
+        use seqgen::Error::*;
+        match err {
+            UnknownKey { .. }
+            | Refused { .. }
+            | InvalidSpec(_)
+            | Overflow { .. }
+            | SeriesExhausted { .. }
+            | MissingTable(_) => Failure::Input(err.to_string()),
+            other => Failure::Database(describe(&other)),
+        }
+    }
+}
+
+/// An error with its causes, one after another.
+fn describe(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = connection::connect(cli.url.as_deref(), matches!(cli.command, Command::Migrate))
+        .and_then(|mut conn| commands::run(&mut conn, cli.command));
+    match result {
+        Ok(code) => code,
+        Err(Failure::Input(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Database(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(3)
+        }
+    }
+}

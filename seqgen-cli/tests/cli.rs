@@ -1,0 +1,261 @@
+//! The `seqgen` binary against a real SQLite file and, with their features and URLs
+//! (`PG_DATABASE_URL`, `MYSQL_DATABASE_URL`), the PostgreSQL and MariaDB servers: its output
+//! and exit codes, bad input included. The data is made through the library, as an app would.
+
+use std::process::Command;
+
+use diesel::connection::LoadConnection;
+use diesel::prelude::*;
+use diesel_migrations::MigrationHarness;
+
+/// The binary's exit code, stdout and stderr.
+struct Run {
+    code: i32,
+    out: String,
+    err: String,
+}
+
+fn seqgen(url: Option<&str>, args: &[&str]) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_seqgen"));
+    command.args(args).env_remove("DATABASE_URL");
+    if let Some(url) = url {
+        command.env("DATABASE_URL", url);
+    }
+    let output = command.output().expect("run seqgen");
+    Run {
+        code: output.status.code().expect("an exit code, not a signal"),
+        out: String::from_utf8(output.stdout).unwrap(),
+        err: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+/// Asserts the run exited with `code`, showing its output when it did not.
+#[track_caller]
+fn expect(run: &Run, code: i32) {
+    assert_eq!(
+        run.code, code,
+        "exit code; stdout:\n{}\nstderr:\n{}",
+        run.out, run.err
+    );
+}
+
+/// A name no other run of this test uses (the servers are shared).
+fn unique(name: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!("{name}_{}_{nanos}", std::process::id())
+}
+
+/// The whole command set on one database at `url`, through connections of type `C`.
+fn every_command<C>(url: &str)
+where
+    C: LoadConnection + MigrationHarness<C::Backend> + 'static,
+    C::Backend: seqgen::Backend,
+{
+    let migrate = seqgen(Some(url), &["migrate"]);
+    expect(&migrate, 0);
+    let again = seqgen(Some(url), &["migrate"]);
+    expect(&again, 0);
+    assert_eq!(again.out.trim(), "db_key is up to date");
+
+    // An app's day: five gapless invoices, the second voided and removed, the fourth lost.
+    let mut conn = C::establish(url).unwrap();
+    let invoices = unique("invoices");
+    let spec = seqgen::Spec::builder(invoices.as_str())
+        .prefix("INV")
+        .date("%Y")
+        .gapless()
+        .build()
+        .unwrap();
+    let ids: Vec<String> = (0..5)
+        .map(|_| seqgen::retry_transaction(&mut conn, |conn| seqgen::next_id(conn, &spec)).unwrap())
+        .collect();
+    let year = &ids[0][3..7];
+    conn.batch_execute(&format!(
+        "CREATE TABLE {invoices} (number VARCHAR(64) NOT NULL)"
+    ))
+    .unwrap();
+    for id in [&ids[0], &ids[2], &ids[4]] {
+        conn.batch_execute(&format!("INSERT INTO {invoices} (number) VALUES ('{id}')"))
+            .unwrap();
+    }
+    seqgen::void(&mut conn, &spec, &ids[1], "customer cancelled").unwrap();
+
+    let keys = seqgen(Some(url), &["keys"]);
+    expect(&keys, 0);
+    let line = keys.out.lines().find(|l| l.contains(&invoices)).unwrap();
+    assert!(line.contains("INV{date:%Y}{seq:6}"), "{line}");
+    let json = seqgen(Some(url), &["keys", "--key", &invoices, "--json"]);
+    expect(&json, 0);
+    let rows: serde_json::Value = serde_json::from_str(&json.out).unwrap();
+    assert_eq!(rows[0]["period"], "");
+    assert_eq!(rows[1]["period"], year);
+    assert_eq!(rows[1]["current_value"], 5);
+    expect(&seqgen(Some(url), &["keys", "--key", &unique("nokey")]), 2);
+
+    let peek = seqgen(Some(url), &["peek", "--key", &invoices, "--period", year]);
+    expect(&peek, 0);
+    assert!(
+        peek.out.contains(&format!("last:   5 ({})", ids[4])),
+        "{}",
+        peek.out
+    );
+    assert!(
+        peek.out.contains(&format!("next:   6 (INV{year}000006)")),
+        "{}",
+        peek.out
+    );
+
+    let gaps_args = [
+        "gaps", "--key", &invoices, "--table", &invoices, "--column", "number", "--period", year,
+    ];
+    let gaps = seqgen(Some(url), &gaps_args);
+    expect(&gaps, 1);
+    assert!(
+        gaps.out
+            .contains(&format!("{}  voided: customer cancelled", ids[1])),
+        "{}",
+        gaps.out
+    );
+    assert!(
+        gaps.out.contains(&format!("{}  unexplained", ids[3])),
+        "{}",
+        gaps.out
+    );
+    let wrong_column = seqgen(
+        Some(url),
+        &[
+            "gaps", "--key", &invoices, "--table", &invoices, "--column", "nope",
+        ],
+    );
+    expect(&wrong_column, 2);
+    seqgen::void(&mut conn, &spec, &ids[3], "found in the shredder").unwrap();
+    let gaps = seqgen(Some(url), &gaps_args);
+    expect(&gaps, 0);
+    assert!(
+        gaps.out.contains("every missing number is voided"),
+        "{}",
+        gaps.out
+    );
+
+    // Settings: checked, then changed, printed before -> after.
+    let zero = seqgen(Some(url), &["set-batch", "--key", &invoices, "0"]);
+    expect(&zero, 2);
+    let typo = seqgen(
+        Some(url),
+        &["set-batch", "--key", &unique("invoicez"), "10"],
+    );
+    expect(&typo, 2);
+    assert!(typo.err.contains("has no key"), "{}", typo.err);
+    let set = seqgen(Some(url), &["set-batch", "--key", &invoices, "1000"]);
+    expect(&set, 0);
+    assert_eq!(
+        set.out.trim(),
+        format!("{invoices}: batch_size unset -> 1000")
+    );
+    let too_far = seqgen(Some(url), &["set-start", "--key", &invoices, "1000000"]);
+    expect(&too_far, 2);
+    let start = seqgen(Some(url), &["set-start", "--key", &invoices, "100"]);
+    expect(&start, 0);
+    let cleared = seqgen(Some(url), &["set-batch", "--key", &invoices, "default"]);
+    assert_eq!(
+        cleared.out.trim(),
+        format!("{invoices}: batch_size 1000 -> unset")
+    );
+    let json = seqgen(Some(url), &["keys", "--key", &invoices, "--json"]);
+    let rows: serde_json::Value = serde_json::from_str(&json.out).unwrap();
+    assert_eq!(
+        (
+            rows[0]["batch_size"].clone(),
+            rows[0]["start_value"].clone()
+        ),
+        (serde_json::Value::Null, 100.into())
+    );
+
+    // Prune: the current period is refused; earlier ones go.
+    let next_year = (year.parse::<i32>().unwrap() + 1).to_string();
+    let refused = seqgen(
+        Some(url),
+        &["prune", "--key", &invoices, "--before", &next_year],
+    );
+    expect(&refused, 2);
+    assert!(refused.err.contains("never deleted"), "{}", refused.err);
+    let nothing = seqgen(Some(url), &["prune", "--key", &invoices, "--before", year]);
+    expect(&nothing, 0);
+    assert!(nothing.out.contains("nothing deleted"), "{}", nothing.out);
+
+    conn.batch_execute(&format!("DROP TABLE {invoices}"))
+        .unwrap();
+}
+
+/// The URL of a server backend's test database, or `None` (printed) when it is not set;
+/// under `CI=true` a missing URL fails, as in seqgen's own suite.
+fn server_url(var: &str) -> Option<String> {
+    let url = std::env::var(var).ok();
+    if url.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{var} is not set (a missing URL fails under CI=true)"
+        );
+        println!("skipping: set {var} to run this test");
+    }
+    url
+}
+
+#[test]
+#[cfg(feature = "sqlite")]
+fn every_command_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("app.db");
+    every_command::<SqliteConnection>(path.to_str().unwrap());
+}
+
+#[test]
+#[cfg(feature = "postgres")]
+fn every_command_on_postgres() {
+    if let Some(url) = server_url("PG_DATABASE_URL") {
+        every_command::<PgConnection>(&url);
+    }
+}
+
+#[test]
+#[cfg(feature = "mysql")]
+fn every_command_on_mysql() {
+    if let Some(url) = server_url("MYSQL_DATABASE_URL") {
+        every_command::<MysqlConnection>(&url);
+    }
+}
+
+/// No database, a mistyped file, an unknown command, a bad time zone: a clear message and exit
+/// code 2, and no file created.
+#[test]
+#[cfg(feature = "sqlite")]
+fn bad_input_is_refused_with_exit_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("typo.db");
+    let missing = missing.to_str().unwrap();
+
+    let no_url = seqgen(None, &["keys"]);
+    expect(&no_url, 2);
+    assert!(no_url.err.contains("DATABASE_URL"), "{}", no_url.err);
+    let typo = seqgen(Some(missing), &["keys"]);
+    expect(&typo, 2);
+    assert!(typo.err.contains("no SQLite database"), "{}", typo.err);
+    assert!(!std::path::Path::new(missing).exists());
+    expect(&seqgen(Some(missing), &["frobnicate"]), 2);
+    let tz = seqgen(
+        Some(missing),
+        &["peek", "--key", "k", "--tz", "Mars/Olympus"],
+    );
+    expect(&tz, 2);
+    assert!(tz.err.contains("+08:00"), "{}", tz.err);
+
+    // A database without db_key: says to migrate.
+    let empty = dir.path().join("empty.db");
+    std::fs::File::create(&empty).unwrap();
+    let unmigrated = seqgen(empty.to_str(), &["keys"]);
+    expect(&unmigrated, 2);
+    assert!(unmigrated.err.contains("migrations"), "{}", unmigrated.err);
+}

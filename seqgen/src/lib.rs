@@ -29,6 +29,8 @@
 //! - Gapless numbering: [`Spec::builder`]`(..).gapless()`, `#[distributed_id(gapless)]`, or
 //!   [`next_value`] for plain counters.
 //! - Policies: [`Overflow`], series, templates, [`TimeZone`]; [`Spec::parse`] reads IDs back.
+//! - Operations: [`Generator::stats`], [`void`], and [`admin`] (what the `seqgen` command of
+//!   crate `seqgen-cli` runs: list counters, change settings, prune, audit gaps).
 //!
 //! # Features
 //! Like Diesel, no backend is on by default; turn on the ones you use:

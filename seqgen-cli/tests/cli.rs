@@ -257,5 +257,9 @@ fn bad_input_is_refused_with_exit_code_2() {
     std::fs::File::create(&empty).unwrap();
     let unmigrated = seqgen(empty.to_str(), &["keys"]);
     expect(&unmigrated, 2);
-    assert!(unmigrated.err.contains("migrations"), "{}", unmigrated.err);
+    assert!(
+        unmigrated.err.contains("seqgen migrate"),
+        "{}",
+        unmigrated.err
+    );
 }

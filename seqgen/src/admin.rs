@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use diesel::connection::LoadConnection;
 
-use crate::backend::{Backend, SettingColumn};
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::generator::{last_value_in, peek_next_in};
 use seqgen_core::{Overflow, Spec, TimeZone};
@@ -186,11 +186,7 @@ where
             Setting::BatchSize => row.3,
             Setting::StartValue => row.4,
         });
-        let column = match setting {
-            Setting::BatchSize => SettingColumn::BatchSize,
-            Setting::StartValue => SettingColumn::StartValue,
-        };
-        C::Backend::set_setting(conn, key, column, value)?;
+        C::Backend::set_setting(conn, key, setting, value)?;
         Ok(Change {
             key: key.to_owned(),
             setting,
@@ -211,12 +207,14 @@ pub struct Peek {
 }
 
 /// [`last_value`](crate::last_value) and [`peek_next`](crate::peek_next) in a given `period`
-/// rather than the current one. Nothing is reserved or locked.
+/// rather than the current one. Nothing is reserved or locked. A `period` the spec's date
+/// pattern cannot print is refused ([`Error::Refused`]), rather than shown as empty.
 pub fn peek<C>(conn: &mut C, spec: &Spec, period: &str) -> Result<Peek>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
+    check_period(spec, period)?;
     Ok(Peek {
         last: last_value_in(conn, spec, period)?,
         next: peek_next_in(conn, spec, period)?,
@@ -286,6 +284,27 @@ where
         }
         Ok(old)
     })
+}
+
+/// Refuses a `period` `spec` could not have printed: `2026` for an undated key, `2026-11` for
+/// `%Y%m`. A mistyped period would otherwise read as one that has handed out nothing.
+fn check_period(spec: &Spec, period: &str) -> Result<()> {
+    let printed = spec
+        .parse(&spec.format(period, 1))
+        .is_ok_and(|parts| parts.period == period);
+    if printed {
+        Ok(())
+    } else if spec.date().is_empty() {
+        Err(Error::Refused {
+            key: spec.key().to_owned(),
+            reason: format!("it has no date part, so no period {period:?}"),
+        })
+    } else {
+        Err(Error::Refused {
+            key: spec.key().to_owned(),
+            reason: format!("{period:?} is not a period of `{}`", spec.date()),
+        })
+    }
 }
 
 /// Whether every period of `pattern` sorts as the dates it shows: numeric fields from the
@@ -396,6 +415,7 @@ where
     C::Backend: Backend,
 {
     let key = spec.key();
+    check_period(spec, period)?;
     if let Overflow::Cycle { .. } = spec.overflow() {
         return Err(Error::Refused {
             key: key.to_owned(),

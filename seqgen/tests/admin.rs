@@ -261,5 +261,12 @@ fn gaps_read_integer_columns<C: TestConnection>(db: TestDb<C>) {
     let report = admin::gaps(&mut conn, &spec, &table, "number", "11").unwrap();
     assert_eq!(report.missing, [Missing::Unexplained { from: 2, to: 2 }]);
     assert_eq!(report.found, 2);
+    // A period the key cannot have is refused, not reported as empty.
+    for period in ["2026", "13", ""] {
+        let err = admin::gaps(&mut conn, &spec, &table, "number", period).unwrap_err();
+        assert!(matches!(err, Error::Refused { .. }), "{period}: {err:?}");
+        let err = admin::peek(&mut conn, &spec, period).unwrap_err();
+        assert!(matches!(err, Error::Refused { .. }), "{period}: {err:?}");
+    }
     conn.batch_execute(&format!("DROP TABLE {table}")).unwrap();
 }

@@ -207,13 +207,12 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Sets `column` (`batch_size` or `start_value`) of the key's row (period ''), creating the
-    /// row first if it is missing.
+    /// Sets `setting` on the key's row (period ''), creating the row first if it is missing.
     #[doc(hidden)]
     fn set_setting<C>(
         conn: &mut C,
         key: &str,
-        column: SettingColumn,
+        setting: crate::admin::Setting,
         value: Option<i64>,
     ) -> QueryResult<()>
     where
@@ -268,16 +267,6 @@ pub type CounterRow = (
     Option<String>,
     String,
 );
-
-/// A setting on a key's row, as [`Backend::set_setting`] takes it.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SettingColumn {
-    /// `batch_size`
-    BatchSize,
-    /// `start_value`
-    StartValue,
-}
 
 /// What [`Backend::identify`] read: which database this is, how durably it commits, and the
 /// key's row.
@@ -529,7 +518,7 @@ macro_rules! shared_queries {
         fn set_setting<C>(
             conn: &mut C,
             key: &str,
-            column: super::SettingColumn,
+            setting: crate::admin::Setting,
             value: Option<i64>,
         ) -> QueryResult<()>
         where
@@ -537,11 +526,11 @@ macro_rules! shared_queries {
         {
             Self::create_row(conn, key, "")?;
             let row = db_key::table.find((key, ""));
-            match column {
-                super::SettingColumn::BatchSize => diesel::update(row)
+            match setting {
+                crate::admin::Setting::BatchSize => diesel::update(row)
                     .set(db_key::batch_size.eq(value))
                     .execute(conn),
-                super::SettingColumn::StartValue => diesel::update(row)
+                crate::admin::Setting::StartValue => diesel::update(row)
                     .set(db_key::start_value.eq(value))
                     .execute(conn),
             }

@@ -146,8 +146,10 @@ impl From<seqgen::Error> for Failure {
             | Refused { .. }
             | InvalidSpec(_)
             | Overflow { .. }
-            | SeriesExhausted { .. }
-            | MissingTable(_) => Failure::Input(err.to_string()),
+            | SeriesExhausted { .. } => Failure::Input(err.to_string()),
+            MissingTable(_) => {
+                Failure::Input("db_key is missing or out of date: run `seqgen migrate`".to_owned())
+            }
             other => Failure::Database(describe(&other)),
         }
     }

@@ -30,6 +30,9 @@ pub(crate) struct DateShape {
     /// Whether its first character is never `0` (it starts with `%Y` or `%G`), so its value
     /// as a number keeps every digit.
     pub(crate) leading_nonzero: bool,
+    /// Whether every specifier formats to digits of fixed width (literal text aside): what
+    /// changes from one period to the next is digits, which a check digit covers.
+    pub(crate) varies_in_digits: bool,
 }
 
 /// Checks `pattern` specifier by specifier, and tells what it formats to.
@@ -37,6 +40,7 @@ pub(crate) fn check_date_pattern(pattern: &str) -> Result<DateShape, DatePattern
     let mut numeric: Option<u8> = Some(0);
     let mut fixed: Option<usize> = Some(0);
     let mut leading_nonzero = None;
+    let mut varies_in_digits = true;
     let mut rest = pattern;
     while let Some(c) = rest.chars().next() {
         if c != '%' {
@@ -75,6 +79,7 @@ pub(crate) fn check_date_pattern(pattern: &str) -> Result<DateShape, DatePattern
             _ => None,
         };
         leading_nonzero.get_or_insert(modifiers == 0 && matches!(conv, 'Y' | 'G'));
+        varies_in_digits &= digits.is_some();
         numeric = numeric.zip(digits).map(|(w, d)| w.saturating_add(d));
         fixed = fixed.zip(digits).map(|(w, d)| w + usize::from(d));
     }
@@ -93,6 +98,7 @@ pub(crate) fn check_date_pattern(pattern: &str) -> Result<DateShape, DatePattern
         numeric_width: numeric.filter(|&w| w > 0 || pattern.is_empty()),
         fixed_width: fixed,
         leading_nonzero: leading_nonzero.unwrap_or(false),
+        varies_in_digits,
     })
 }
 

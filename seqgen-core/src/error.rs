@@ -24,6 +24,8 @@ pub enum Setting {
     Series,
     /// `format` (the template)
     Format,
+    /// `check`
+    Check,
 }
 
 /// Why an ID spec is invalid. Each variant breaks one rule and names the [`Setting`] it
@@ -109,7 +111,12 @@ pub enum SpecError {
         date_digits: u32,
         /// The pad width.
         pad: u32,
+        /// Digits of the check, if any.
+        check_digits: u32,
     },
+    /// A check scheme, but a part of the ID that changes can hold other characters than
+    /// digits, which the check would not cover: the reason names it.
+    CheckNeedsDigits(&'static str),
 }
 
 impl SpecError {
@@ -135,6 +142,7 @@ impl SpecError {
             | SeriesCodesUneven { .. }
             | SeriesCodeTwice(_)
             | NumericWithSeries => Setting::Series,
+            CheckNeedsDigits(_) => Setting::Check,
         }
     }
 }
@@ -221,11 +229,29 @@ impl fmt::Display for SpecError {
                 "`widen` on an `i64` ID needs a date part starting with `%Y` (or none): a \
                  leading 0 of the date would be lost in the number and two IDs could meet",
             ),
-            NumericTooWide { date_digits, pad } => write!(
+            NumericTooWide {
+                date_digits,
+                pad,
+                check_digits: 0,
+            } => write!(
                 f,
                 "an `i64` ID of {date_digits} date digits + pad {pad} = {} digits does not fit: \
                  at most 18",
                 date_digits + pad
+            ),
+            NumericTooWide {
+                date_digits,
+                pad,
+                check_digits,
+            } => write!(
+                f,
+                "an `i64` ID of {date_digits} date digits + pad {pad} + {check_digits} check \
+                 digit(s) = {} digits does not fit: at most 18",
+                date_digits + pad + check_digits
+            ),
+            CheckNeedsDigits(reason) => write!(
+                f,
+                "`check` covers digits, but {reason}: a typing error there would go unseen"
             ),
         }
     }

@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod check;
 mod date_pattern;
 mod error;
 mod parse;
@@ -25,6 +26,7 @@ mod spec;
 mod template;
 mod zone;
 
+pub use check::Check;
 pub use error::{Setting, SpecError};
 pub use parse::{IdParts, ParseIdError};
 pub use policy::{Overflow, Series};

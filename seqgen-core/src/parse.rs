@@ -69,6 +69,7 @@ impl Spec {
                 Part::Date => self.date_shape().fixed_width,
                 Part::Seq if self.overflow() == Overflow::Widen => None,
                 Part::Seq => Some(self.pad() as usize),
+                Part::Check => self.check().map(|c| c.width() as usize),
             }
         };
         let split = template
@@ -114,7 +115,7 @@ impl Spec {
             series: None,
             seq: 0,
         };
-        for (part, piece) in template.iter().zip(pieces) {
+        for (part, &piece) in template.iter().zip(&pieces) {
             match part {
                 Part::Literal(text) if piece != text => {
                     return Err(fail(format!("expected {text:?}, found {piece:?}")))
@@ -160,9 +161,50 @@ impl Spec {
                     }
                     parts.seq = seq;
                 }
+                Part::Check => {}
+            }
+        }
+        if let Some(check) = self.check() {
+            // The check of everything else, as `format` computed it.
+            let at = template.iter().position(|p| *p == Part::Check);
+            let (rest, given): (String, &str) = match at {
+                Some(at) => (
+                    pieces
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, _)| i != at)
+                        .map(|(_, p)| *p)
+                        .collect(),
+                    pieces[at],
+                ),
+                None => (id.to_owned(), ""),
+            };
+            let expected = check.of(&rest);
+            if given != expected {
+                return Err(fail(format!(
+                    "its check {given:?} should be {expected:?} ({}): a character is wrong or two are swapped",
+                    check.name()
+                )));
             }
         }
         Ok(parts)
+    }
+
+    /// Whether `id` could be an ID of this spec and is intact: [`Spec::parse`] succeeds, which
+    /// with a [`check`](crate::SpecBuilder::check) scheme includes its check. No database is
+    /// asked: a number past the counter still passes.
+    ///
+    /// ```
+    /// use seqgen_core::{Check, Spec};
+    ///
+    /// let invoices = Spec::builder("invoices").prefix("INV").date("%Y").pad(6).check(Check::Luhn).build()?;
+    /// let id = invoices.format("2026", 41);
+    /// assert!(invoices.verify(&id));
+    /// assert!(!invoices.verify(&id.replace("41", "14")));
+    /// # Ok::<(), seqgen_core::SpecError>(())
+    /// ```
+    pub fn verify(&self, id: &str) -> bool {
+        self.parse(id).is_ok()
     }
 
     /// Reads the `i64` form of an ID (as [`Spec::numeric`] made it) back into its parts: the
@@ -175,8 +217,11 @@ impl Spec {
     /// ```
     pub fn parse_number(&self, id: i64) -> Result<IdParts, ParseIdError> {
         let text = id.to_string();
+        let check = self.check().map_or(0, |c| c.width() as usize);
         let width = match self.date_shape().numeric_width {
-            Some(date) if self.is_numeric() && id > 0 => usize::from(date) + self.pad() as usize,
+            Some(date) if self.is_numeric() && id > 0 => {
+                usize::from(date) + self.pad() as usize + check
+            }
             _ => {
                 return Err(ParseIdError {
                     id: text,

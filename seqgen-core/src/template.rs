@@ -16,6 +16,8 @@ pub(crate) enum Part {
     Series,
     /// `{seq}`: the counter.
     Seq,
+    /// `{check}`: the check character(s) of the rest of the ID.
+    Check,
 }
 
 /// Why a template is refused.
@@ -38,7 +40,7 @@ impl std::fmt::Display for TemplateError {
         match self {
             TemplateError::UnknownPlaceholder(name) => write!(
                 f,
-                "unknown placeholder `{{{name}}}`; expected `{{prefix}}`, `{{date}}`, `{{series}}` or `{{seq}}`"
+                "unknown placeholder `{{{name}}}`; expected `{{prefix}}`, `{{date}}`, `{{series}}`, `{{seq}}` or `{{check}}`"
             ),
             TemplateError::Unclosed => f.write_str("a `{` is not closed; write `{{` for a literal brace"),
             TemplateError::Unopened => f.write_str("a `}` has no `{`; write `}}` for a literal brace"),
@@ -48,13 +50,17 @@ impl std::fmt::Display for TemplateError {
     }
 }
 
-/// The template the plain `prefix`/`date`/`pad` spelling stands for.
-pub(crate) fn default_template(series: bool) -> Vec<Part> {
+/// The template the plain `prefix`/`date`/`pad` spelling stands for: the check, if any, last.
+pub(crate) fn default_template(series: bool, check: bool) -> Vec<Part> {
+    let mut parts = vec![Part::Prefix, Part::Date];
     if series {
-        vec![Part::Prefix, Part::Date, Part::Series, Part::Seq]
-    } else {
-        vec![Part::Prefix, Part::Date, Part::Seq]
+        parts.push(Part::Series);
     }
+    parts.push(Part::Seq);
+    if check {
+        parts.push(Part::Check);
+    }
+    parts
 }
 
 /// Parses a template; `{{` and `}}` are literal braces.
@@ -87,6 +93,7 @@ pub(crate) fn parse_template(template: &str) -> Result<Vec<Part>, TemplateError>
                     "date" => Part::Date,
                     "series" => Part::Series,
                     "seq" => Part::Seq,
+                    "check" => Part::Check,
                     _ => return Err(TemplateError::UnknownPlaceholder(name)),
                 };
                 if parts.contains(&part) {
@@ -116,6 +123,7 @@ pub(crate) fn check_template(
     prefix: bool,
     date: bool,
     series: bool,
+    check: bool,
 ) -> Result<(), &'static str> {
     let has = |part: &Part| template.contains(part);
     if date && !has(&Part::Date) {
@@ -126,6 +134,10 @@ pub(crate) fn check_template(
         Err("series are set but the template has no `{series}`")
     } else if !series && has(&Part::Series) {
         Err("the template has `{series}` but no series are set")
+    } else if check && !has(&Part::Check) {
+        Err("`check` is set but the template has no `{check}`")
+    } else if !check && has(&Part::Check) {
+        Err("the template has `{check}` but no `check` scheme is set")
     } else {
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! the setting it names.
 
 use super::{CacheKey, Memo, Mode, Spec, MAX_KEY_LEN, MAX_PAD};
+use crate::check::Check;
 use crate::date_pattern::{check_date_pattern, DatePatternError, DateShape};
 use crate::error::SpecError;
 use crate::policy::{self, Overflow, Series};
@@ -22,6 +23,7 @@ impl Spec {
             overflow: Overflow::Error,
             series: None,
             format: None,
+            check: None,
             numeric: false,
         }
     }
@@ -42,6 +44,7 @@ pub struct SpecBuilder {
     overflow: Overflow,
     series: Option<(Vec<String>, u64)>,
     format: Option<String>,
+    check: Option<Check>,
     numeric: bool,
 }
 
@@ -118,6 +121,25 @@ impl SpecBuilder {
         self
     }
 
+    /// Check character(s) computed over the digits of the rest of the ID, at the end (or where
+    /// a template puts `{check}`): [`Spec::parse`] and [`Spec::verify`] then catch typing
+    /// errors. Every part of the ID that changes must be digits: no `letters` overflow, digit
+    /// series codes, a date part of numeric fields.
+    ///
+    /// ```
+    /// use seqgen_core::{Check, Spec};
+    ///
+    /// let orders = Spec::builder("orders").prefix("ORD").date("").pad(4).check(Check::Damm).build()?;
+    /// assert_eq!(orders.format("", 572), "ORD05724");
+    /// assert!(orders.verify("ORD05724"));
+    /// assert!(!orders.verify("ORD05274"), "two digits swapped");
+    /// # Ok::<(), seqgen_core::SpecError>(())
+    /// ```
+    pub fn check(mut self, check: Check) -> Self {
+        self.check = Some(check);
+        self
+    }
+
     /// Requires that IDs of this spec have an `i64` form ([`Spec::is_numeric`]): the build
     /// fails otherwise, saying which setting stands in the way. The derive asks for it on
     /// `i64` fields.
@@ -170,7 +192,7 @@ impl SpecBuilder {
             Some(text) => {
                 parse_template(text).map_err(|e| SpecError::TemplateMalformed(e.to_string()))
             }
-            None => Ok(default_template(series.is_some())),
+            None => Ok(default_template(series.is_some(), self.check.is_some())),
         };
         if let Ok(template) = &template {
             check(
@@ -179,6 +201,7 @@ impl SpecBuilder {
                     !self.prefix.is_empty(),
                     !self.date.is_empty(),
                     series.is_some(),
+                    self.check.is_some(),
                 )
                 .map_err(|reason| SpecError::TemplateIncomplete(reason.to_owned())),
             );
@@ -200,6 +223,13 @@ impl SpecBuilder {
                 date_shape,
             ));
         }
+        if self.check.is_some() {
+            errors.extend(check_digits_only(
+                self.overflow,
+                series.as_ref(),
+                date_shape,
+            ));
+        }
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -216,6 +246,7 @@ impl SpecBuilder {
             mode: self.mode,
             overflow: self.overflow,
             series,
+            check: self.check,
             template,
             custom_template,
             date_shape,
@@ -265,6 +296,28 @@ fn printable(text: &str) -> bool {
 
 /// The overflow policy and series must fit the pad width and keep IDs unambiguous. Every
 /// series code is checked, so each bad one is reported.
+/// A check covers digits: everything that changes in the ID must be digits.
+fn check_digits_only(
+    overflow: Overflow,
+    series: Option<&Series>,
+    date: DateShape,
+) -> Option<SpecError> {
+    let reason = if overflow == Overflow::Letters {
+        "`overflow = \"letters\"` puts letters in the counter"
+    } else if series.is_some_and(|s| {
+        s.codes
+            .iter()
+            .any(|c| !c.bytes().all(|b| b.is_ascii_digit()))
+    }) {
+        "the series codes are not digits"
+    } else if !date.varies_in_digits {
+        "the date part has fields that are not fixed-width digits (names, `-`/`_` modifiers)"
+    } else {
+        return None;
+    };
+    Some(SpecError::CheckNeedsDigits(reason))
+}
+
 fn check_policy(
     pad: u32,
     overflow: Overflow,

@@ -7,6 +7,7 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::check::Check;
 use crate::date_pattern::DateShape;
 use crate::error::SpecError;
 use crate::policy::{self, Overflow, Series};
@@ -62,6 +63,7 @@ pub struct Spec {
     mode: Mode,
     overflow: Overflow,
     series: Option<Series>,
+    check: Option<Check>,
     template: Vec<Part>,
     custom_template: bool,
     date_shape: DateShape,
@@ -139,6 +141,11 @@ impl Spec {
         self.series.as_ref()
     }
 
+    /// The check character scheme, if IDs carry one.
+    pub fn check(&self) -> Option<Check> {
+        self.check
+    }
+
     /// Which block of a generator serves this spec: specs with the same key, date pattern
     /// and time zone draw from the same `db_key` rows and so share a block.
     #[doc(hidden)]
@@ -199,6 +206,11 @@ impl Spec {
                     };
                     shape.push_str(&format!("{{seq:{}{policy}}}", self.pad));
                 }
+                Part::Check => {
+                    if let Some(check) = self.check {
+                        shape.push_str(&format!("{{check:{}}}", check.name()));
+                    }
+                }
             }
         }
         shape
@@ -237,12 +249,14 @@ impl Spec {
                 return Some(SpecError::NumericDateNotDigits);
             };
             let date_digits = u32::from(width);
-            if date_digits + self.pad <= MAX_PAD {
+            let check_digits = self.check.map_or(0, Check::width);
+            if date_digits + self.pad + check_digits <= MAX_PAD {
                 return None;
             }
             SpecError::NumericTooWide {
                 date_digits,
                 pad: self.pad,
+                check_digits,
             }
         })
     }
@@ -260,6 +274,8 @@ impl Spec {
     pub fn format(&self, period: &str, counter: u64) -> String {
         let shown = policy::show(counter, self.overflow, self.series.as_ref());
         let mut id = String::with_capacity(self.prefix.len() + period.len() + 24);
+        // Where `{check}` goes: it is computed once the rest is written.
+        let mut check_at = None;
         for part in &self.template {
             match part {
                 Part::Literal(text) => id.push_str(text),
@@ -275,7 +291,12 @@ impl Spec {
                     );
                 }
                 Part::Seq => policy::push_seq(&mut id, shown.seq, self.pad, self.overflow),
+                Part::Check => check_at = Some(id.len()),
             }
+        }
+        if let (Some(at), Some(check)) = (check_at, self.check) {
+            let digits = check.of(&id);
+            id.insert_str(at, &digits);
         }
         id
     }
@@ -295,13 +316,22 @@ impl Spec {
         let seq = policy::show(counter, self.overflow, None).seq;
         let digits = decimal_digits(seq).max(self.pad);
         let date_digits = u32::from(self.date_shape.numeric_width?);
-        if date_digits + digits > MAX_PAD {
+        let check_digits = self.check.map_or(0, Check::width);
+        if date_digits + digits + check_digits > MAX_PAD {
             return None;
         }
-        period
+        let number = period
             .number?
             .checked_mul(10i64.pow(digits))?
-            .checked_add(i64::try_from(seq).ok()?)
+            .checked_add(i64::try_from(seq).ok()?)?;
+        let Some(check) = self.check else {
+            return Some(number);
+        };
+        // Over the number's digits: the leading zeros it drops change no scheme's check.
+        let value: i64 = check.of(&number.to_string()).parse().ok()?;
+        number
+            .checked_mul(10i64.pow(check_digits))?
+            .checked_add(value)
     }
 }
 

@@ -2,6 +2,7 @@
 //! the table but not the application's code (the `seqgen` command line: `gaps`, `prune`).
 
 use super::Spec;
+use crate::check::Check;
 use crate::error::SpecError;
 use crate::policy::Overflow;
 
@@ -71,6 +72,10 @@ impl Spec {
                         .ok_or_else(|| malformed(format!("has a series {setting:?}")))?;
                     builder.series(codes.split(','), max)
                 }
+                "check" => builder.check(
+                    Check::parse(setting)
+                        .ok_or_else(|| malformed(format!("has a check {setting:?}")))?,
+                ),
                 _ => return Err(malformed(format!("has a placeholder `{{{name}}}`"))),
             };
             if !literal.is_empty() {
@@ -88,6 +93,10 @@ impl Spec {
         let (prefix, placeholders) = match tokens.split_first() {
             Some((Token::Literal(prefix), rest)) => (prefix.as_str(), rest),
             _ => ("", tokens.as_slice()),
+        };
+        let placeholders = match placeholders.split_last() {
+            Some((Token::Placeholder("check"), rest)) => rest,
+            _ => placeholders,
         };
         let plain = matches!(
             placeholders,

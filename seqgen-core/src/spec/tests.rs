@@ -116,7 +116,8 @@ fn every_broken_rule_is_reported_with_its_setting() {
         numeric(Spec::builder("k").date("%Y%m%d%H%M").pad(9)),
         SpecError::NumericTooWide {
             date_digits: 12,
-            pad: 9
+            pad: 9,
+            check_digits: 0
         }
     );
     assert_eq!(
@@ -260,4 +261,86 @@ fn the_i64_form_of_an_id_reads_back() {
     assert_eq!((parts.period.as_str(), parts.seq), ("0702", 15));
     assert!(spec("U", "", 6).parse_number(1).is_err());
     assert!(undated.parse_number(-1).is_err());
+}
+
+#[test]
+fn a_check_covers_only_specs_whose_changing_parts_are_digits() {
+    use crate::Check;
+    let refused = |builder: SpecBuilder| {
+        let err = builder.check(Check::Luhn).build().unwrap_err();
+        assert_eq!(err.setting(), Setting::Check, "{err}");
+    };
+    refused(Spec::builder("k").date("").overflow(Overflow::Letters));
+    refused(Spec::builder("k").date("").series(["aa", "bb"], 9).pad(1));
+    refused(Spec::builder("k").date("%b%Y"));
+    refused(Spec::builder("k").date("%-d"));
+    assert!(Spec::builder("k")
+        .date("")
+        .series(["10", "20"], 9)
+        .pad(1)
+        .check(Check::Luhn)
+        .build()
+        .is_ok());
+    assert!(Spec::builder("k")
+        .date("%Y-%m")
+        .check(Check::Damm)
+        .build()
+        .is_ok());
+    // A template must show the check it computes, and compute the check it shows.
+    let err = Spec::builder("k")
+        .format("{date}{seq}")
+        .check(Check::Damm)
+        .build()
+        .unwrap_err();
+    assert_eq!(err.setting(), Setting::Format);
+    let err = Spec::builder("k")
+        .format("{date}{seq}{check}")
+        .build()
+        .unwrap_err();
+    assert_eq!(err.setting(), Setting::Format);
+    // Its digits count toward the 18 of an i64.
+    let err = Spec::builder("k")
+        .date("%Y%m%d")
+        .pad(12)
+        .check(Check::Iso7064Mod97_10)
+        .numeric()
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        SpecError::NumericTooWide {
+            date_digits: 8,
+            pad: 12,
+            check_digits: 2
+        }
+    );
+}
+
+#[test]
+fn an_id_with_a_check_reads_back_and_a_typo_does_not() {
+    use crate::Check;
+    let spec = Spec::builder("k")
+        .prefix("INV")
+        .date("%Y")
+        .pad(6)
+        .check(Check::Damm)
+        .build()
+        .unwrap();
+    let id = spec.format("2026", 41);
+    assert_eq!(id.len(), "INV2026000041".len() + 1);
+    assert_eq!(spec.parse(&id).unwrap().seq, 41);
+    let typo = id.replace("41", "47");
+    let err = spec.parse(&typo).unwrap_err().to_string();
+    assert!(err.contains("check"), "{err}");
+    // The i64 form carries the same check, and reads back.
+    let numeric = Spec::builder("k")
+        .date("%y")
+        .pad(4)
+        .check(Check::Luhn)
+        .build()
+        .unwrap();
+    let n = numeric.numeric("26", 15).unwrap();
+    assert_eq!(n.to_string(), numeric.format("26", 15));
+    assert_eq!(numeric.parse_number(n).unwrap().seq, 15);
+    assert!(numeric.parse_number(n + 1).is_err());
 }

@@ -20,11 +20,12 @@ pub(crate) const MAX: &str = "max";
 pub(crate) const SERIES: &str = "series";
 pub(crate) const FORMAT: &str = "format";
 pub(crate) const TZ: &str = "tz";
+pub(crate) const CHECK: &str = "check";
 /// On the struct: the path of the seqgen crate.
 pub(crate) const CRATE: &str = "crate";
 /// Not a key: the spelling of gapless mode this crate did not pick, answered with a hint.
 const MODE: &str = "mode";
-const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`";
+const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`, `check`";
 const HELP: &str = r#"the correct format looks like `#[distributed_id(prefix = "U", date = "%Y%m%d", pad = 6, batch = 100)]`"#;
 
 /// The keys of one `#[distributed_id(...)]`, each as written.
@@ -42,6 +43,7 @@ pub(crate) struct FieldAttr {
     pub(crate) series: Option<(syn::ExprArray, Vec<LitStr>)>,
     pub(crate) format: Option<LitStr>,
     pub(crate) tz: Option<LitStr>,
+    pub(crate) check: Option<LitStr>,
 }
 
 /// The struct's `#[distributed_id(crate = "path")]`, or `::seqgen`.
@@ -107,7 +109,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             set_once(slot, ident, ident.clone(), errors);
             return Ok(());
         }
-        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ].contains(&name.as_str()) {
+        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ, CHECK].contains(&name.as_str()) {
             errors.at(
                 ident,
                 format!("unknown distributed_id attribute `{name}`; expected one of {KEYS}"),
@@ -128,6 +130,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             OVERFLOW => set_str(&mut parsed.overflow, ident, &value, errors),
             FORMAT => set_str(&mut parsed.format, ident, &value, errors),
             TZ => set_str(&mut parsed.tz, ident, &value, errors),
+            CHECK => set_str(&mut parsed.check, ident, &value, errors),
             PAD => set_int(&mut parsed.pad, ident, &value, errors),
             MAX => set_int(&mut parsed.max, ident, &value, errors),
             SERIES => set_list(&mut parsed.series, ident, &value, errors),
@@ -223,6 +226,7 @@ fn example(name: &syn::Ident) -> &'static str {
         OVERFLOW => "widen",
         FORMAT => "{prefix}{date}-{seq}",
         TZ => "+08:00",
+        CHECK => "luhn",
         PAD => "6",
         _ => "100",
     }

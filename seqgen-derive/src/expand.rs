@@ -67,6 +67,12 @@ fn implementation(
             quote!(.series([#(#codes),*], #max))
         });
         let format = f.format.as_ref().map(|t| quote!(.format(#t)));
+        let check = spec.check().map(|check| {
+            let name = check.name();
+            quote!(.check(
+                #krate::__private::Check::parse(#name).expect("checked by #[derive(DistributedId)]")
+            ))
+        });
         let tz = f.tz.as_ref().map(|tz| {
             quote!(.time_zone(
                 #krate::__private::TimeZone::parse(#tz).expect("checked by #[derive(DistributedId)]")
@@ -84,6 +90,7 @@ fn implementation(
                     #overflow
                     #series
                     #format
+                    #check
                     #tz
                     .build()
                     .expect("checked by #[derive(DistributedId)]"),
@@ -213,8 +220,10 @@ mod tests {
             r#"struct Ticket {
                 #[distributed_id(date = "", pad = 2, overflow = "cycle", max = 99, tz = "+08:00")] no: String,
                 #[distributed_id(key = "t2", format = "{date}-{series}{seq}", series = ["a", "b"], max = 9, pad = 1)] t: String,
+                #[distributed_id(key = "t3", check = "damm")] c: String,
             }"#,
         );
+        assert!(out.contains("Check :: parse (\"damm\")"), "{out}");
         assert!(out.contains("Overflow :: Cycle { max : 99u64 }"), "{out}");
         assert!(out.contains("TimeZone :: parse (\"+08:00\")"), "{out}");
         assert!(

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use proc_macro2::Span;
 use quote::ToTokens;
-use seqgen_core::{Mode, Overflow, Setting, Spec, SpecError, TimeZone};
+use seqgen_core::{Check, Mode, Overflow, Setting, Spec, SpecError, TimeZone};
 use syn::{Ident, LitInt, LitStr};
 
 use crate::ast::{field_type, FieldType, IdField, Model};
@@ -63,6 +63,7 @@ fn check_field<'a>(
     let batch = integer(attr.batch.as_ref(), "batch", errors);
     let mode = mode(field, errors);
     let tz = time_zone(attr.tz.as_ref(), errors);
+    let check = check_scheme(attr.check.as_ref(), errors);
     let overflow = overflow(field, errors);
     let series = series(field, errors);
     let key = attr
@@ -94,6 +95,9 @@ fn check_field<'a>(
     }
     if let Some(format) = &attr.format {
         builder = builder.format(format.value());
+    }
+    if let Some(check) = check {
+        builder = builder.check(check);
     }
     if let Some(Mode::Gapless { nowait }) = mode {
         builder = if nowait {
@@ -163,6 +167,7 @@ fn spec_error(field: &IdField<'_>, error: &SpecError, errors: &mut Errors) {
             .as_ref()
             .map(|(array, _)| array as &dyn ToTokens),
         Setting::Format => attr.format.as_ref().map(|t| t as &dyn ToTokens),
+        Setting::Check => attr.check.as_ref().map(|t| t as &dyn ToTokens),
         _ => None,
     };
     match token {
@@ -185,6 +190,19 @@ fn integer(lit: Option<&LitInt>, name: &str, errors: &mut Errors) -> Option<Opti
             None
         }
     }
+}
+
+/// The `check` scheme, if one is named; an unknown name is an error at its token.
+fn check_scheme(lit: Option<&LitStr>, errors: &mut Errors) -> Option<Check> {
+    let lit = lit?;
+    let check = Check::parse(&lit.value());
+    if check.is_none() {
+        errors.at(
+            lit,
+            "`check` must be \"luhn\", \"damm\" or \"iso7064-mod97-10\"",
+        );
+    }
+    check
 }
 
 fn time_zone(lit: Option<&LitStr>, errors: &mut Errors) -> Option<Option<String>> {

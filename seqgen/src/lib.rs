@@ -94,7 +94,7 @@ pub use insert::{insert_into, IncompleteInsert, InsertWithIds, Records};
 pub use migrations::{backend_migrations, run_migrations, with_app_migrations, WithAppMigrations};
 pub use model::{assign_ids, assign_ids_with, DistributedId, IdSlot, IdValue};
 pub use seqgen_core::{
-    IdParts, Mode, Overflow, ParseIdError, Series, Spec, SpecBuilder, SpecError, TimeZone,
+    Check, IdParts, Mode, Overflow, ParseIdError, Series, Spec, SpecBuilder, SpecError, TimeZone,
 };
 pub use sequence::{next_value, next_values, Sequence};
 pub use stats::{KeyStats, Timings};
@@ -140,6 +140,7 @@ pub use void::{void, voided, Voided};
 /// | `pad = 6` | `6` | counter digits, 1..=18 |
 /// | `batch = 100` | `100` | numbers reserved per database round trip |
 /// | `key = "users"` | the Diesel table name | the `db_key` counter to draw from |
+/// | `check = "luhn"` | none | check character(s) at the end: `luhn`, `damm` or `iso7064-mod97-10` ([`Check`]); [`Spec::verify`] then catches typing errors |
 ///
 /// The table name comes from `#[diesel(table_name = ...)]`, or Diesel's own inference from the
 /// struct name (`NewUser` → `new_users`) when that is absent.
@@ -148,7 +149,7 @@ pub use void::{void, voided, Voided};
 /// Any type implementing [`IdValue`]: `String`, `Option<String>`, `i64`, `Option<i64>`, type
 /// aliases of them, and your own newtypes. Only unset fields get an ID: an empty `String`,
 /// `None`, or `0` for a plain `i64`. An `i64` field needs a spec without prefix whose date
-/// part is digits only, with date + pad at most 18 digits. Several annotated fields are fine,
+/// part is digits only, with date + pad (+ check digits) at most 18 digits. Several annotated fields are fine,
 /// each with its own key; their IDs are taken in key order.
 ///
 /// Mistakes are compile errors pointing at the offending token.
@@ -162,6 +163,6 @@ pub use seqgen_derive::DistributedId;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::model::IdField;
-    pub use seqgen_core::{Overflow, Spec, TimeZone};
+    pub use seqgen_core::{Check, Overflow, Spec, TimeZone};
     pub use std::sync::LazyLock;
 }

@@ -329,6 +329,16 @@ fn an_id_with_a_check_reads_back_and_a_typo_does_not() {
     let id = spec.format("2026", 41);
     assert_eq!(id.len(), "INV2026000041".len() + 1);
     assert_eq!(spec.parse(&id).unwrap().seq, 41);
+    // The README's example.
+    let orders = Spec::builder("o")
+        .prefix("ORD")
+        .date("%y%m")
+        .pad(4)
+        .check(Check::Damm)
+        .build()
+        .unwrap();
+    assert_eq!(orders.format("2511", 41), "ORD251100414");
+    assert!(!orders.verify("ORD251100144"));
     let typo = id.replace("41", "47");
     let err = spec.parse(&typo).unwrap_err().to_string();
     assert!(err.contains("check"), "{err}");

@@ -228,8 +228,8 @@ where
 /// Refused ([`Error::Refused`]): a key without a date part (its one row is its counter), a
 /// date pattern whose periods do not sort as dates do (`%d%m%Y`), a `before` that is not a
 /// period of the key, and a `before` after the current period at `now` in `tz` or after the
-/// key's latest period — the current period is never deleted, nor the latest (an instance
-/// whose clock is ahead may be using it).
+/// key's latest period. The current period is never deleted, nor the newest period in the
+/// table (an instance whose clock is ahead, or a little behind, may be using it).
 pub fn prune<C>(
     conn: &mut C,
     key: &str,
@@ -269,15 +269,17 @@ where
             .map(|row| row.1)
             .filter(|period| same_form(period, &current))
             .collect();
-        let latest = periods.iter().max().map_or(current.as_str(), |p| p.max(&current));
+        let newest = periods.iter().max().cloned();
+        let latest = newest.as_deref().map_or(current.as_str(), |p| p.max(&current));
         if before > latest {
             return Err(refuse(format!(
                 "{before:?} is after the current period {latest:?}, which is never deleted"
             )));
         }
+        // The newest row stays too: the last period in use, perhaps still on a late clock.
         let old: Vec<String> = periods
             .into_iter()
-            .filter(|period| period.as_str() < before)
+            .filter(|period| period.as_str() < before && Some(period) != newest.as_ref())
             .collect();
         if !old.is_empty() {
             C::Backend::delete_periods(conn, key, &old)?;

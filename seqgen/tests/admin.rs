@@ -101,8 +101,9 @@ fn settings_are_checked_then_changed<C: TestConnection>(db: TestDb<C>) {
     assert_eq!((change.before, change.after), (Some(500), None));
 }
 
-/// Periods before the given one go; the current period, the latest one (ahead of the
-/// operator's clock), an undated key's only row, and periods that do not sort as dates stay.
+/// Periods before the given one go; the current period, the newest one in the table (ahead of
+/// the operator's clock, or the last one a quiet key used), an undated key's only row, and
+/// periods that do not sort as dates stay.
 fn prune_deletes_past_periods_only<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let (clock, generator) = generator_on_fixed_clock();

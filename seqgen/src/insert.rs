@@ -161,6 +161,12 @@ where
     /// or roll back together even where a failed statement rolls back alone (SQLite, MySQL),
     /// and a failure leaves the records as they were given.
     ///
+    /// A statement that skips records (`on_conflict_do_nothing`, `INSERT IGNORE`) still
+    /// commits their numbers: in batched mode a hole, as any unused number; in gapless mode a
+    /// hole in what must have none. There, return an error from the closure when it inserted
+    /// fewer rows than it was given (`Err(diesel::result::Error::RollbackTransaction)`): the
+    /// savepoint rolls back and the numbers go to the next caller.
+    ///
     /// ```
     /// use diesel::prelude::*;
     /// use seqgen::DistributedId;

@@ -311,6 +311,24 @@ fn gapless_and_batched_fields_in_one_struct() {
     assert_eq!(clash.number, "");
     assert_eq!(clash.order_no, first.order_no);
 
+    // A statement that skips the record: the closure says so, and the number goes back too.
+    let mut skipped = invoice(&first.order_no);
+    let err = seqgen::insert_into(invoices::table)
+        .values(&mut skipped)
+        .execute_with(&mut conn, |table, row, conn| {
+            match diesel::insert_into(table)
+                .values(row)
+                .on_conflict_do_nothing()
+                .execute(conn)?
+            {
+                0 => Err(diesel::result::Error::RollbackTransaction),
+                n => Ok(n),
+            }
+        })
+        .unwrap_err();
+    assert!(matches!(err, seqgen::Error::Database(_)), "{err:?}");
+    assert_eq!(skipped.number, "");
+
     let mut bulk = vec![invoice(""), invoice("")];
     seqgen::insert_into(invoices::table)
         .values(&mut bulk)

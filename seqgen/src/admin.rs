@@ -96,15 +96,13 @@ where
             key: key.to_owned(),
         });
     }
-    let shape = C::Backend::read_shape(conn, key)?.ok_or_else(|| Error::Refused {
-        key: key.to_owned(),
-        reason: "no shape is recorded on its row yet: let an instance take a number first"
-            .to_owned(),
+    let shape = C::Backend::read_shape(conn, key)?.ok_or_else(|| {
+        refused(
+            key,
+            "no shape is recorded on its row yet: let an instance take a number first",
+        )
     })?;
-    Spec::from_shape(key, &shape).map_err(|e| Error::Refused {
-        key: key.to_owned(),
-        reason: e.to_string(),
-    })
+    Spec::from_shape(key, &shape).map_err(|e| refused(key, e.to_string()))
 }
 
 /// A setting an operator may change on a key's row: see [`set`].
@@ -155,10 +153,7 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    let refuse = |reason: String| Error::Refused {
-        key: key.to_owned(),
-        reason,
-    };
+    let refuse = |reason: String| refused(key, reason);
     if let Some(value) = value.filter(|&v| v < 1) {
         return Err(refuse(format!(
             "{} must be at least 1, not {value}",
@@ -241,10 +236,7 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    let refuse = |reason: String| Error::Refused {
-        key: key.to_owned(),
-        reason,
-    };
+    let refuse = |reason: String| refused(key, reason);
     conn.transaction(|conn| {
         let spec = recorded_spec(conn, key)?;
         let pattern = spec.date();
@@ -297,15 +289,23 @@ fn check_period(spec: &Spec, period: &str) -> Result<()> {
     if printed {
         Ok(())
     } else if spec.date().is_empty() {
-        Err(Error::Refused {
-            key: spec.key().to_owned(),
-            reason: format!("it has no date part, so no period {period:?}"),
-        })
+        Err(refused(
+            spec.key(),
+            format!("it has no date part, so no period {period:?}"),
+        ))
     } else {
-        Err(Error::Refused {
-            key: spec.key().to_owned(),
-            reason: format!("{period:?} is not a period of `{}`", spec.date()),
-        })
+        Err(refused(
+            spec.key(),
+            format!("{period:?} is not a period of `{}`", spec.date()),
+        ))
+    }
+}
+
+/// [`Error::Refused`] for `key`.
+fn refused(key: &str, reason: impl Into<String>) -> Error {
+    Error::Refused {
+        key: key.to_owned(),
+        reason: reason.into(),
     }
 }
 
@@ -419,10 +419,10 @@ where
     let key = spec.key();
     check_period(spec, period)?;
     if let Overflow::Cycle { .. } = spec.overflow() {
-        return Err(Error::Refused {
-            key: key.to_owned(),
-            reason: "its IDs repeat (`cycle`): a number names no single row".to_owned(),
-        });
+        return Err(refused(
+            key,
+            "its IDs repeat (`cycle`): a number names no single row",
+        ));
     }
     let table_path: Vec<&str> = table.split('.').collect();
     let values = C::Backend::column_text(conn, &table_path, column)?;

@@ -161,6 +161,7 @@ where
         )));
     }
     conn.transaction(|conn| {
+        C::Backend::lock_for_writing(conn)?;
         let rows = C::Backend::counters(conn, Some(key))?;
         if rows.is_empty() {
             return Err(Error::UnknownKey { key: key.to_owned() });
@@ -238,6 +239,7 @@ where
 {
     let refuse = |reason: String| refused(key, reason);
     conn.transaction(|conn| {
+        C::Backend::lock_for_writing(conn)?;
         let spec = recorded_spec(conn, key)?;
         let pattern = spec.date();
         if pattern.is_empty() {

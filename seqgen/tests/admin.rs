@@ -271,3 +271,60 @@ fn gaps_read_integer_columns<C: TestConnection>(db: TestDb<C>) {
     }
     conn.batch_execute(&format!("DROP TABLE {table}")).unwrap();
 }
+
+/// On SQLite a change waits for the write lock like any writer, even while an app writes
+/// without pause: a transaction that read first could not write after another connection had
+/// (`database is locked` at once; 25 of 30 changes failed so before).
+#[cfg(feature = "sqlite")]
+#[test]
+fn sqlite_changes_wait_for_a_busy_app() {
+    use diesel::Connection;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    let Some(db) = TestDb::<diesel::SqliteConnection>::open("busy_app") else {
+        return;
+    };
+    let spec = Spec::builder(db.key("busy"))
+        .date("")
+        .gapless()
+        .build()
+        .unwrap();
+    let mut conn = db.connect();
+    conn.transaction(|conn| seqgen::next_id(conn, &spec))
+        .unwrap();
+    let (stop, commits) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicU64::new(0)),
+    );
+    let app = {
+        let (stop, commits) = (Arc::clone(&stop), Arc::clone(&commits));
+        let (spec, mut app) = (spec.clone(), db.connect());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                app.transaction(|conn| seqgen::next_id(conn, &spec))
+                    .unwrap();
+                commits.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    };
+    while commits.load(Ordering::Relaxed) < 100 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let results: Vec<_> = (1..=30)
+        .map(|batch| {
+            std::thread::sleep(Duration::from_millis(5));
+            admin::set(&mut conn, spec.key(), Setting::BatchSize, Some(batch))
+        })
+        .collect();
+    stop.store(true, Ordering::Relaxed);
+    app.join().unwrap();
+    let failed: Vec<_> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert!(
+        failed.is_empty(),
+        "{} of 30 failed: {:?}",
+        failed.len(),
+        failed[0]
+    );
+}

@@ -200,6 +200,17 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
+    /// Starts the caller's transaction with the database's write lock where it has one lock for
+    /// the whole database (SQLite): a deferred transaction that reads first cannot write once
+    /// another connection has, and fails at once instead of waiting. Nothing elsewhere.
+    #[doc(hidden)]
+    fn lock_for_writing<C>(_conn: &mut C) -> QueryResult<()>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        Ok(())
+    }
+
     /// Every counter row (all but the token row), of `key` alone with one, by key and period;
     /// `updated_at` as the database prints it.
     #[doc(hidden)]

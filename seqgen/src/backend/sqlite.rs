@@ -41,6 +41,19 @@ impl super::Backend for Sqlite {
 
     super::shared_queries!();
 
+    fn lock_for_writing<C>(conn: &mut C) -> QueryResult<()>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        // A write statement takes the lock (waiting through the busy timeout), even one that
+        // changes nothing.
+        let (key, period) = super::TOKEN_KEY;
+        diesel::update(db_key::table.find((key, period)))
+            .set(db_key::current_value.eq(db_key::current_value))
+            .execute(conn)
+            .map(drop)
+    }
+
     fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>,

@@ -204,6 +204,15 @@ where
         show(change.before),
         show(change.after)
     );
+    // When a start value takes effect depends on the date part, which the shape tells.
+    let dated = admin::recorded_spec(conn, key).map(|spec| !spec.date().is_empty());
+    if let (Setting::StartValue, Some(_), Ok(dated)) = (setting, value, dated) {
+        if dated {
+            println!("(from the next period on; the current one keeps counting)");
+        } else {
+            println!("(at the next reservation, if the counter is behind it; it never goes back)");
+        }
+    }
     Ok(())
 }
 

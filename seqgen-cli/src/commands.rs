@@ -1,6 +1,7 @@
 //! The commands, once per backend through one generic function: each calls
 //! [`seqgen::admin`] and prints what it returns, as text or JSON.
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use chrono::Utc;
@@ -12,6 +13,14 @@ use serde::Serialize;
 
 use crate::connection::{with_connection, AnyConnection};
 use crate::{Command, Failure, PeriodArgs};
+
+/// `println!`, but a closed or failing stdout (`seqgen keys | head`) is a [`Failure`], not a
+/// panic.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout(), $($arg)*)?
+    };
+}
 
 pub(crate) fn run(conn: &mut AnyConnection, command: Command) -> Result<ExitCode, Failure> {
     with_connection!(conn, |conn| run_on(conn, command))
@@ -38,9 +47,9 @@ where
         Command::Prune { key, before, tz } => {
             let deleted = admin::prune(conn, &key, &before, Utc::now(), tz)?;
             if deleted.is_empty() {
-                println!("{key}: no period before {before}; nothing deleted");
+                out!("{key}: no period before {before}; nothing deleted");
             } else {
-                println!(
+                out!(
                     "{key}: deleted {} period(s) before {before}: {}",
                     deleted.len(),
                     deleted.join(", ")
@@ -61,10 +70,10 @@ where
         .map_err(|e| Failure::Database(format!("could not read the applied migrations: {e}")))?;
     seqgen::run_migrations(conn)?;
     if pending.is_empty() {
-        println!("db_key is up to date");
+        out!("db_key is up to date");
     }
     for migration in pending {
-        println!("applied {}", migration.name());
+        out!("applied {}", migration.name());
     }
     Ok(())
 }
@@ -133,7 +142,7 @@ where
             column.set_cell_alignment(CellAlignment::Right);
         }
     }
-    println!("{}", table.trim_fmt());
+    out!("{}", table.trim_fmt());
     Ok(())
 }
 
@@ -174,8 +183,8 @@ where
     if json {
         return print_json(&shown);
     }
-    println!("key:    {key}");
-    println!(
+    out!("key:    {key}");
+    out!(
         "period: {}",
         if shown.period.is_empty() {
             "-"
@@ -184,10 +193,10 @@ where
         }
     );
     match (shown.last, &shown.last_id) {
-        (Some(n), Some(id)) => println!("last:   {n} ({id})"),
-        _ => println!("last:   none yet"),
+        (Some(n), Some(id)) => out!("last:   {n} ({id})"),
+        _ => out!("last:   none yet"),
     }
-    println!("next:   {} ({})", shown.next, shown.next_id);
+    out!("next:   {} ({})", shown.next, shown.next_id);
     Ok(())
 }
 
@@ -198,7 +207,7 @@ where
 {
     let change = admin::set(conn, key, setting, value)?;
     let show = |v: Option<i64>| v.map_or_else(|| "unset".to_owned(), |v| v.to_string());
-    println!(
+    out!(
         "{key}: {} {} -> {}",
         setting.column(),
         show(change.before),
@@ -208,9 +217,9 @@ where
     let dated = admin::recorded_spec(conn, key).map(|spec| !spec.date().is_empty());
     if let (Setting::StartValue, Some(_), Ok(dated)) = (setting, value, dated) {
         if dated {
-            println!("(from the next period on; the current one keeps counting)");
+            out!("(from the next period on; the current one keeps counting)");
         } else {
-            println!("(at the next reservation, if the counter is behind it; it never goes back)");
+            out!("(at the next reservation, if the counter is behind it; it never goes back)");
         }
     }
     Ok(())
@@ -301,23 +310,25 @@ where
         return Ok(code);
     }
     let shown = if period.is_empty() { "-" } else { &period };
-    println!(
+    out!(
         "{key}, period {shown}: numbers {}..={} handed out, {} found in {table}.{column}",
-        report.first, report.last, report.found
+        report.first,
+        report.last,
+        report.found
     );
     let mut unexplained = 0;
     for missing in &report.missing {
         match missing {
-            Missing::Voided { number, reason } => println!(
+            Missing::Voided { number, reason } => out!(
                 "  {number:>8}  {}  voided: {reason}",
                 spec.format(&period, *number)
             ),
             Missing::Unexplained { from, to } => {
                 unexplained += to - from + 1;
                 if from == to {
-                    println!("  {from:>8}  {}  unexplained", spec.format(&period, *from));
+                    out!("  {from:>8}  {}  unexplained", spec.format(&period, *from));
                 } else {
-                    println!(
+                    out!(
                         "  {from:>8}  {} ..= {}  unexplained ({} numbers)",
                         spec.format(&period, *from),
                         spec.format(&period, *to),
@@ -328,27 +339,27 @@ where
         }
     }
     for (number, times) in &report.duplicates {
-        println!(
+        out!(
             "  {number:>8}  {}  DUPLICATE: {times} rows",
             spec.format(&period, *number)
         );
     }
     for number in &report.beyond {
-        println!(
+        out!(
             "  {number:>8}  {}  past the counter: not handed out by seqgen",
             spec.format(&period, *number)
         );
     }
     if report.foreign > 0 {
-        println!(
+        out!(
             "({} value(s) of {table}.{column} are no ID of key {key}; not checked)",
             report.foreign
         );
     }
     if report.is_explained() {
-        println!("every missing number is voided");
+        out!("every missing number is voided");
     } else {
-        println!(
+        out!(
             "{unexplained} unexplained, {} duplicated, {} past the counter",
             report.duplicates.len(),
             report.beyond.len()
@@ -360,6 +371,6 @@ where
 fn print_json(value: &impl Serialize) -> Result<(), Failure> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| Failure::Database(format!("could not write JSON: {e}")))?;
-    println!("{text}");
+    out!("{text}");
     Ok(())
 }

@@ -134,8 +134,20 @@ fn parse_time_zone(text: &str) -> Result<seqgen::TimeZone, String> {
 enum Failure {
     /// Bad input, or a change refused: nothing changed. Exit code 2.
     Input(String),
-    /// The database failed. Exit code 3.
+    /// The database failed, or writing the output did. Exit code 3.
     Database(String),
+    /// Whoever read the output stopped (`seqgen keys | head`): stop too, quietly.
+    Closed,
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(err: std::io::Error) -> Self {
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure::Closed
+        } else {
+            Failure::Database(format!("could not write the output: {err}"))
+        }
+    }
 }
 
 impl From<seqgen::Error> for Failure {
@@ -181,5 +193,6 @@ fn main() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::from(3)
         }
+        Err(Failure::Closed) => ExitCode::SUCCESS,
     }
 }

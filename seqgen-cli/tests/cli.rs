@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use diesel::connection::LoadConnection;
+use diesel::connection::{LoadConnection, SimpleConnection};
 use diesel::prelude::*;
 use diesel_migrations::MigrationHarness;
 
@@ -192,6 +192,7 @@ where
 
 /// The URL of a server backend's test database, or `None` (printed) when it is not set;
 /// under `CI=true` a missing URL fails, as in seqgen's own suite.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
 fn server_url(var: &str) -> Option<String> {
     let url = std::env::var(var).ok();
     if url.is_none() {
@@ -262,4 +263,32 @@ fn bad_input_is_refused_with_exit_code_2() {
         "{}",
         unmigrated.err
     );
+}
+
+/// `seqgen keys | head`: the reader goes away mid-output; seqgen stops quietly, no panic.
+#[test]
+#[cfg(feature = "sqlite")]
+fn a_reader_that_stops_early_is_no_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.db");
+    let url = path.to_str().unwrap();
+    expect(&seqgen(Some(url), &["migrate"]), 0);
+    let mut conn = SqliteConnection::establish(url).unwrap();
+    // More rows than a pipe buffers (64 KiB), so seqgen is still writing when the reader goes.
+    conn.batch_execute(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) \
+         INSERT INTO db_key (key_name, period, current_value) SELECT 'key' || i, '', i FROM n",
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_seqgen"))
+        .args(["keys", "--url", url])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
 }

@@ -117,6 +117,10 @@ where
             .collect();
         return print_json(&rows);
     }
+    if rows.is_empty() {
+        out!("no keys yet: an app's first number creates its key's rows");
+        return Ok(());
+    }
     let mut table = Table::new();
     table.load_preset(presets::NOTHING).set_header([
         "KEY", "PERIOD", "CURRENT", "BATCH", "START", "SHAPE", "UPDATED",

@@ -61,8 +61,8 @@ enum Command {
         /// At least 1, or `default` for 1.
         value: SettingValue,
     },
-    /// The numbers of a period missing from a table, each voided or unexplained (exit code 1
-    /// when something is unexplained).
+    /// For a gapless key: the numbers of a period missing from a table, each voided or
+    /// unexplained (exit code 1 when something is unexplained).
     Gaps {
         #[arg(long)]
         key: String,

@@ -107,16 +107,18 @@ impl Spec {
                     Token::Placeholder("seq")
                 ]
         );
-        builder = if plain {
-            builder.prefix(prefix)
-        } else {
-            let template = tokens.iter().map(|token| match token {
-                Token::Literal(text) => text.replace('{', "{{").replace('}', "}}"),
-                Token::Placeholder(name) => format!("{{{name}}}"),
-            });
-            builder.format(template.collect::<String>())
-        };
-        builder.build()
+        if plain {
+            // Unless the text before the date is no valid prefix (a space in `No. `): then the
+            // template below prints the same IDs.
+            if let Ok(spec) = builder.clone().prefix(prefix).build() {
+                return Ok(spec);
+            }
+        }
+        let template = tokens.iter().map(|token| match token {
+            Token::Literal(text) => text.replace('{', "{{").replace('}', "}}"),
+            Token::Placeholder(name) => format!("{{{name}}}"),
+        });
+        builder.format(template.collect::<String>()).build()
     }
 }
 

@@ -353,4 +353,19 @@ fn an_id_with_a_check_reads_back_and_a_typo_does_not() {
     assert_eq!(n.to_string(), numeric.format("26", 15));
     assert_eq!(numeric.parse_number(n).unwrap().seq, 15);
     assert!(numeric.parse_number(n + 1).is_err());
+    // A date with a leading zero, which the number drops: the check does not change.
+    for check in [Check::Luhn, Check::Damm, Check::Iso7064Mod97_10] {
+        let july = Spec::builder("k")
+            .date("%m")
+            .pad(3)
+            .check(check)
+            .build()
+            .unwrap();
+        let n = july.numeric("07", 5).unwrap();
+        assert_eq!(
+            format!("{n:0>width$}", width = 5 + check.width() as usize),
+            july.format("07", 5)
+        );
+        assert_eq!(july.parse_number(n).unwrap().period, "07");
+    }
 }

@@ -47,7 +47,7 @@ where
         Command::Prune { key, before, tz } => {
             let deleted = admin::prune(conn, &key, &before, Utc::now(), tz)?;
             if deleted.is_empty() {
-                out!("{key}: no period before {before}; nothing deleted");
+                out!("{key}: nothing deleted before {before} (the current and the newest period always stay)");
             } else {
                 out!(
                     "{key}: deleted {} period(s) before {before}: {}",

@@ -162,8 +162,9 @@ where
     }
     conn.transaction(|conn| {
         C::Backend::lock_for_writing(conn)?;
-        let rows = C::Backend::counters(conn, Some(key))?;
-        if rows.is_empty() {
+        // The key's row first, locked (MySQL): see `Backend::lock_settings`.
+        let settings = C::Backend::lock_settings(conn, key)?;
+        if settings.is_none() && C::Backend::counters(conn, Some(key))?.is_empty() {
             return Err(Error::UnknownKey { key: key.to_owned() });
         }
         if let (Setting::StartValue, Some(value)) = (setting, value) {
@@ -177,10 +178,9 @@ where
                 }
             }
         }
-        let row = rows.iter().find(|row| row.1.is_empty());
-        let before = row.and_then(|row| match setting {
-            Setting::BatchSize => row.3,
-            Setting::StartValue => row.4,
+        let before = settings.and_then(|(batch_size, start_value)| match setting {
+            Setting::BatchSize => batch_size,
+            Setting::StartValue => start_value,
         });
         C::Backend::set_setting(conn, key, setting, value)?;
         Ok(Change {

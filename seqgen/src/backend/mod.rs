@@ -218,7 +218,17 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Sets `setting` on the key's row (period ''), creating the row first if it is missing.
+    /// The key's row (period '') settings, `batch_size` and `start_value`, locked for the rest
+    /// of the transaction where a read can lock (MySQL): a change then holds the row's
+    /// exclusive lock from its first statement, rather than a shared one it must upgrade while
+    /// an app's transaction waits for the row (a deadlock). `None` without a key's row.
+    #[doc(hidden)]
+    fn lock_settings<C>(conn: &mut C, key: &str) -> QueryResult<Option<(Option<i64>, Option<i64>)>>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// Sets `setting` on the key's row (period ''), creating the row first if it is missing
+    /// (and only then: creating takes a shared lock on an existing row).
     #[doc(hidden)]
     fn set_setting<C>(
         conn: &mut C,
@@ -535,17 +545,37 @@ macro_rules! shared_queries {
         where
             C: LoadConnection<Backend = Self>,
         {
-            Self::create_row(conn, key, "")?;
-            let row = db_key::table.find((key, ""));
-            match setting {
-                crate::admin::Setting::BatchSize => diesel::update(row)
-                    .set(db_key::batch_size.eq(value))
-                    .execute(conn),
-                crate::admin::Setting::StartValue => diesel::update(row)
-                    .set(db_key::start_value.eq(value))
-                    .execute(conn),
+            let update = |conn: &mut C| {
+                let row = db_key::table.find((key, ""));
+                match setting {
+                    crate::admin::Setting::BatchSize => diesel::update(row)
+                        .set(db_key::batch_size.eq(value))
+                        .execute(conn),
+                    crate::admin::Setting::StartValue => diesel::update(row)
+                        .set(db_key::start_value.eq(value))
+                        .execute(conn),
+                }
+            };
+            if update(conn)? == 0 {
+                Self::create_row(conn, key, "")?;
+                update(conn)?;
             }
-            .map(drop)
+            Ok(())
+        }
+
+        fn lock_settings<C>(
+            conn: &mut C,
+            key: &str,
+        ) -> QueryResult<Option<(Option<i64>, Option<i64>)>>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            db_key::table
+                .find((key, ""))
+                .select((db_key::batch_size, db_key::start_value))
+                $(.$lock())?
+                .first(conn)
+                .optional()
         }
 
         fn delete_periods<C>(conn: &mut C, key: &str, periods: &[String]) -> QueryResult<usize>

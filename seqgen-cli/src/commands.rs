@@ -44,6 +44,16 @@ where
             period,
             json,
         } => return gaps(conn, &key, &table, &column, &period, json),
+        Command::Void { key, reason, id } => {
+            let spec = admin::recorded_spec(conn, &key)?;
+            if reason.trim().is_empty() {
+                return Err(Failure::Input(
+                    "--reason must say why: the auditor reads it".to_owned(),
+                ));
+            }
+            seqgen::void(conn, &spec, &id, &reason)?;
+            out!("{key}: {id} voided ({reason})");
+        }
         Command::Prune { key, before, tz } => {
             let deleted = admin::prune(conn, &key, &before, Utc::now(), tz)?;
             if deleted.is_empty() {

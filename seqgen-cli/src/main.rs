@@ -78,6 +78,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Record in the void ledger that an issued ID was cancelled, and why (`gaps` shows it).
+    Void {
+        #[arg(long)]
+        key: String,
+        /// Why, in words an auditor can read.
+        #[arg(long)]
+        reason: String,
+        /// The ID, as issued (e.g. INV2026000041).
+        id: String,
+    },
     /// Delete a key's counter rows of the periods before PERIOD (never the current one).
     Prune {
         #[arg(long)]
@@ -158,7 +168,10 @@ impl From<seqgen::Error> for Failure {
             | Refused { .. }
             | InvalidSpec(_)
             | Overflow { .. }
-            | SeriesExhausted { .. } => Failure::Input(err.to_string()),
+            | SeriesExhausted { .. }
+            | InvalidId { .. }
+            | NotIssued { .. }
+            | AlreadyVoided { .. } => Failure::Input(err.to_string()),
             MissingTable(_) => {
                 Failure::Input("db_key is missing or out of date: run `seqgen migrate`".to_owned())
             }

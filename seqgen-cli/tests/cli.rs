@@ -131,7 +131,35 @@ where
         ],
     );
     expect(&wrong_column, 2);
-    seqgen::void(&mut conn, &spec, &ids[3], "found in the shredder").unwrap();
+    let void = [
+        "void",
+        "--key",
+        &invoices,
+        "--reason",
+        "found in the shredder",
+        &ids[3],
+    ];
+    let voided = seqgen(Some(url), &void);
+    expect(&voided, 0);
+    assert_eq!(
+        voided.out.trim(),
+        format!("{invoices}: {} voided (found in the shredder)", ids[3])
+    );
+    let twice = seqgen(Some(url), &void);
+    expect(&twice, 2);
+    assert!(twice.err.contains("voided already"), "{}", twice.err);
+    let unissued = seqgen(
+        Some(url),
+        &[
+            "void",
+            "--key",
+            &invoices,
+            "--reason",
+            "x",
+            &format!("INV{year}000099"),
+        ],
+    );
+    expect(&unissued, 2);
     let gaps = seqgen(Some(url), &gaps_args);
     expect(&gaps, 0);
     assert!(

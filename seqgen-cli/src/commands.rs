@@ -54,8 +54,14 @@ where
             seqgen::void(conn, &spec, &id, &reason)?;
             out!("{key}: {id} voided ({reason})");
         }
-        Command::Prune { key, before, tz } => {
-            let deleted = admin::prune(conn, &key, &before, Utc::now(), tz)?;
+        Command::Prune {
+            key,
+            before,
+            tz,
+            min_age_secs,
+        } => {
+            let min_age = std::time::Duration::from_secs(min_age_secs);
+            let deleted = admin::prune(conn, &key, &before, Utc::now(), tz, min_age)?;
             if deleted.is_empty() {
                 out!("{key}: nothing deleted before {before} (the current and the newest period always stay)");
             } else {

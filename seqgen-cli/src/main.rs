@@ -98,6 +98,10 @@ enum Command {
         /// The time zone the key's periods begin in (`utc`, `local`, `+08:00`).
         #[arg(long, default_value = "utc", value_parser = parse_time_zone)]
         tz: seqgen::TimeZone,
+        /// Refuse a period whose row took a number less than this many seconds ago: an
+        /// instance whose clock lags may still be in it.
+        #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+        min_age_secs: u64,
     },
 }
 

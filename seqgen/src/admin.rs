@@ -226,12 +226,17 @@ where
 /// period of the key, and a `before` after the current period at `now` in `tz` or after the
 /// key's latest period. The current period is never deleted, nor the newest period in the
 /// table (an instance whose clock is ahead, or a little behind, may be using it).
+///
+/// Also refused: a period whose row took a number less than `min_age` ago (on the database's
+/// clock). An instance whose clock lags could still be taking numbers in it, and after the
+/// delete it would create the row again and hand out that period's numbers a second time.
 pub fn prune<C>(
     conn: &mut C,
     key: &str,
     before: &str,
     now: DateTime<Utc>,
     tz: TimeZone,
+    min_age: std::time::Duration,
 ) -> Result<Vec<String>>
 where
     C: LoadConnection,
@@ -258,11 +263,12 @@ where
                 "{before:?} is not a period of `{pattern}` (this period is {current:?})"
             )));
         }
-        let periods: Vec<String> = C::Backend::counters(conn, Some(key))?
+        let rows: Vec<(String, String)> = C::Backend::counters(conn, Some(key))?
             .into_iter()
-            .map(|row| row.1)
-            .filter(|period| same_form(period, &current))
+            .map(|row| (row.1, row.6))
+            .filter(|(period, _)| same_form(period, &current))
             .collect();
+        let periods: Vec<String> = rows.iter().map(|(period, _)| period.clone()).collect();
         let newest = periods.iter().max().cloned();
         let latest = newest.as_deref().map_or(current.as_str(), |p| p.max(&current));
         if before > latest {
@@ -275,11 +281,40 @@ where
             .into_iter()
             .filter(|period| period.as_str() < before && Some(period) != newest.as_ref())
             .collect();
+        if !old.is_empty() && !min_age.is_zero() {
+            let db_now = C::Backend::database_now(conn)?;
+            for (period, updated_at) in rows.iter().filter(|(p, _)| old.contains(p)) {
+                let age = age(&db_now, updated_at).ok_or_else(|| {
+                    refuse(format!(
+                        "cannot tell how long ago period {period:?} took a number \
+                         ({updated_at:?}, database time {db_now:?}): prune with no minimum age"
+                    ))
+                })?;
+                if age < min_age {
+                    return Err(refuse(format!(
+                        "period {period:?} took a number {}s ago, less than the minimum age of \
+                         {}s: an instance whose clock lags may still be in it",
+                        age.as_secs(),
+                        min_age.as_secs()
+                    )));
+                }
+            }
+        }
         if !old.is_empty() {
             C::Backend::delete_periods(conn, key, &old)?;
         }
         Ok(old)
     })
+}
+
+/// How long before `now` the time `then` was, both as the database prints them (whole
+/// seconds are read); `None` when either does not read as a time.
+fn age(now: &str, then: &str) -> Option<std::time::Duration> {
+    let read = |text: &str| {
+        chrono::NaiveDateTime::parse_from_str(text.get(..19)?, "%Y-%m-%d %H:%M:%S").ok()
+    };
+    let seconds = (read(now)? - read(then)?).num_seconds().max(0);
+    Some(std::time::Duration::from_secs(seconds.unsigned_abs()))
 }
 
 /// Refuses a `period` `spec` could not have printed: `2026` for an undated key, `2026-11` for
@@ -520,6 +555,21 @@ mod tests {
         for pattern in ["%d%m%Y", "%m%Y", "%Y%-m", "%b%Y", "%Y%d", "", "%"] {
             assert!(!sorts_as_dates(pattern), "{pattern}");
         }
+    }
+
+    #[test]
+    fn ages_read_from_what_the_databases_print() {
+        let age = |now, then| age(now, then).map(|d| d.as_secs());
+        assert_eq!(
+            age("2026-11-23 05:00:00", "2026-11-23 04:00:00"),
+            Some(3600)
+        );
+        assert_eq!(
+            age("2026-11-23 05:00:00.123456", "2026-11-22 05:00:00.9"),
+            Some(86400)
+        );
+        assert_eq!(age("2026-11-23 05:00:00", "2026-11-23 05:00:01"), Some(0));
+        assert_eq!(age("now", "2026-11-23 05:00:01"), None);
     }
 
     #[test]

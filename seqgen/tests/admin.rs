@@ -18,6 +18,9 @@ backend_tests!(
     changes_wait_for_a_busy_app,
 );
 
+/// `prune` with no minimum age: the rows these tests prune were written a moment ago.
+const ANY_AGE: std::time::Duration = std::time::Duration::ZERO;
+
 fn daily(db: &TestDb<impl TestConnection>, name: &str) -> Spec {
     Spec::builder(db.key(name))
         .prefix("D")
@@ -124,14 +127,52 @@ fn prune_deletes_past_periods_only<C: TestConnection>(db: TestDb<C>) {
     };
     let on = |day| Utc.with_ymd_and_hms(2026, 11, day, 12, 0, 0).unwrap();
 
-    let err = admin::prune(&mut conn, spec.key(), "20261126", on(25), TimeZone::Utc).unwrap_err();
+    let err = admin::prune(
+        &mut conn,
+        spec.key(),
+        "20261126",
+        on(25),
+        TimeZone::Utc,
+        ANY_AGE,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("never deleted"), "{err}");
-    let err = admin::prune(&mut conn, spec.key(), "2026-11", on(25), TimeZone::Utc).unwrap_err();
+    let err = admin::prune(
+        &mut conn,
+        spec.key(),
+        "2026-11",
+        on(25),
+        TimeZone::Utc,
+        ANY_AGE,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("not a period"), "{err}");
     assert_eq!(periods(&mut conn).len(), 4);
 
+    // Rows that took a number a moment ago: an instance on a late clock may still be in them.
+    let hour = std::time::Duration::from_secs(3600);
+    let err = admin::prune(
+        &mut conn,
+        spec.key(),
+        "20261125",
+        on(24),
+        TimeZone::Utc,
+        hour,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("minimum age"), "{err}");
+    assert_eq!(periods(&mut conn).len(), 4);
+
     // The operator's clock says the 24th; the 25th exists already and stays.
-    let deleted = admin::prune(&mut conn, spec.key(), "20261125", on(24), TimeZone::Utc).unwrap();
+    let deleted = admin::prune(
+        &mut conn,
+        spec.key(),
+        "20261125",
+        on(24),
+        TimeZone::Utc,
+        ANY_AGE,
+    )
+    .unwrap();
     assert_eq!(deleted, ["20261123", "20261124"]);
     assert_eq!(periods(&mut conn), ["", "20261125"]);
     // The row kept still counts on: a new instance continues after the block taken.
@@ -149,7 +190,8 @@ fn prune_deletes_past_periods_only<C: TestConnection>(db: TestDb<C>) {
         .build()
         .unwrap();
     generator.next_id(&mut conn, &undated).unwrap();
-    let err = admin::prune(&mut conn, undated.key(), "", on(25), TimeZone::Utc).unwrap_err();
+    let err =
+        admin::prune(&mut conn, undated.key(), "", on(25), TimeZone::Utc, ANY_AGE).unwrap_err();
     assert!(err.to_string().contains("no date part"), "{err}");
     assert_eq!(
         admin::counters(&mut conn, Some(undated.key()))
@@ -163,8 +205,15 @@ fn prune_deletes_past_periods_only<C: TestConnection>(db: TestDb<C>) {
         .build()
         .unwrap();
     generator.next_id(&mut conn, &unsorted).unwrap();
-    let err =
-        admin::prune(&mut conn, unsorted.key(), "01012027", on(25), TimeZone::Utc).unwrap_err();
+    let err = admin::prune(
+        &mut conn,
+        unsorted.key(),
+        "01012027",
+        on(25),
+        TimeZone::Utc,
+        ANY_AGE,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("do not sort"), "{err}");
 }
 

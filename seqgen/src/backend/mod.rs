@@ -52,6 +52,11 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     #[doc(hidden)]
     const TEXT_TYPE: &'static str = "TEXT";
 
+    /// The database's time now, as text, as `updated_at` shows a row written now (the session's
+    /// time zone where the column has none).
+    #[doc(hidden)]
+    const NOW_TEXT: &'static str = "CAST(CURRENT_TIMESTAMP AS TEXT)";
+
     /// How an insert skips rows already there: the words before `db_key`, and after the rest.
     #[doc(hidden)]
     const INSERT_IGNORING: (&'static str, &'static str);
@@ -224,6 +229,12 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     /// an app's transaction waits for the row (a deadlock). `None` without a key's row.
     #[doc(hidden)]
     fn lock_settings<C>(conn: &mut C, key: &str) -> QueryResult<Option<(Option<i64>, Option<i64>)>>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// The database's time now, as [`NOW_TEXT`](Backend::NOW_TEXT) prints it.
+    #[doc(hidden)]
+    fn database_now<C>(conn: &mut C) -> QueryResult<String>
     where
         C: LoadConnection<Backend = Self>;
 
@@ -534,6 +545,14 @@ macro_rules! shared_queries {
                 query = query.filter(db_key::key_name.eq(key));
             }
             query.load(conn)
+        }
+
+        fn database_now<C>(conn: &mut C) -> QueryResult<String>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(Self::NOW_TEXT))
+                .get_result(conn)
         }
 
         fn set_setting<C>(

@@ -49,6 +49,7 @@ impl super::Backend for Mysql {
     const INSERT_IGNORING: (&'static str, &'static str) = ("INSERT IGNORE INTO", "");
     const GREATEST: &'static str = "GREATEST";
     const TEXT_TYPE: &'static str = "CHAR";
+    const NOW_TEXT: &'static str = "CAST(CURRENT_TIMESTAMP(6) AS CHAR)";
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = true;
     const READS_FIRST_IN_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;

@@ -22,6 +22,8 @@ impl super::Backend for Pg {
     const INSERT_IGNORING: (&'static str, &'static str) =
         ("INSERT INTO", " ON CONFLICT DO NOTHING");
     const GREATEST: &'static str = "GREATEST";
+    // `updated_at` has no time zone: it holds the session's local time.
+    const NOW_TEXT: &'static str = "CAST(LOCALTIMESTAMP AS TEXT)";
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = false;
     const READS_FIRST_IN_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;

@@ -41,8 +41,13 @@ pub(crate) fn connect(url: Option<&str>, create: bool) -> Result<AnyConnection, 
     } else {
         "sqlite"
     };
+    // A URL that does not read is bad input; a server that does not answer is a failure.
     let failed = |e: diesel::ConnectionError| {
-        Failure::Input(format!("could not connect to the {backend} database: {e}"))
+        let message = format!("could not connect to the {backend} database: {e}");
+        match e {
+            diesel::ConnectionError::InvalidConnectionUrl(_) => Failure::Input(message),
+            _ => Failure::Database(message),
+        }
     };
     match backend {
         #[cfg(feature = "postgres")]

@@ -3,7 +3,7 @@
 //! [`seqgen::admin`]; this binary parses arguments, connects, and prints.
 //!
 //! Exit codes: 0 done; 1 `gaps` found something unexplained; 2 bad input or a refused change
-//! (nothing changed); 3 the database failed.
+//! (nothing changed); 3 the database failed or could not be reached.
 
 use std::process::ExitCode;
 

@@ -249,6 +249,15 @@ fn every_command_on_postgres() {
     }
 }
 
+/// A server that does not answer is a failure (exit code 3), for a job to tell from bad input.
+#[test]
+#[cfg(feature = "postgres")]
+fn an_unreachable_server_is_exit_code_3() {
+    let down = seqgen(Some("postgres://postgres@127.0.0.1:1/test"), &["keys"]);
+    expect(&down, 3);
+    assert!(down.err.contains("could not connect"), "{}", down.err);
+}
+
 #[test]
 #[cfg(feature = "mysql")]
 fn every_command_on_mysql() {

@@ -63,52 +63,86 @@ pub(crate) fn default_template(series: bool, check: bool) -> Vec<Part> {
     parts
 }
 
+/// A piece of a template's text: literal text (braces unescaped), or what stands between a
+/// `{` and its `}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Token<'a> {
+    Literal(String),
+    Placeholder(&'a str),
+}
+
+/// The pieces of a template, in order, each error where the text breaks; `{{` and `}}` are
+/// literal braces. Read by [`parse_template`] and by `Spec::from_shape`, whose placeholders
+/// carry settings (`{date:%Y}`).
+pub(crate) fn tokens(template: &str) -> impl Iterator<Item = Result<Token<'_>, TemplateError>> {
+    let mut rest = template;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut literal = String::new();
+        loop {
+            let Some(i) = rest.find(['{', '}']) else {
+                literal.push_str(rest);
+                rest = "";
+                return Some(Ok(Token::Literal(literal)));
+            };
+            literal.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            if tail.starts_with("{{") || tail.starts_with("}}") {
+                literal.push_str(&tail[..1]);
+                rest = &tail[2..];
+                if rest.is_empty() {
+                    return Some(Ok(Token::Literal(literal)));
+                }
+                continue;
+            }
+            if !literal.is_empty() {
+                rest = tail;
+                return Some(Ok(Token::Literal(literal)));
+            }
+            // Nothing follows an error.
+            let placeholder = tail
+                .strip_prefix('{')
+                .ok_or(TemplateError::Unopened)
+                .and_then(|inner| Ok((inner, inner.find('}').ok_or(TemplateError::Unclosed)?)));
+            return Some(match placeholder {
+                Ok((inner, end)) => {
+                    rest = &inner[end + 1..];
+                    Ok(Token::Placeholder(&inner[..end]))
+                }
+                Err(e) => {
+                    rest = "";
+                    Err(e)
+                }
+            });
+        }
+    })
+}
+
 /// Parses a template; `{{` and `}}` are literal braces.
 pub(crate) fn parse_template(template: &str) -> Result<Vec<Part>, TemplateError> {
     let mut parts = Vec::new();
-    let mut literal = String::new();
-    let mut chars = template.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '{' if chars.peek() == Some(&'{') => {
-                chars.next();
-                literal.push('{');
+    for token in tokens(template) {
+        let name = match token? {
+            Token::Literal(text) => {
+                parts.push(Part::Literal(text));
+                continue;
             }
-            '}' if chars.peek() == Some(&'}') => {
-                chars.next();
-                literal.push('}');
-            }
-            '}' => return Err(TemplateError::Unopened),
-            '{' => {
-                let mut name = String::new();
-                loop {
-                    match chars.next() {
-                        Some('}') => break,
-                        Some(c) => name.push(c),
-                        None => return Err(TemplateError::Unclosed),
-                    }
-                }
-                let part = match name.as_str() {
-                    "prefix" => Part::Prefix,
-                    "date" => Part::Date,
-                    "series" => Part::Series,
-                    "seq" => Part::Seq,
-                    "check" => Part::Check,
-                    _ => return Err(TemplateError::UnknownPlaceholder(name)),
-                };
-                if parts.contains(&part) {
-                    return Err(TemplateError::Repeated(name));
-                }
-                if !literal.is_empty() {
-                    parts.push(Part::Literal(std::mem::take(&mut literal)));
-                }
-                parts.push(part);
-            }
-            c => literal.push(c),
+            Token::Placeholder(name) => name,
+        };
+        let part = match name {
+            "prefix" => Part::Prefix,
+            "date" => Part::Date,
+            "series" => Part::Series,
+            "seq" => Part::Seq,
+            "check" => Part::Check,
+            _ => return Err(TemplateError::UnknownPlaceholder(name.to_owned())),
+        };
+        if parts.contains(&part) {
+            return Err(TemplateError::Repeated(name.to_owned()));
         }
-    }
-    if !literal.is_empty() {
-        parts.push(Part::Literal(literal));
+        parts.push(part);
     }
     if !parts.contains(&Part::Seq) {
         return Err(TemplateError::MissingSeq);
@@ -140,5 +174,43 @@ pub(crate) fn check_template(
         Err("the template has `{check}` but no `check` scheme is set")
     } else {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_read_left_to_right_and_fail_at_the_first_mistake() {
+        assert_eq!(
+            parse_template("x{{y}}-{seq}"),
+            Ok(vec![Part::Literal("x{y}-".into()), Part::Seq])
+        );
+        assert_eq!(
+            parse_template("{bad} }"),
+            Err(TemplateError::UnknownPlaceholder("bad".into()))
+        );
+        assert_eq!(parse_template("a}b{seq}"), Err(TemplateError::Unopened));
+        assert_eq!(parse_template("{seq}{a"), Err(TemplateError::Unclosed));
+        assert_eq!(
+            parse_template("{seq}{seq}"),
+            Err(TemplateError::Repeated("seq".into()))
+        );
+        assert_eq!(parse_template("{date}"), Err(TemplateError::MissingSeq));
+    }
+
+    #[test]
+    fn placeholders_keep_what_stands_between_their_braces() {
+        let tokens: Vec<_> = tokens("U{date:%Y}{seq:6,widen}}}").collect();
+        assert_eq!(
+            tokens,
+            [
+                Ok(Token::Literal("U".into())),
+                Ok(Token::Placeholder("date:%Y")),
+                Ok(Token::Placeholder("seq:6,widen")),
+                Ok(Token::Literal("}".into())),
+            ]
+        );
     }
 }

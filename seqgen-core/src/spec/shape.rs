@@ -5,6 +5,7 @@ use super::Spec;
 use crate::check::Check;
 use crate::error::SpecError;
 use crate::policy::Overflow;
+use crate::template::{self, TemplateError, Token};
 
 impl Spec {
     /// The spec whose IDs look like `shape` (as [`Spec::shape`] prints it and `db_key.shape`
@@ -28,23 +29,19 @@ impl Spec {
         let mut builder = Spec::builder(key).date("");
         // The shape as literal text (unescaped) and placeholder names, in order.
         let mut tokens: Vec<Token<'_>> = Vec::new();
-        let mut literal = String::new();
-        let mut rest = shape;
-        while let Some(i) = rest.find(['{', '}']) {
-            literal.push_str(&rest[..i]);
-            let tail = &rest[i..];
-            if tail.starts_with("{{") || tail.starts_with("}}") {
-                literal.push_str(&tail[..1]);
-                rest = &tail[2..];
+        for token in template::tokens(shape) {
+            let token = token.map_err(|e| {
+                malformed(match e {
+                    TemplateError::Unopened => "has a `}` without its `{`".to_owned(),
+                    TemplateError::Unclosed => "has a `{` without its `}`".to_owned(),
+                    e => e.to_string(),
+                })
+            })?;
+            let Token::Placeholder(placeholder) = token else {
+                tokens.push(token);
                 continue;
-            }
-            let inner = tail
-                .strip_prefix('{')
-                .ok_or_else(|| malformed("has a `}` without its `{`".into()))?;
-            let end = inner
-                .find('}')
-                .ok_or_else(|| malformed("has a `{` without its `}`".into()))?;
-            let (name, setting) = inner[..end].split_once(':').unwrap_or((&inner[..end], ""));
+            };
+            let (name, setting) = placeholder.split_once(':').unwrap_or((placeholder, ""));
             builder = match name {
                 "date" => builder.date(setting),
                 "seq" => {
@@ -78,15 +75,7 @@ impl Spec {
                 ),
                 _ => return Err(malformed(format!("has a placeholder `{{{name}}}`"))),
             };
-            if !literal.is_empty() {
-                tokens.push(Token::Literal(std::mem::take(&mut literal)));
-            }
             tokens.push(Token::Placeholder(name));
-            rest = &inner[end + 1..];
-        }
-        literal.push_str(rest);
-        if !literal.is_empty() {
-            tokens.push(Token::Literal(literal));
         }
         // The plain spelling (prefix, date, series, counter) where the shape is one: only that
         // spelling can have an `i64` form, as the spec that recorded it may have.
@@ -120,10 +109,4 @@ impl Spec {
         });
         builder.format(template.collect::<String>()).build()
     }
-}
-
-/// A piece of a shape.
-enum Token<'a> {
-    Literal(String),
-    Placeholder(&'a str),
 }

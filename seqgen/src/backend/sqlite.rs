@@ -45,13 +45,8 @@ impl super::Backend for Sqlite {
     where
         C: LoadConnection<Backend = Self>,
     {
-        // A write statement takes the lock (waiting through the busy timeout), even one that
-        // changes nothing.
         let (key, period) = super::TOKEN_KEY;
-        diesel::update(db_key::table.find((key, period)))
-            .set(db_key::current_value.eq(db_key::current_value))
-            .execute(conn)
-            .map(drop)
+        touch(conn, key, period).map(drop)
     }
 
     fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
@@ -67,9 +62,7 @@ impl super::Backend for Sqlite {
         }
         let previous = diesel::sql_query("PRAGMA busy_timeout").get_result::<BusyTimeout>(conn)?;
         diesel::sql_query("PRAGMA busy_timeout = 0").execute(conn)?;
-        let touched = diesel::update(db_key::table.find((key, period)))
-            .set(db_key::current_value.eq(db_key::current_value))
-            .execute(conn);
+        let touched = touch(conn, key, period);
         diesel::sql_query(format!("PRAGMA busy_timeout = {}", previous.timeout)).execute(conn)?;
         if touched? == 0 {
             // We hold the write lock now: creating the row cannot wait.
@@ -77,6 +70,18 @@ impl super::Backend for Sqlite {
         }
         Ok(())
     }
+}
+
+/// Takes the database's write lock (waiting through the busy timeout, if one is set) with an
+/// update of the row (`key`, `period`) that changes nothing: a write statement takes the lock
+/// even where it matches no row. How many rows it matched.
+fn touch<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<usize>
+where
+    C: LoadConnection<Backend = Sqlite>,
+{
+    diesel::update(db_key::table.find((key, period)))
+        .set(db_key::current_value.eq(db_key::current_value))
+        .execute(conn)
 }
 
 /// `sqlite:` + the file + its device and inode; an in-memory or temporary database has no

@@ -186,10 +186,7 @@ impl KeyState {
     /// reservations and at `release`, never on the cached path.
     pub(crate) fn publish(&self) {
         if cfg!(feature = "metrics") {
-            let (served, abandoned) = {
-                let cursor = self.cursor();
-                (cursor.served, cursor.abandoned)
-            };
+            let (served, abandoned) = self.cursor().counts();
             let mut published = self.published.lock().unwrap_or_else(|e| e.into_inner());
             meter::add(meter::SERVED_FROM_MEMORY, &self.key, served - published.0);
             meter::add(meter::NUMBERS_ABANDONED, &self.key, abandoned - published.1);
@@ -199,10 +196,7 @@ impl KeyState {
 
     /// What happened to the key in this generator.
     pub(crate) fn stats(&self) -> KeyStats {
-        let (served, abandoned) = {
-            let cursor = self.cursor();
-            (cursor.served, cursor.abandoned)
-        };
+        let (served, abandoned) = self.cursor().counts();
         let mut stats = self
             .counted
             .lock()
@@ -337,6 +331,11 @@ impl Cursor {
             self.next = self.end;
             self.ahead_at = 0;
         }
+    }
+
+    /// What the cursor counted: numbers served, numbers abandoned at a period's end.
+    fn counts(&self) -> (u64, u64) {
+        (self.served, self.abandoned)
     }
 
     /// Takes up to `n` numbers from the block, moving on to the spare block when the current

@@ -6,19 +6,14 @@ mod common;
 
 use common::{TestConnection, TestDb};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
-use seqgen::{meter, Generator, Spec};
+use seqgen::{meter, Generator};
 
 backend_tests!(the_statistics_reach_the_recorder);
 
 fn the_statistics_reach_the_recorder<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let key = db.key("metered");
-    let spec = Spec::builder(&key)
-        .date("")
-        .pad(6)
-        .batch(10)
-        .build()
-        .unwrap();
+    let spec = common::blocks_of_ten(&key);
     let generator = Generator::builder().fixed_batch().build();
     let recorder = DebuggingRecorder::new();
     let snapshotter = recorder.snapshotter();

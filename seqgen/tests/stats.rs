@@ -100,12 +100,7 @@ fn gapless_calls_and_conflicts_are_counted<C: TestConnection>(db: TestDb<C>) {
 fn the_default_generator_counts_too<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let key = db.key("stats_default");
-    let spec = Spec::builder(&key)
-        .date("")
-        .pad(6)
-        .batch(10)
-        .build()
-        .unwrap();
+    let spec = common::blocks_of_ten(&key);
     seqgen::next_ids(&mut conn, &spec, 3).unwrap();
     seqgen::next_id(&mut conn, &spec).unwrap();
     let all = seqgen::stats();

@@ -459,3 +459,13 @@ pub fn generator_on_fixed_clock() -> (std::sync::Arc<seqgen::FixedClock>, seqgen
         .build();
     (clock, generator)
 }
+
+/// An undated spec of `key`, pad 6, blocks of 10: small blocks for counting reservations.
+pub fn blocks_of_ten(key: &str) -> seqgen::Spec {
+    seqgen::Spec::builder(key)
+        .date("")
+        .pad(6)
+        .batch(10)
+        .build()
+        .unwrap()
+}

@@ -90,19 +90,27 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    let rows = C::Backend::counters(conn, Some(key))?;
-    if rows.is_empty() {
-        return Err(Error::UnknownKey {
+    match shape_spec(conn, key)? {
+        Some(spec) => Ok(spec),
+        None if C::Backend::counters(conn, Some(key))?.is_empty() => Err(Error::UnknownKey {
             key: key.to_owned(),
-        });
-    }
-    let shape = C::Backend::read_shape(conn, key)?.ok_or_else(|| {
-        refused(
+        }),
+        None => Err(refused(
             key,
             "no shape is recorded on its row yet: let an instance take a number first",
-        )
-    })?;
-    Spec::from_shape(key, &shape).map_err(|e| refused(key, e.to_string()))
+        )),
+    }
+}
+
+/// The spec the shape recorded on `key`'s row stands for, if one is recorded.
+fn shape_spec<C>(conn: &mut C, key: &str) -> Result<Option<Spec>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    C::Backend::read_shape(conn, key)?
+        .map(|shape| Spec::from_shape(key, &shape).map_err(|e| refused(key, e.to_string())))
+        .transpose()
 }
 
 /// A setting an operator may change on a key's row: see [`set`].
@@ -168,12 +176,12 @@ where
             return Err(Error::UnknownKey { key: key.to_owned() });
         }
         if let (Setting::StartValue, Some(value)) = (setting, value) {
-            if let Some(shape) = C::Backend::read_shape(conn, key)? {
-                let spec = Spec::from_shape(key, &shape).map_err(|e| refuse(e.to_string()))?;
+            if let Some(spec) = shape_spec(conn, key)? {
                 if u64::try_from(value).is_ok_and(|v| v > spec.capacity()) {
                     return Err(refuse(format!(
-                        "start_value {value} is past the largest number its IDs can show ({}, shape {shape})",
-                        spec.capacity()
+                        "start_value {value} is past the largest number its IDs can show ({}, shape {})",
+                        spec.capacity(),
+                        spec.shape()
                     )));
                 }
             }
@@ -263,13 +271,11 @@ where
                 "{before:?} is not a period of `{pattern}` (this period is {current:?})"
             )));
         }
-        let rows: Vec<(String, String)> = C::Backend::counters(conn, Some(key))?
+        let rows: Vec<Counter> = counters(conn, Some(key))?
             .into_iter()
-            .map(|row| (row.1, row.6))
-            .filter(|(period, _)| same_form(period, &current))
+            .filter(|row| same_form(&row.period, &current))
             .collect();
-        let periods: Vec<String> = rows.iter().map(|(period, _)| period.clone()).collect();
-        let newest = periods.iter().max().cloned();
+        let newest = rows.iter().map(|row| row.period.clone()).max();
         let latest = newest.as_deref().map_or(current.as_str(), |p| p.max(&current));
         if before > latest {
             return Err(refuse(format!(
@@ -277,13 +283,16 @@ where
             )));
         }
         // The newest row stays too: the last period in use, perhaps still on a late clock.
-        let old: Vec<String> = periods
-            .into_iter()
-            .filter(|period| period.as_str() < before && Some(period) != newest.as_ref())
+        let old: Vec<&Counter> = rows
+            .iter()
+            .filter(|row| row.period.as_str() < before && Some(&row.period) != newest.as_ref())
             .collect();
         if !old.is_empty() && !min_age.is_zero() {
             let db_now = C::Backend::database_now(conn)?;
-            for (period, updated_at) in rows.iter().filter(|(p, _)| old.contains(p)) {
+            for Counter {
+                period, updated_at, ..
+            } in &old
+            {
                 let age = age(&db_now, updated_at).ok_or_else(|| {
                     refuse(format!(
                         "cannot tell how long ago period {period:?} took a number \
@@ -300,6 +309,7 @@ where
                 }
             }
         }
+        let old: Vec<String> = old.into_iter().map(|row| row.period.clone()).collect();
         if !old.is_empty() {
             C::Backend::delete_periods(conn, key, &old)?;
         }

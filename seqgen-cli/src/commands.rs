@@ -34,7 +34,12 @@ where
     match command {
         Command::Migrate => migrate(conn)?,
         Command::Keys { key, json } => keys(conn, key.as_deref(), json)?,
-        Command::Peek { key, period, json } => peek(conn, &key, &period, json)?,
+        Command::Peek {
+            key,
+            scope,
+            period,
+            json,
+        } => peek(conn, &key, &scope, &period, json)?,
         Command::SetBatch { key, value } => set(conn, &key, Setting::BatchSize, value.0)?,
         Command::SetStart { key, value } => set(conn, &key, Setting::StartValue, value.0)?,
         Command::Gaps {
@@ -44,15 +49,24 @@ where
             period,
             json,
         } => return gaps(conn, &key, &table, &column, &period, json),
-        Command::Void { key, reason, id } => {
+        Command::Void {
+            key,
+            scope,
+            reason,
+            id,
+        } => {
             let spec = admin::recorded_spec(conn, &key)?;
             if reason.trim().is_empty() {
                 return Err(Failure::Input(
                     "--reason must say why: the auditor reads it".to_owned(),
                 ));
             }
-            seqgen::void(conn, &spec, &id, &reason)?;
-            out!("{key}: {id} voided ({reason})");
+            seqgen::void_in(conn, &spec, &scope, &id, &reason)?;
+            if scope.is_empty() {
+                out!("{key}: {id} voided ({reason})");
+            } else {
+                out!("{key} ({scope}): {id} voided ({reason})");
+            }
         }
         Command::Prune {
             key,
@@ -98,6 +112,7 @@ where
 #[derive(Serialize)]
 struct KeyRow {
     key: String,
+    scope: String,
     period: String,
     current_value: i64,
     batch_size: Option<i64>,
@@ -123,6 +138,7 @@ where
             .into_iter()
             .map(|row| KeyRow {
                 key: row.key,
+                scope: row.scope,
                 period: row.period,
                 current_value: row.current_value,
                 batch_size: row.batch_size,
@@ -139,17 +155,21 @@ where
     }
     let mut table = Table::new();
     table.load_preset(presets::NOTHING).set_header([
-        "KEY", "PERIOD", "CURRENT", "BATCH", "START", "SHAPE", "UPDATED",
+        "KEY", "SCOPE", "PERIOD", "CURRENT", "BATCH", "START", "SHAPE", "UPDATED",
     ]);
+    let dash = |text: String| {
+        if text.is_empty() {
+            "-".to_owned()
+        } else {
+            text
+        }
+    };
     let unset = |v: Option<i64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
     for row in rows {
         table.add_row([
             row.key,
-            if row.period.is_empty() {
-                "-".to_owned()
-            } else {
-                row.period
-            },
+            dash(row.scope),
+            dash(row.period),
             row.current_value.to_string(),
             unset(row.batch_size),
             unset(row.start_value),
@@ -157,7 +177,7 @@ where
             row.updated_at,
         ]);
     }
-    for column in [2, 3, 4] {
+    for column in [3, 4, 5] {
         if let Some(column) = table.column_mut(column) {
             column.set_cell_alignment(CellAlignment::Right);
         }
@@ -177,6 +197,8 @@ fn period_of(spec: &seqgen::Spec, args: &PeriodArgs) -> String {
 #[derive(Serialize)]
 struct PeekJson {
     key: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    scope: String,
     period: String,
     last: Option<u64>,
     last_id: Option<String>,
@@ -184,16 +206,23 @@ struct PeekJson {
     next_id: String,
 }
 
-fn peek<C>(conn: &mut C, key: &str, args: &PeriodArgs, json: bool) -> Result<(), Failure>
+fn peek<C>(
+    conn: &mut C,
+    key: &str,
+    scope: &str,
+    args: &PeriodArgs,
+    json: bool,
+) -> Result<(), Failure>
 where
     C: LoadConnection,
     C::Backend: seqgen::Backend,
 {
     let spec = admin::recorded_spec(conn, key)?;
     let period = period_of(&spec, args);
-    let peek = admin::peek(conn, &spec, &period)?;
+    let peek = admin::peek(conn, &spec, scope, &period)?;
     let shown = PeekJson {
         key: key.to_owned(),
+        scope: scope.to_owned(),
         last: peek.last,
         last_id: peek.last.map(|n| spec.format(&period, n)),
         next: peek.next,
@@ -204,6 +233,9 @@ where
         return print_json(&shown);
     }
     out!("key:    {key}");
+    if !scope.is_empty() {
+        out!("scope:  {scope}");
+    }
     out!(
         "period: {}",
         if shown.period.is_empty() {

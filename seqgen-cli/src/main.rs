@@ -41,6 +41,9 @@ enum Command {
     Peek {
         #[arg(long)]
         key: String,
+        /// The scope, for a key that counts per scope (a company, an order...).
+        #[arg(long, default_value = "")]
+        scope: String,
         #[command(flatten)]
         period: PeriodArgs,
         /// JSON instead of text.
@@ -82,6 +85,9 @@ enum Command {
     Void {
         #[arg(long)]
         key: String,
+        /// The scope the ID was taken in, for a key that counts per scope.
+        #[arg(long, default_value = "")]
+        scope: String,
         /// Why, in words an auditor can read.
         #[arg(long)]
         reason: String,

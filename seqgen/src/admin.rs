@@ -28,18 +28,21 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use diesel::connection::LoadConnection;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Counter as Row};
 use crate::error::{Error, Result};
-use crate::generator::{last_value_in, peek_next_in};
+use crate::generator::{last_value_of, peek_next_of};
 use seqgen_core::{Overflow, Spec, TimeZone};
 
-/// A row of `db_key`: one counter (a key in one period), or a key's row (period `""`), which
-/// holds the key's settings and, for a key without a date part, is its counter.
+/// A row of `db_key`: one counter (a key in one scope and period), or a key's row (scope and
+/// period `""`), which holds the key's settings and, for an unscoped key without a date part,
+/// is its counter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Counter {
     /// The key.
     pub key: String,
+    /// The scope value, for a scoped key's counter; `""` otherwise.
+    pub scope: String,
     /// The period (the date part as IDs show it); `""` on the key's row.
     pub period: String,
     /// The last number handed out (0 = none yet).
@@ -65,15 +68,18 @@ where
     Ok(rows
         .into_iter()
         .map(
-            |(key, period, current_value, batch_size, start_value, shape, updated_at)| Counter {
-                key,
-                period,
-                current_value,
-                batch_size,
-                start_value,
-                shape,
-                // Whole seconds: the backends print fractions differently, or not at all.
-                updated_at: updated_at.chars().take(19).collect(),
+            |(key, scope, period, current_value, batch_size, start_value, shape, updated_at)| {
+                Counter {
+                    key,
+                    scope,
+                    period,
+                    current_value,
+                    batch_size,
+                    start_value,
+                    shape,
+                    // Whole seconds: the backends print fractions differently, or not at all.
+                    updated_at: updated_at.chars().take(19).collect(),
+                }
             },
         )
         .collect())
@@ -210,18 +216,19 @@ pub struct Peek {
     pub next: u64,
 }
 
-/// [`last_value`](crate::last_value) and [`peek_next`](crate::peek_next) in a given `period`
-/// rather than the current one. Nothing is reserved or locked. A `period` the spec's date
-/// pattern cannot print is refused ([`Error::Refused`]), rather than shown as empty.
-pub fn peek<C>(conn: &mut C, spec: &Spec, period: &str) -> Result<Peek>
+/// [`last_value_in`](crate::last_value_in) and [`peek_next_in`](crate::peek_next_in) in a given
+/// `period` rather than the current one (`scope` is `""` for an unscoped spec). Nothing is
+/// reserved or locked. A `period` the spec's date pattern cannot print is refused
+/// ([`Error::Refused`]), rather than shown as empty.
+pub fn peek<C>(conn: &mut C, spec: &Spec, scope: &str, period: &str) -> Result<Peek>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
     check_period(spec, period)?;
     Ok(Peek {
-        last: last_value_in(conn, spec, period)?,
-        next: peek_next_in(conn, spec, period)?,
+        last: last_value_of(conn, spec, scope, period)?,
+        next: peek_next_of(conn, spec, scope, period)?,
     })
 }
 
@@ -275,17 +282,25 @@ where
             .into_iter()
             .filter(|row| same_form(&row.period, &current))
             .collect();
-        let newest = rows.iter().map(|row| row.period.clone()).max();
-        let latest = newest.as_deref().map_or(current.as_str(), |p| p.max(&current));
+        // The newest period of each scope (one, `""`, for an unscoped key).
+        let mut newest: BTreeMap<&str, &str> = BTreeMap::new();
+        for row in &rows {
+            let period = newest.entry(&row.scope).or_default();
+            *period = (*period).max(&row.period);
+        }
+        let latest = newest.values().copied().max().map_or(current.as_str(), |p| p.max(&current));
         if before > latest {
             return Err(refuse(format!(
                 "{before:?} is after the current period {latest:?}, which is never deleted"
             )));
         }
-        // The newest row stays too: the last period in use, perhaps still on a late clock.
+        // The newest row of each scope stays too: the last period in use, perhaps still on a
+        // late clock.
         let old: Vec<&Counter> = rows
             .iter()
-            .filter(|row| row.period.as_str() < before && Some(&row.period) != newest.as_ref())
+            .filter(|row| {
+                row.period.as_str() < before && newest.get(row.scope.as_str()) != Some(&&*row.period)
+            })
             .collect();
         if !old.is_empty() && !min_age.is_zero() {
             let db_now = C::Backend::database_now(conn)?;
@@ -309,11 +324,12 @@ where
                 }
             }
         }
-        let old: Vec<String> = old.into_iter().map(|row| row.period.clone()).collect();
-        if !old.is_empty() {
-            C::Backend::delete_periods(conn, key, &old)?;
+        for row in &old {
+            C::Backend::delete_row(conn, Row::new(key, &row.scope, &row.period))?;
         }
-        Ok(old)
+        let periods: std::collections::BTreeSet<String> =
+            old.into_iter().map(|row| row.period.clone()).collect();
+        Ok(periods.into_iter().collect())
     })
 }
 
@@ -465,6 +481,12 @@ where
 {
     let key = spec.key();
     check_period(spec, period)?;
+    if spec.is_scoped() {
+        return Err(refused(
+            key,
+            "it counts per scope, and the report reads one counter: not supported for scoped keys yet",
+        ));
+    }
     if let Overflow::Cycle { .. } = spec.overflow() {
         return Err(refused(
             key,
@@ -489,13 +511,13 @@ where
             None => foreign += 1,
         }
     }
-    let last = C::Backend::read(conn, key, period)?
+    let last = C::Backend::read(conn, Row::new(key, "", period))?
         .and_then(|v| u64::try_from(v).ok())
         .unwrap_or(0);
     let start = C::Backend::read_start(conn, key)?
         .and_then(|v| u64::try_from(v).ok())
         .unwrap_or(1);
-    let voided: BTreeMap<u64, String> = C::Backend::voided(conn, key, period)?
+    let voided: BTreeMap<u64, String> = C::Backend::voided(conn, Row::new(key, "", period))?
         .into_iter()
         .filter_map(|(n, reason)| Some((u64::try_from(n).ok()?, reason)))
         .collect();

@@ -50,6 +50,24 @@ pub enum Error {
         key: String,
     },
 
+    /// A scoped spec was used without a scope, or an unscoped one with a scope.
+    #[error("{}", scope_message(key, *scoped))]
+    ScopeMismatch {
+        /// The `db_key` key name.
+        key: String,
+        /// Whether the spec is [scoped](seqgen_core::SpecBuilder::scoped).
+        scoped: bool,
+    },
+
+    /// A scope value that cannot name a counter: longer than 191 characters, or with a NUL.
+    #[error("key `{key}`: the scope {scope:?} cannot name a counter; a scope is 1 to 191 characters, none of them NUL")]
+    InvalidScope {
+        /// The `db_key` key name.
+        key: String,
+        /// The scope value.
+        scope: String,
+    },
+
     /// A gapless number was asked for outside a transaction: it could be lost before the row
     /// that uses it is written.
     #[error("key `{key}` is gapless: take its numbers inside a transaction (`conn.transaction(|conn| …)`), or insert through `seqgen::insert_into`, which opens one")]
@@ -228,5 +246,13 @@ impl Error {
 impl From<diesel::result::Error> for Error {
     fn from(err: diesel::result::Error) -> Self {
         Error::from_db(err)
+    }
+}
+
+fn scope_message(key: &str, scoped: bool) -> String {
+    if scoped {
+        format!("key `{key}` counts per scope: take its IDs with a scope (`next_id_in(conn, &spec, scope)`, or `scope = \"field\"` on the derive)")
+    } else {
+        format!("key `{key}` has one counter, not one per scope: take its IDs without a scope, or build its spec with `.scoped()`")
     }
 }

@@ -194,6 +194,44 @@ where
     default_generator(conn)?.next_numbers(conn, spec, n)
 }
 
+/// The next ID of a scoped `spec` in `scope` from the process-wide default generator: see
+/// [`Generator::next_id_in`].
+pub fn next_id_in<C>(conn: &mut C, spec: &Spec, scope: &str) -> Result<String>
+where
+    C: LoadConnection + 'static,
+    C::Backend: Backend,
+{
+    default_generator(conn)?.next_id_in(conn, spec, scope)
+}
+
+/// The next `n` IDs of a scoped `spec` in `scope` from the process-wide default generator.
+pub fn next_ids_in<C>(conn: &mut C, spec: &Spec, scope: &str, n: usize) -> Result<Vec<String>>
+where
+    C: LoadConnection + 'static,
+    C::Backend: Backend,
+{
+    default_generator(conn)?.next_ids_in(conn, spec, scope, n)
+}
+
+/// The next `i64` ID of a scoped `spec` in `scope` from the process-wide default generator.
+pub fn next_number_in<C>(conn: &mut C, spec: &Spec, scope: &str) -> Result<i64>
+where
+    C: LoadConnection + 'static,
+    C::Backend: Backend,
+{
+    default_generator(conn)?.next_number_in(conn, spec, scope)
+}
+
+/// The next `n` `i64` IDs of a scoped `spec` in `scope` from the process-wide default
+/// generator.
+pub fn next_numbers_in<C>(conn: &mut C, spec: &Spec, scope: &str, n: usize) -> Result<Vec<i64>>
+where
+    C: LoadConnection + 'static,
+    C::Backend: Backend,
+{
+    default_generator(conn)?.next_numbers_in(conn, spec, scope, n)
+}
+
 /// Gives the numbers the process-wide default generator holds for `conn`'s database back to
 /// their counters, for a clean shutdown: see [`Generator::release`].
 pub fn release<C>(conn: &mut C) -> Result<u64>
@@ -219,7 +257,16 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    crate::generator::last_value_at(conn, spec, chrono::Utc::now())
+    crate::generator::last_value_at(conn, spec, "", chrono::Utc::now())
+}
+
+/// [`last_value`] of a scoped `spec` in `scope`: see [`Generator::last_value_in`].
+pub fn last_value_in<C>(conn: &mut C, spec: &Spec, scope: &str) -> Result<Option<u64>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    crate::generator::last_value_at(conn, spec, scope, chrono::Utc::now())
 }
 
 /// The counter the database will hand out next for `spec`'s current period, on the system
@@ -229,5 +276,14 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    crate::generator::peek_next_at(conn, spec, chrono::Utc::now())
+    crate::generator::peek_next_at(conn, spec, "", chrono::Utc::now())
+}
+
+/// [`peek_next`] of a scoped `spec` in `scope`: see [`Generator::peek_next_in`].
+pub fn peek_next_in<C>(conn: &mut C, spec: &Spec, scope: &str) -> Result<u64>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    crate::generator::peek_next_at(conn, spec, scope, chrono::Utc::now())
 }

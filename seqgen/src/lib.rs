@@ -87,7 +87,8 @@ pub use generator::{Generator, GeneratorBuilder};
 #[cfg(feature = "r2d2")]
 pub use global::use_pool;
 pub use global::{
-    last_value, next_id, next_ids, next_number, next_numbers, peek_next, release, stats,
+    last_value, last_value_in, next_id, next_id_in, next_ids, next_ids_in, next_number,
+    next_number_in, next_numbers, next_numbers_in, peek_next, peek_next_in, release, stats,
 };
 pub use identity::accept_non_durable_server;
 pub use insert::{insert_into, IncompleteInsert, InsertWithIds, Records};
@@ -99,7 +100,7 @@ pub use seqgen_core::{
 pub use sequence::{next_value, next_values, Sequence};
 pub use stats::{KeyStats, Timings};
 pub use transaction::retry_transaction;
-pub use void::{void, voided, Voided};
+pub use void::{void, void_in, voided, voided_in, Voided};
 
 /// Fills a Diesel model's ID fields from seqgen's `db_key` counters, just before the insert,
 /// on the insert's own connection.

@@ -1,7 +1,7 @@
 //! A second connection for reservations beside the caller's transaction: an r2d2 pool, behind
 //! the `r2d2` feature. The generator sees it through [`PoolReserve`] only.
 
-use crate::backend::Found;
+use crate::backend::{Counter, Found};
 use crate::error::Result;
 use crate::identity::{Identity, NonDurable};
 use seqgen_core::__private::Period;
@@ -14,6 +14,7 @@ pub(crate) trait PoolReserve: Send + Sync {
     fn reserve(
         &self,
         spec: &Spec,
+        scope: &str,
         period: &Period,
         need: u64,
         batch: u64,
@@ -27,13 +28,14 @@ pub(crate) trait PoolReserve: Send + Sync {
     fn reserve_ahead(
         &self,
         spec: &Spec,
+        scope: &str,
         period: &Period,
         batch: u64,
         non_durable: NonDurable,
     ) -> Result<Option<(Identity, i64, u64)>>;
 
-    /// Creates the counter row (`key`, `period`) unless it exists, in autocommit.
-    fn create_row(&self, key: &str, period: &str) -> Result<()>;
+    /// Creates the row of `counter` unless it exists, in autocommit.
+    fn create_row(&self, counter: Counter<'_>) -> Result<()>;
 
     /// The backend's name, for traces.
     fn backend(&self) -> &'static str;
@@ -65,7 +67,7 @@ mod r2d2_pool {
     use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
 
     use super::PoolReserve;
-    use crate::backend::{Backend, Found};
+    use crate::backend::{Backend, Counter, Found};
     use crate::error::{Error, Result};
     use crate::identity::{Identity, NonDurable};
     use crate::reserve::{check_shape, reserve_block, Retry};
@@ -85,6 +87,7 @@ mod r2d2_pool {
         fn reserve(
             &self,
             spec: &Spec,
+            scope: &str,
             period: &Period,
             need: u64,
             batch: u64,
@@ -95,6 +98,7 @@ mod r2d2_pool {
             reserve_block(
                 &mut *pooled,
                 spec,
+                scope,
                 period,
                 need,
                 batch,
@@ -106,6 +110,7 @@ mod r2d2_pool {
         fn reserve_ahead(
             &self,
             spec: &Spec,
+            scope: &str,
             period: &Period,
             batch: u64,
             non_durable: NonDurable,
@@ -113,16 +118,26 @@ mod r2d2_pool {
             let Some(mut pooled) = self.try_get() else {
                 return Ok(None);
             };
-            reserve_block(&mut *pooled, spec, period, 1, batch, non_durable, None).map(Some)
+            reserve_block(
+                &mut *pooled,
+                spec,
+                scope,
+                period,
+                1,
+                batch,
+                non_durable,
+                None,
+            )
+            .map(Some)
         }
 
-        fn create_row(&self, key: &str, period: &str) -> Result<()> {
+        fn create_row(&self, counter: Counter<'_>) -> Result<()> {
             let mut pooled = self.get().map_err(Error::Pool)?;
             let conn: &mut C = &mut pooled;
-            if C::Backend::read(conn, key, period)?.is_some() {
+            if C::Backend::read(conn, counter)?.is_some() {
                 return Ok(());
             }
-            retrying(|| C::Backend::create_row(conn, key, period))
+            retrying(|| C::Backend::create_row(conn, counter))
         }
 
         fn check_shape(&self, spec: &Spec) -> Result<()> {

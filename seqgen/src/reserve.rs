@@ -4,7 +4,7 @@
 
 use diesel::connection::LoadConnection;
 
-use crate::backend::{is_busy, Backend, Found, Identified, Request};
+use crate::backend::{is_busy, Backend, Counter, Found, Identified, Request};
 use crate::batch::block_size;
 use crate::cache::{largest, refused};
 use crate::error::{Error, Result};
@@ -21,9 +21,11 @@ use seqgen_core::Spec;
 /// one query reads it first, then the reservation follows. Returns the database's identity,
 /// the last number and the block's size: `need`, or the batch (the key row's `batch_size` if
 /// an operator set one, else `batch`, the generator's choice) if that is more and still fits.
+#[allow(clippy::too_many_arguments)] // each is one fact about the reservation
 pub(crate) fn reserve_block<C>(
     conn: &mut C,
     spec: &Spec,
+    scope: &str,
     period: &Period,
     need: u64,
     batch: u64,
@@ -35,8 +37,7 @@ where
     C::Backend: Backend,
 {
     let request = Request {
-        key: spec.key(),
-        period: &period.text,
+        counter: Counter::new(spec.key(), scope, &period.text),
         // Both fit in an i64: `need <= largest` was checked, and `largest` is capped.
         need: need as i64,
         batch: i64::try_from(batch).unwrap_or(i64::MAX),
@@ -64,10 +65,10 @@ where
         // `count` is at most `largest`, an i64.
         Some((Some(last), count)) => (last, count as u64),
         // Past the limit: only what is needed, or the error that even that does not fit.
-        Some((None, _)) => reserve_fitting(conn, spec, period, need, need, Retry::Yes)?,
+        Some((None, _)) => reserve_fitting(conn, spec, scope, period, need, need, Retry::Yes)?,
         None => {
             let count = block_size(found.batch, batch, need);
-            reserve_fitting(conn, spec, period, count, need, Retry::Yes)?
+            reserve_fitting(conn, spec, scope, period, count, need, Retry::Yes)?
         }
     };
     Ok((identity, last, count))
@@ -132,6 +133,7 @@ pub(crate) enum Retry {
 pub(crate) fn reserve_fitting<C>(
     conn: &mut C,
     spec: &Spec,
+    scope: &str,
     period: &Period,
     count: u64,
     need: u64,
@@ -145,7 +147,8 @@ where
     let mut attempt = |count: u64| -> Result<Option<i64>> {
         // Both fit in an i64: `need <= largest` was checked, and `count` is capped below.
         let (count_sql, limit) = ((count as i64), (largest - count) as i64);
-        let mut reserve = || C::Backend::reserve(conn, spec.key(), &period.text, count_sql, limit);
+        let counter = Counter::new(spec.key(), scope, &period.text);
+        let mut reserve = || C::Backend::reserve(conn, counter, count_sql, limit);
         match retry {
             Retry::Yes => retrying(reserve),
             Retry::No => Ok(reserve()?),
@@ -166,15 +169,15 @@ where
 /// Locks the counter row for the rest of the caller's transaction, or fails with
 /// [`Error::Busy`] at once. The attempt runs in a savepoint, so a busy row leaves the caller's
 /// transaction usable (PostgreSQL would otherwise abort it).
-pub(crate) fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> Result<()>
+pub(crate) fn lock_nowait<C>(conn: &mut C, counter: Counter<'_>) -> Result<()>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    match conn.transaction(|conn| C::Backend::lock_nowait(conn, key, period)) {
+    match conn.transaction(|conn| C::Backend::lock_nowait(conn, counter)) {
         Ok(()) => Ok(()),
         Err(e) if is_busy(&e) => Err(Error::Busy {
-            key: key.to_owned(),
+            key: counter.key.to_owned(),
         }),
         Err(e) => Err(e.into()),
     }

@@ -3,8 +3,9 @@
 
 use diesel::connection::LoadConnection;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Counter};
 use crate::error::{Error, Result};
+use crate::generator::check_scope;
 use seqgen_core::Spec;
 
 /// A number of the void ledger.
@@ -44,6 +45,17 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
+    void_in(conn, spec, "", id, reason)
+}
+
+/// [`void`] for an ID of a [scoped](seqgen_core::SpecBuilder::scoped) `spec`, taken in
+/// `scope`: the number goes in that scope's ledger.
+pub fn void_in<C>(conn: &mut C, spec: &Spec, scope: &str, id: &str, reason: &str) -> Result<()>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    check_scope(spec, scope)?;
     let invalid = |reason: String| Error::InvalidId {
         key: spec.key().to_owned(),
         id: id.to_owned(),
@@ -55,7 +67,8 @@ where
         .ok_or_else(|| invalid("its IDs repeat (`cycle`): it names no single number".into()))?;
     let (key, period) = (spec.key(), parts.period.as_str());
     let number_sql = i64::try_from(number).map_err(|_| invalid("past the largest i64".into()))?;
-    let issued = C::Backend::read(conn, key, period)?;
+    let counter = Counter::new(key, scope, period);
+    let issued = C::Backend::read(conn, counter)?;
     if issued.is_none_or(|last| number_sql > last) {
         return Err(Error::NotIssued {
             key: key.to_owned(),
@@ -63,7 +76,7 @@ where
             number,
         });
     }
-    if C::Backend::void(conn, key, period, number_sql, reason)? {
+    if C::Backend::void(conn, counter, number_sql, reason)? {
         Ok(())
     } else {
         Err(Error::AlreadyVoided {
@@ -81,7 +94,17 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    let rows = C::Backend::voided(conn, spec.key(), period)?;
+    voided_in(conn, spec, "", period)
+}
+
+/// [`voided`] of a [scoped](seqgen_core::SpecBuilder::scoped) `spec` in `scope`.
+pub fn voided_in<C>(conn: &mut C, spec: &Spec, scope: &str, period: &str) -> Result<Vec<Voided>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    check_scope(spec, scope)?;
+    let rows = C::Backend::voided(conn, Counter::new(spec.key(), scope, period))?;
     Ok(rows
         .into_iter()
         .map(|(number, reason)| Voided {

@@ -93,7 +93,7 @@ fn settings_are_checked_then_changed<C: TestConnection>(db: TestDb<C>) {
     let fresh = seqgen::Generator::builder().fixed_batch().build();
     assert_eq!(fresh.next_id(&mut conn, &spec).unwrap(), "0011");
     assert_eq!(
-        admin::peek(&mut conn, &spec, "").unwrap().last,
+        admin::peek(&mut conn, &spec, "", "").unwrap().last,
         Some(35),
         "a block of batch_size 25 after the first block of 10"
     );
@@ -316,7 +316,7 @@ fn gaps_read_integer_columns<C: TestConnection>(db: TestDb<C>) {
     for period in ["2026", "13", ""] {
         let err = admin::gaps(&mut conn, &spec, &table, "number", period).unwrap_err();
         assert!(matches!(err, Error::Refused { .. }), "{period}: {err:?}");
-        let err = admin::peek(&mut conn, &spec, period).unwrap_err();
+        let err = admin::peek(&mut conn, &spec, "", period).unwrap_err();
         assert!(matches!(err, Error::Refused { .. }), "{period}: {err:?}");
     }
     conn.batch_execute(&format!("DROP TABLE {table}")).unwrap();

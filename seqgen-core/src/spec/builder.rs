@@ -25,6 +25,7 @@ impl Spec {
             format: None,
             check: None,
             numeric: false,
+            scoped: false,
         }
     }
 }
@@ -46,6 +47,7 @@ pub struct SpecBuilder {
     format: Option<String>,
     check: Option<Check>,
     numeric: bool,
+    scoped: bool,
 }
 
 impl SpecBuilder {
@@ -137,6 +139,23 @@ impl SpecBuilder {
     /// ```
     pub fn check(mut self, check: Check) -> Self {
         self.check = Some(check);
+        self
+    }
+
+    /// Counts per scope: each scope value (a company, an order, a tenant...) gets its own
+    /// counter, starting at 1 in every period, as invoice numbers per company do. IDs are then
+    /// taken with a scope ([`next_id_in`](https://docs.rs/seqgen/latest/seqgen/struct.Generator.html#method.next_id_in)); the scope is not printed,
+    /// so IDs repeat across scopes and are unique together with it. Recorded in the
+    /// [shape](Spec::shape): a key cannot switch between one counter and counters per scope.
+    ///
+    /// ```
+    /// let invoices = seqgen_core::Spec::builder("invoices").prefix("INV").date("%Y").scoped().build()?;
+    /// assert!(invoices.is_scoped());
+    /// assert_eq!(invoices.shape(), "INV{date:%Y}{seq:6}{scoped}");
+    /// # Ok::<(), seqgen_core::SpecError>(())
+    /// ```
+    pub fn scoped(mut self) -> Self {
+        self.scoped = true;
         self
     }
 
@@ -252,6 +271,7 @@ impl SpecBuilder {
             date_shape,
             shape: String::new(),
             numeric: false,
+            scoped: self.scoped,
             capacity,
         };
         spec.numeric = spec.why_not_numeric().is_none();

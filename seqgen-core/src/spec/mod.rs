@@ -72,6 +72,8 @@ pub struct Spec {
     /// Computed once when built: both are read for every ID.
     numeric: bool,
     capacity: u64,
+    /// Whether each scope value has its own counter ([`SpecBuilder::scoped`]).
+    scoped: bool,
     /// Names this spec's block in a generator.
     cache_key: CacheKey,
     /// The state of the first generator that served this spec.
@@ -146,6 +148,11 @@ impl Spec {
         self.check
     }
 
+    /// Whether each scope value has its own counter ([`SpecBuilder::scoped`]).
+    pub fn is_scoped(&self) -> bool {
+        self.scoped
+    }
+
     /// Which block of a generator serves this spec: specs with the same key, date pattern
     /// and time zone draw from the same `db_key` rows and so share a block.
     #[doc(hidden)]
@@ -212,6 +219,11 @@ impl Spec {
                     }
                 }
             }
+        }
+        // Not printed, but two counters per scope print what one counter would: the same ID
+        // for scope 1 as for the key without scopes.
+        if self.scoped {
+            shape.push_str("{scoped}");
         }
         shape
     }

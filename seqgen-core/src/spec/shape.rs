@@ -42,6 +42,10 @@ impl Spec {
                 continue;
             };
             let (name, setting) = placeholder.split_once(':').unwrap_or((placeholder, ""));
+            if name == "scoped" {
+                builder = builder.scoped(); // prints nothing
+                continue;
+            }
             builder = match name {
                 "date" => builder.date(setting),
                 "seq" => {

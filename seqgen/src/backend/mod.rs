@@ -13,8 +13,37 @@ mod pg;
 pub mod sqlite;
 mod statement;
 
-/// The key of the reserved `db_key` row whose value names the database.
-pub(crate) const TOKEN_KEY: (&str, &str) = ("", "");
+/// Which `db_key` row: a counter's key, scope and period.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counter<'a> {
+    /// The key name.
+    pub key: &'a str,
+    /// The scope value of a scoped key's counter; empty for an unscoped key.
+    pub scope: &'a str,
+    /// The formatted date part; empty without a date part.
+    pub period: &'a str,
+}
+
+impl<'a> Counter<'a> {
+    /// The reserved row whose value names the database.
+    pub(crate) const TOKEN: Counter<'static> = Counter::key_row("");
+
+    /// The key's row (scope and period ''): its settings and shape, for all its scopes, and
+    /// the counter of an unscoped key without a date part.
+    pub(crate) const fn key_row(key: &'a str) -> Self {
+        Counter {
+            key,
+            scope: "",
+            period: "",
+        }
+    }
+
+    /// The counter of `key` in `scope` and `period`.
+    pub(crate) const fn new(key: &'a str, scope: &'a str, period: &'a str) -> Self {
+        Counter { key, scope, period }
+    }
+}
 
 /// A Diesel backend seqgen can reserve numbers on: SQLite, PostgreSQL or MySQL/MariaDB,
 /// each behind the cargo feature of the same name as Diesel's.
@@ -95,17 +124,15 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     #[doc(hidden)]
     type Connection: diesel::r2d2::R2D2Connection + Send + 'static;
 
-    /// Adds `count` to the counter of (`key`, `period`), creating the row if it is missing,
-    /// in one atomic step, and returns the new value: the numbers
-    /// `new - count + 1 ..= new` are the caller's. A new row starts at its key row's
-    /// `start_value` (the row with period ''); a counter behind its own `start_value` jumps
-    /// to it. Numbers only ever move forward. When the counter is past `limit` (the largest
+    /// Adds `count` to `counter`, creating its row if it is missing, in one atomic step, and
+    /// returns the new value: the numbers `new - count + 1 ..= new` are the caller's. A new
+    /// row starts at its key row's `start_value` (see [`Counter::key_row`]); a counter behind
+    /// its own `start_value` jumps to it. Numbers only ever move forward. When the counter is past `limit` (the largest
     /// value it may have for `count` more to fit), nothing changes and `None` comes back.
     #[doc(hidden)]
     fn reserve<C>(
         conn: &mut C,
-        key: &str,
-        period: &str,
+        counter: Counter<'_>,
         count: i64,
         limit: i64,
     ) -> QueryResult<Option<i64>>
@@ -126,22 +153,22 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
         Ok(None)
     }
 
-    /// Reads the counter of (`key`, `period`) without locking it; `None` if the row is missing.
+    /// Reads `counter` without locking it; `None` if the row is missing.
     #[doc(hidden)]
-    fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>
+    fn read<C>(conn: &mut C, counter: Counter<'_>) -> QueryResult<Option<i64>>
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Reads the `start_value` an operator set on the key's row (period ''), if any.
+    /// Reads the `start_value` an operator set on the key's row (scope and period ''), if any.
     #[doc(hidden)]
     fn read_start<C>(conn: &mut C, key: &str) -> QueryResult<Option<i64>>
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Creates the counter row (`key`, `period`) unless it exists, at the key row's
-    /// `start_value - 1` (0 without one).
+    /// Creates the row of `counter` unless it exists, at the key row's `start_value - 1` (0
+    /// without one).
     #[doc(hidden)]
-    fn create_row<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
+    fn create_row<C>(conn: &mut C, counter: Counter<'_>) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>;
 
@@ -158,7 +185,7 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
         fingerprint
     }
 
-    /// Records `shape` on the key's row (period ''), creating the row if it is missing, unless
+    /// Records `shape` on the key's row (scope and period ''), creating the row if it is missing, unless
     /// a shape is recorded there already; returns the shape recorded afterwards.
     #[doc(hidden)]
     fn claim_shape<C>(conn: &mut C, key: &str, shape: &str) -> QueryResult<Option<String>>
@@ -172,36 +199,29 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Sets the counter of (`key`, `period`) back to `value` if it is still `held_end`, the
-    /// end of a block this instance reserved last: whether it was.
+    /// Sets `counter` back to `value` if it is still `held_end`, the end of a block this
+    /// instance reserved last: whether it was.
     #[doc(hidden)]
     fn give_back<C>(
         conn: &mut C,
-        key: &str,
-        period: &str,
+        counter: Counter<'_>,
         held_end: i64,
         value: i64,
     ) -> QueryResult<bool>
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Records (`key`, `period`, `number`) in the void ledger with `reason`, unless it is there
+    /// Records `number` of `counter` in the void ledger with `reason`, unless it is there
     /// already: whether it was recorded. Looks first, since on PostgreSQL a failed insert would
     /// abort the caller's transaction.
     #[doc(hidden)]
-    fn void<C>(
-        conn: &mut C,
-        key: &str,
-        period: &str,
-        number: i64,
-        reason: &str,
-    ) -> QueryResult<bool>
+    fn void<C>(conn: &mut C, counter: Counter<'_>, number: i64, reason: &str) -> QueryResult<bool>
     where
         C: LoadConnection<Backend = Self>;
 
-    /// The void ledger of (`key`, `period`), in number order.
+    /// The void ledger of `counter`, in number order.
     #[doc(hidden)]
-    fn voided<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Vec<(i64, String)>>
+    fn voided<C>(conn: &mut C, counter: Counter<'_>) -> QueryResult<Vec<(i64, String)>>
     where
         C: LoadConnection<Backend = Self>;
 
@@ -223,7 +243,7 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// The key's row (period '') settings, `batch_size` and `start_value`, locked for the rest
+    /// The key's row (scope and period '') settings, `batch_size` and `start_value`, locked for the rest
     /// of the transaction where a read can lock (MySQL): a change then holds the row's
     /// exclusive lock from its first statement, rather than a shared one it must upgrade while
     /// an app's transaction waits for the row (a deadlock). `None` without a key's row.
@@ -238,7 +258,7 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Sets `setting` on the key's row (period ''), creating the row first if it is missing
+    /// Sets `setting` on the key's row (scope and period ''), creating the row first if it is missing
     /// (and only then: creating takes a shared lock on an existing row).
     #[doc(hidden)]
     fn set_setting<C>(
@@ -250,9 +270,10 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Deletes the rows of `key` in `periods` (never its key row, period ''): how many.
+    /// Deletes the row of `counter` if it has a period (never a key's row, nor the counter of
+    /// an undated key): how many (0 or 1).
     #[doc(hidden)]
-    fn delete_periods<C>(conn: &mut C, key: &str, periods: &[String]) -> QueryResult<usize>
+    fn delete_row<C>(conn: &mut C, counter: Counter<'_>) -> QueryResult<usize>
     where
         C: LoadConnection<Backend = Self>;
 
@@ -273,12 +294,11 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Locks the row (`key`, `period`) for the rest of the caller's transaction without
-    /// waiting, creating it first if it is missing (also without waiting for another
+    /// Locks the row of `counter` for the rest of the caller's transaction without waiting, creating it first if it is missing (also without waiting for another
     /// transaction creating it). Fails with an error [`is_busy`] recognises when another
     /// transaction holds it. Runs inside a savepoint, so it may leave statements failed.
     #[doc(hidden)]
-    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
+    fn lock_nowait<C>(conn: &mut C, counter: Counter<'_>) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>;
 }
@@ -287,10 +307,11 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// A `db_key` row as [`Backend::counters`] reads it: key, period, current value, batch size,
-/// start value, shape, and `updated_at` as text.
+/// A `db_key` row as [`Backend::counters`] reads it: key, scope, period, current value, batch
+/// size, start value, shape, and `updated_at` as text.
 #[doc(hidden)]
 pub type CounterRow = (
+    String,
     String,
     String,
     i64,
@@ -321,10 +342,8 @@ pub struct Found {
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
-    /// The counter row's key and period.
-    pub key: &'a str,
-    /// The counter row's period.
-    pub period: &'a str,
+    /// The counter.
+    pub counter: Counter<'a>,
     /// The numbers the caller needs at least.
     pub need: i64,
     /// The block the generator asks for, unless the key row's `batch_size` says otherwise.
@@ -393,26 +412,25 @@ pub(crate) fn is_missing_table(err: &diesel::result::Error) -> bool {
 /// they are stamped into each `impl` rather than written once generically).
 macro_rules! shared_queries {
     ($($lock:ident)?) => {
-        fn create_row<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
+        fn create_row<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<()>
         where
             C: LoadConnection<Backend = Self>,
         {
-            super::statement::Statement::<super::statement::CreateRow>::new(key, period, 0)
+            super::statement::Statement::<super::statement::CreateRow>::new(counter, 0)
                 .execute(conn)
                 .map(drop)
         }
 
         fn give_back<C>(
             conn: &mut C,
-            key: &str,
-            period: &str,
+            counter: super::Counter<'_>,
             held_end: i64,
             value: i64,
         ) -> QueryResult<bool>
         where
             C: LoadConnection<Backend = Self>,
         {
-            diesel::update(db_key::table.find((key, period)))
+            diesel::update(db_key::table.find((counter.key, counter.scope, counter.period)))
                 .filter(db_key::current_value.eq(held_end))
                 .set(db_key::current_value.eq(value))
                 .execute(conn)
@@ -421,8 +439,7 @@ macro_rules! shared_queries {
 
         fn void<C>(
             conn: &mut C,
-            key: &str,
-            period: &str,
+            counter: super::Counter<'_>,
             number: i64,
             reason: &str,
         ) -> QueryResult<bool>
@@ -431,7 +448,7 @@ macro_rules! shared_queries {
         {
             use crate::schema::db_key_void;
             let there: Option<i64> = db_key_void::table
-                .find((key, period, number))
+                .find((counter.key, counter.scope, counter.period, number))
                 .select(db_key_void::number)
                 .first(conn)
                 .optional()?;
@@ -440,8 +457,9 @@ macro_rules! shared_queries {
             }
             diesel::insert_into(db_key_void::table)
                 .values((
-                    db_key_void::key_name.eq(key),
-                    db_key_void::period.eq(period),
+                    db_key_void::key_name.eq(counter.key),
+                    db_key_void::scope.eq(counter.scope),
+                    db_key_void::period.eq(counter.period),
                     db_key_void::number.eq(number),
                     db_key_void::reason.eq(reason),
                 ))
@@ -449,14 +467,15 @@ macro_rules! shared_queries {
                 .map(|_| true)
         }
 
-        fn voided<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Vec<(i64, String)>>
+        fn voided<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<Vec<(i64, String)>>
         where
             C: LoadConnection<Backend = Self>,
         {
             use crate::schema::db_key_void;
             db_key_void::table
-                .filter(db_key_void::key_name.eq(key))
-                .filter(db_key_void::period.eq(period))
+                .filter(db_key_void::key_name.eq(counter.key))
+                .filter(db_key_void::scope.eq(counter.scope))
+                .filter(db_key_void::period.eq(counter.period))
                 .order(db_key_void::number)
                 .select((db_key_void::number, db_key_void::reason))
                 .load(conn)
@@ -466,8 +485,10 @@ macro_rules! shared_queries {
         where
             C: LoadConnection<Backend = Self>,
         {
-            let (key, period) = super::TOKEN_KEY;
-            super::statement::Statement::<super::statement::CreateToken>::new(key, period, token)
+            super::statement::Statement::<super::statement::CreateToken>::new(
+                super::Counter::TOKEN,
+                token,
+            )
                 .execute(conn)
                 .map(drop)
         }
@@ -477,19 +498,19 @@ macro_rules! shared_queries {
             C: LoadConnection<Backend = Self>,
         {
             db_key::table
-                .find((key, ""))
+                .find((key, "", ""))
                 .select(db_key::start_value)
                 .first::<Option<i64>>(conn)
                 .optional()
                 .map(Option::flatten)
         }
 
-        fn read<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<Option<i64>>
+        fn read<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<Option<i64>>
         where
             C: LoadConnection<Backend = Self>,
         {
             db_key::table
-                .find((key, period))
+                .find((counter.key, counter.scope, counter.period))
                 .select(db_key::current_value)
                 .first(conn)
                 .optional()
@@ -508,7 +529,8 @@ macro_rules! shared_queries {
                 Option<i64>,
                 Option<String>,
             );
-            let rows: Vec<Row> = Statement::<Identify>::new(key, "", 0).load(conn)?;
+            let rows: Vec<Row> =
+                Statement::<Identify>::new(super::Counter::key_row(key), 0).load(conn)?;
             let first = rows.first().ok_or(diesel::result::Error::NotFound)?;
             let row = |name: &str| rows.iter().find(|r| r.2.as_deref() == Some(name));
             Ok(super::Found {
@@ -529,9 +551,10 @@ macro_rules! shared_queries {
                 Self::TEXT_TYPE
             ));
             let mut query = db_key::table
-                .filter(db_key::key_name.ne(super::TOKEN_KEY.0))
+                .filter(db_key::key_name.ne(super::Counter::TOKEN.key))
                 .select((
                     db_key::key_name,
+                    db_key::scope,
                     db_key::period,
                     db_key::current_value,
                     db_key::batch_size,
@@ -539,7 +562,7 @@ macro_rules! shared_queries {
                     db_key::shape,
                     updated_at,
                 ))
-                .order((db_key::key_name, db_key::period))
+                .order((db_key::key_name, db_key::scope, db_key::period))
                 .into_boxed();
             if let Some(key) = key {
                 query = query.filter(db_key::key_name.eq(key));
@@ -565,7 +588,7 @@ macro_rules! shared_queries {
             C: LoadConnection<Backend = Self>,
         {
             let update = |conn: &mut C| {
-                let row = db_key::table.find((key, ""));
+                let row = db_key::table.find((key, "", ""));
                 match setting {
                     crate::admin::Setting::BatchSize => diesel::update(row)
                         .set(db_key::batch_size.eq(value))
@@ -576,7 +599,7 @@ macro_rules! shared_queries {
                 }
             };
             if update(conn)? == 0 {
-                Self::create_row(conn, key, "")?;
+                Self::create_row(conn, super::Counter::key_row(key))?;
                 update(conn)?;
             }
             Ok(())
@@ -590,24 +613,20 @@ macro_rules! shared_queries {
             C: LoadConnection<Backend = Self>,
         {
             db_key::table
-                .find((key, ""))
+                .find((key, "", ""))
                 .select((db_key::batch_size, db_key::start_value))
                 $(.$lock())?
                 .first(conn)
                 .optional()
         }
 
-        fn delete_periods<C>(conn: &mut C, key: &str, periods: &[String]) -> QueryResult<usize>
+        fn delete_row<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<usize>
         where
             C: LoadConnection<Backend = Self>,
         {
-            diesel::delete(
-                db_key::table
-                    .filter(db_key::key_name.eq(key))
-                    .filter(db_key::period.ne(""))
-                    .filter(db_key::period.eq_any(periods)),
-            )
-            .execute(conn)
+            diesel::delete(db_key::table.find((counter.key, counter.scope, counter.period)))
+                .filter(db_key::period.ne(""))
+                .execute(conn)
         }
 
         fn column_text<C>(
@@ -645,8 +664,8 @@ macro_rules! shared_queries {
         where
             C: LoadConnection<Backend = Self>,
         {
-            Self::create_row(conn, key, "")?;
-            diesel::update(db_key::table.find((key, "")))
+            Self::create_row(conn, super::Counter::key_row(key))?;
+            diesel::update(db_key::table.find((key, "", "")))
                 .filter(db_key::shape.is_null())
                 .set(db_key::shape.eq(shape))
                 .execute(conn)?;
@@ -658,7 +677,7 @@ macro_rules! shared_queries {
             C: LoadConnection<Backend = Self>,
         {
             db_key::table
-                .find((key, ""))
+                .find((key, "", ""))
                 .select(db_key::shape)
                 $(.$lock())?
                 .first::<Option<String>>(conn)
@@ -675,20 +694,17 @@ macro_rules! upsert_reserve {
     () => {
         fn reserve<C>(
             conn: &mut C,
-            key: &str,
-            period: &str,
+            counter: super::Counter<'_>,
             count: i64,
             limit: i64,
         ) -> QueryResult<Option<i64>>
         where
             C: LoadConnection<Backend = Self>,
         {
-            super::statement::Statement::<super::statement::UpsertReturning>::new(
-                key, period, count,
-            )
-            .limited(limit)
-            .get_result(conn)
-            .optional()
+            super::statement::Statement::<super::statement::UpsertReturning>::new(counter, count)
+                .limited(limit)
+                .get_result(conn)
+                .optional()
         }
     };
 }

@@ -28,6 +28,8 @@ impl StatementText for Bump {
         Piece::Count,
         Piece::Sql("), updated_at = CURRENT_TIMESTAMP(6) WHERE key_name = "),
         Piece::Key,
+        Piece::Sql(" AND scope = "),
+        Piece::Scope,
         Piece::Sql(" AND period = "),
         Piece::Period,
         Piece::Sql(" AND GREATEST(current_value, COALESCE(start_value, 1) - 1) <= "),
@@ -67,8 +69,7 @@ impl super::Backend for Mysql {
 
     fn reserve<C>(
         conn: &mut C,
-        key: &str,
-        period: &str,
+        counter: super::Counter<'_>,
         count: i64,
         limit: i64,
     ) -> QueryResult<Option<i64>>
@@ -76,12 +77,12 @@ impl super::Backend for Mysql {
         C: LoadConnection<Backend = Self>,
     {
         let bump = |conn: &mut C| {
-            Statement::<Bump>::new(key, period, count)
+            Statement::<Bump>::new(counter, count)
                 .limited(limit)
                 .execute(conn)
         };
         if bump(conn)? == 0 {
-            Self::create_row(conn, key, period)?;
+            Self::create_row(conn, counter)?;
             if bump(conn)? == 0 {
                 // The row exists now: its counter is past the limit.
                 return Ok(None);
@@ -97,13 +98,13 @@ impl super::Backend for Mysql {
     // another transaction recorded after this one's snapshot.
     super::shared_queries!(for_update);
 
-    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
+    fn lock_nowait<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>,
     {
         // A locking read sees rows other transactions are inserting and fails on them too.
         let lock = |conn: &mut C| {
-            Statement::<LockNowait>::new(key, period, 0)
+            Statement::<LockNowait>::new(counter, 0)
                 .get_result::<i64>(conn)
                 .optional()
         };
@@ -117,7 +118,7 @@ impl super::Backend for Mysql {
         ))
         .get_result(conn)?;
         conn.batch_execute("SET SESSION innodb_lock_wait_timeout = 1")?;
-        let created = Self::create_row(conn, key, period);
+        let created = Self::create_row(conn, counter);
         conn.batch_execute(&format!(
             "SET SESSION innodb_lock_wait_timeout = {previous}"
         ))?;

@@ -75,12 +75,12 @@ impl super::Backend for Pg {
         )
     }
 
-    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
+    fn lock_nowait<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>,
     {
         let lock = |conn: &mut C| {
-            Statement::<LockNowait>::new(key, period, 0)
+            Statement::<LockNowait>::new(counter, 0)
                 .get_result::<i64>(conn)
                 .optional()
         };
@@ -93,7 +93,7 @@ impl super::Backend for Pg {
             diesel::select(diesel::dsl::sql::<Text>("current_setting('lock_timeout')"))
                 .get_result(conn)?;
         conn.batch_execute("SET LOCAL lock_timeout = '1ms'")?;
-        Self::create_row(conn, key, period)?;
+        Self::create_row(conn, counter)?;
         diesel::sql_query("SELECT set_config('lock_timeout', $1, true)")
             .bind::<Text, _>(&previous)
             .execute(conn)?;
@@ -139,7 +139,7 @@ impl QueryFragment<Pg> for ReserveIdentified<'_, '_> {
         out.push_sql(Pg::DURABILITY);
         out.push_sql(
             " AS durability, (SELECT t.current_value FROM db_key t \
-             WHERE t.key_name = '' AND t.period = '') AS token, \
+             WHERE t.key_name = '' AND t.scope = '' AND t.period = '') AS token, \
              k.batch_size, k.shape, COALESCE(k.start_value, 1) - 1 AS base, \
              LEAST(GREATEST(",
         );
@@ -152,11 +152,16 @@ impl QueryFragment<Pg> for ReserveIdentified<'_, '_> {
             ") AS count FROM (SELECT 1 AS here) AS h LEFT JOIN db_key k \
              ON k.key_name = ",
         );
-        out.push_bind_param::<Text, str>(r.key)?;
-        out.push_sql(" AND k.period = ''), reserved AS (INSERT INTO db_key (key_name, period, current_value) SELECT ");
-        out.push_bind_param::<Text, str>(r.key)?;
+        out.push_bind_param::<Text, str>(r.counter.key)?;
+        out.push_sql(
+            " AND k.scope = '' AND k.period = ''), reserved AS (INSERT INTO db_key \
+             (key_name, scope, period, current_value) SELECT ",
+        );
+        out.push_bind_param::<Text, str>(r.counter.key)?;
         out.push_sql(", ");
-        out.push_bind_param::<Text, str>(r.period)?;
+        out.push_bind_param::<Text, str>(r.counter.scope)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Text, str>(r.counter.period)?;
         out.push_sql(", info.base + info.count FROM info, ");
         out.push_sql(Pg::DURABLE_COMMIT);
         out.push_sql(" WHERE info.base <= ");
@@ -164,7 +169,7 @@ impl QueryFragment<Pg> for ReserveIdentified<'_, '_> {
         out.push_sql(" - info.count AND (info.shape IS NULL OR info.shape = ");
         out.push_bind_param::<Text, str>(r.shape)?;
         out.push_sql(
-            ") ON CONFLICT (key_name, period) DO UPDATE SET current_value = \
+            ") ON CONFLICT (key_name, scope, period) DO UPDATE SET current_value = \
              GREATEST(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) \
              + (SELECT count FROM info), updated_at = CURRENT_TIMESTAMP \
              WHERE GREATEST(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) <= ",

@@ -45,11 +45,10 @@ impl super::Backend for Sqlite {
     where
         C: LoadConnection<Backend = Self>,
     {
-        let (key, period) = super::TOKEN_KEY;
-        touch(conn, key, period).map(drop)
+        touch(conn, super::Counter::TOKEN).map(drop)
     }
 
-    fn lock_nowait<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<()>
+    fn lock_nowait<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>,
     {
@@ -62,24 +61,24 @@ impl super::Backend for Sqlite {
         }
         let previous = diesel::sql_query("PRAGMA busy_timeout").get_result::<BusyTimeout>(conn)?;
         diesel::sql_query("PRAGMA busy_timeout = 0").execute(conn)?;
-        let touched = touch(conn, key, period);
+        let touched = touch(conn, counter);
         diesel::sql_query(format!("PRAGMA busy_timeout = {}", previous.timeout)).execute(conn)?;
         if touched? == 0 {
             // We hold the write lock now: creating the row cannot wait.
-            Self::create_row(conn, key, period)?;
+            Self::create_row(conn, counter)?;
         }
         Ok(())
     }
 }
 
 /// Takes the database's write lock (waiting through the busy timeout, if one is set) with an
-/// update of the row (`key`, `period`) that changes nothing: a write statement takes the lock
-/// even where it matches no row. How many rows it matched.
-fn touch<C>(conn: &mut C, key: &str, period: &str) -> QueryResult<usize>
+/// update of the row of `counter` that changes nothing: a write statement takes the lock even
+/// where it matches no row. How many rows it matched.
+fn touch<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<usize>
 where
     C: LoadConnection<Backend = Sqlite>,
 {
-    diesel::update(db_key::table.find((key, period)))
+    diesel::update(db_key::table.find((counter.key, counter.scope, counter.period)))
         .set(db_key::current_value.eq(db_key::current_value))
         .execute(conn)
 }

@@ -31,6 +31,7 @@ pub(crate) enum Piece {
     /// durably (PostgreSQL: `synchronous_commit = on` for that transaction alone).
     DurableCommit,
     Key,
+    Scope,
     Period,
     Count,
     /// The largest counter value a reservation may start from: the spec's capacity (or
@@ -48,18 +49,16 @@ pub(crate) trait Text: 'static {
 /// One run of statement `S`, with its values.
 #[derive(Debug)]
 pub(crate) struct Statement<'a, S> {
-    key: &'a str,
-    period: &'a str,
+    counter: super::Counter<'a>,
     count: i64,
     limit: i64,
     text: PhantomData<S>,
 }
 
 impl<'a, S> Statement<'a, S> {
-    pub(crate) fn new(key: &'a str, period: &'a str, count: i64) -> Self {
+    pub(crate) fn new(counter: super::Counter<'a>, count: i64) -> Self {
         Statement {
-            key,
-            period,
+            counter,
             count,
             limit: i64::MAX,
             text: PhantomData,
@@ -100,8 +99,9 @@ where
                 Piece::Durability => out.push_sql(DB::DURABILITY),
                 Piece::DurableCommit => out.push_sql(DB::DURABLE_COMMIT),
                 Piece::Limit => out.push_bind_param::<BigInt, i64>(&self.limit)?,
-                Piece::Key => out.push_bind_param::<SqlText, str>(self.key)?,
-                Piece::Period => out.push_bind_param::<SqlText, str>(self.period)?,
+                Piece::Key => out.push_bind_param::<SqlText, str>(self.counter.key)?,
+                Piece::Scope => out.push_bind_param::<SqlText, str>(self.counter.scope)?,
+                Piece::Period => out.push_bind_param::<SqlText, str>(self.counter.period)?,
                 Piece::Count => out.push_bind_param::<BigInt, i64>(&self.count)?,
             }
         }
@@ -126,7 +126,7 @@ impl Text for Identify {
         Piece::Sql(
             ", k.key_name, k.current_value, k.batch_size, k.shape \
              FROM (SELECT 1 AS here) AS h LEFT JOIN db_key k \
-             ON k.period = '' AND k.key_name IN ('', ",
+             ON k.scope = '' AND k.period = '' AND k.key_name IN ('', ",
         ),
         Piece::Key,
         Piece::Sql(")"),
@@ -151,8 +151,10 @@ pub(crate) struct UpsertReturning;
 
 impl Text for UpsertReturning {
     const PIECES: &'static [Piece] = &[
-        Piece::Sql("INSERT INTO db_key (key_name, period, current_value) SELECT "),
+        Piece::Sql("INSERT INTO db_key (key_name, scope, period, current_value) SELECT "),
         Piece::Key,
+        Piece::Sql(", "),
+        Piece::Scope,
         Piece::Sql(", "),
         Piece::Period,
         Piece::Sql(", s.base + "),
@@ -161,9 +163,9 @@ impl Text for UpsertReturning {
         Piece::DurableCommit,
         Piece::Sql(" LEFT JOIN db_key k ON k.key_name = "),
         Piece::Key,
-        Piece::Sql(" AND k.period = '') AS s WHERE s.base <= "),
+        Piece::Sql(" AND k.scope = '' AND k.period = '') AS s WHERE s.base <= "),
         Piece::Limit,
-        Piece::Sql(" ON CONFLICT (key_name, period) DO UPDATE SET current_value = "),
+        Piece::Sql(" ON CONFLICT (key_name, scope, period) DO UPDATE SET current_value = "),
         Piece::Greatest,
         Piece::Sql("(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) + "),
         Piece::Count,
@@ -182,13 +184,15 @@ pub(crate) struct CreateRow;
 impl Text for CreateRow {
     const PIECES: &'static [Piece] = &[
         Piece::InsertIgnoring,
-        Piece::Sql(" db_key (key_name, period, current_value) SELECT "),
+        Piece::Sql(" db_key (key_name, scope, period, current_value) SELECT "),
         Piece::Key,
+        Piece::Sql(", "),
+        Piece::Scope,
         Piece::Sql(", "),
         Piece::Period,
         Piece::Sql(", COALESCE(MAX(start_value), 1) - 1 FROM db_key WHERE key_name = "),
         Piece::Key,
-        Piece::Sql(" AND period = ''"),
+        Piece::Sql(" AND scope = '' AND period = ''"),
         Piece::InsertIgnoringEnd,
     ];
     type SqlType = BigInt;
@@ -200,8 +204,10 @@ pub(crate) struct CreateToken;
 impl Text for CreateToken {
     const PIECES: &'static [Piece] = &[
         Piece::InsertIgnoring,
-        Piece::Sql(" db_key (key_name, period, current_value) VALUES ("),
+        Piece::Sql(" db_key (key_name, scope, period, current_value) VALUES ("),
         Piece::Key,
+        Piece::Sql(", "),
+        Piece::Scope,
         Piece::Sql(", "),
         Piece::Period,
         Piece::Sql(", "),
@@ -222,6 +228,8 @@ impl Text for LockNowait {
     const PIECES: &'static [Piece] = &[
         Piece::Sql("SELECT current_value FROM db_key WHERE key_name = "),
         Piece::Key,
+        Piece::Sql(" AND scope = "),
+        Piece::Scope,
         Piece::Sql(" AND period = "),
         Piece::Period,
         Piece::Sql(" FOR UPDATE NOWAIT"),

@@ -21,6 +21,7 @@ impl Generator {
         &self,
         conn: &mut C,
         spec: &Spec,
+        scope: &str,
         n: u64,
         nowait: bool,
         mut emit: F,
@@ -39,7 +40,8 @@ impl Generator {
         if n > largest(spec) {
             return Err(refused(spec, &period, n));
         }
-        let state = self.key_state(spec);
+        let state = self.key_state(spec, scope);
+        let counter = state.counter(&period.text);
         let claim = self.shape_before_reserving(conn, spec, &state)?;
         // MySQL with a pool: a missing row is created beside the caller's transaction, in
         // autocommit, so the transaction only ever locks an existing row. Looked for on the
@@ -51,16 +53,16 @@ impl Generator {
         };
         if let Some(pool) = beside {
             if !state.row_known(&period.text) {
-                pool.create_row(spec.key(), &period.text)?;
+                pool.create_row(counter)?;
             }
         }
         if nowait {
-            lock_nowait(conn, spec.key(), &period.text)?;
+            lock_nowait(conn, counter)?;
         }
         // Not retried: a serialization failure aborts the caller's whole transaction, which
         // only the caller can run again (`Error::TransactionConflict`).
         let reserving = state.reserving(&period.text, C::Backend::NAME, "gapless");
-        let (last, _) = reserve_fitting(conn, spec, &period, n, n, Retry::No)?;
+        let (last, _) = reserve_fitting(conn, spec, scope, &period, n, n, Retry::No)?;
         reserving.took(n);
         self.claim_shape(conn, spec, &state, claim)?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);

@@ -4,7 +4,7 @@
 
 mod gapless;
 mod preview;
-pub(crate) use preview::{last_value_at, last_value_in, peek_next_at, peek_next_in};
+pub(crate) use preview::{last_value_at, last_value_of, peek_next_at, peek_next_of};
 mod take;
 
 use std::collections::HashMap;
@@ -84,12 +84,35 @@ struct Inner {
     uid: u64,
     clock: Arc<dyn Clock>,
     keys: RwLock<HashMap<CacheKey, Arc<KeyState>, BuildHasherDefault<PrehashedHasher>>>,
+    /// The states of scoped specs, by spec and then scope value.
+    scoped: RwLock<ScopedKeys>,
     /// The database this generator serves, set at its first reservation.
     database: OnceLock<Identity>,
     pool: Option<Box<dyn PoolReserve>>,
     non_durable: NonDurable,
     batch: BatchPolicy,
     reservations: AtomicU64,
+}
+
+type ScopedKeys =
+    HashMap<CacheKey, HashMap<Box<str>, Arc<KeyState>>, BuildHasherDefault<PrehashedHasher>>;
+
+/// Refuses a scope `spec` cannot count in: any for an unscoped spec, none (`""`) for a scoped
+/// one, and text `db_key.scope` cannot hold.
+pub(crate) fn check_scope(spec: &Spec, scope: &str) -> Result<()> {
+    if spec.is_scoped() == scope.is_empty() {
+        return Err(Error::ScopeMismatch {
+            key: spec.key().to_owned(),
+            scoped: spec.is_scoped(),
+        });
+    }
+    if scope.chars().count() > seqgen_core::MAX_KEY_LEN || scope.contains('\0') {
+        return Err(Error::InvalidScope {
+            key: spec.key().to_owned(),
+            scope: scope.to_owned(),
+        });
+    }
+    Ok(())
 }
 
 /// Configures a [`Generator`]; see [`Generator::builder`].
@@ -163,6 +186,7 @@ impl GeneratorBuilder {
                 uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
                 clock: self.clock,
                 keys: RwLock::default(),
+                scoped: RwLock::default(),
                 database: OnceLock::new(),
                 pool: self.pool,
                 non_durable: self.non_durable,
@@ -205,12 +229,7 @@ impl Generator {
         C: LoadConnection,
         C::Backend: Backend,
     {
-        let mut id = String::new();
-        self.take(conn, spec, 1, |period, counters| {
-            id = spec.format(&period.text, counters.start);
-            Ok(())
-        })?;
-        Ok(id)
+        self.next_id_in(conn, spec, "")
     }
 
     /// The next `n` IDs of `spec`, formatted, with at most one reservation.
@@ -219,12 +238,7 @@ impl Generator {
         C: LoadConnection,
         C::Backend: Backend,
     {
-        let mut ids = Vec::with_capacity(n);
-        self.take(conn, spec, n as u64, |period, counters| {
-            ids.extend(counters.map(|c| spec.format(&period.text, c)));
-            Ok(())
-        })?;
-        Ok(ids)
+        self.next_ids_in(conn, spec, "", n)
     }
 
     /// The next ID of `spec` in its `i64` form; the spec must be
@@ -234,9 +248,7 @@ impl Generator {
         C: LoadConnection,
         C::Backend: Backend,
     {
-        let mut id = 0;
-        self.take_numeric(conn, spec, 1, |n| id = n)?;
-        Ok(id)
+        self.next_number_in(conn, spec, "")
     }
 
     /// The next `n` IDs of `spec` in their `i64` form, with at most one reservation.
@@ -245,8 +257,93 @@ impl Generator {
         C: LoadConnection,
         C::Backend: Backend,
     {
+        self.next_numbers_in(conn, spec, "", n)
+    }
+
+    /// The next ID of a [scoped](seqgen_core::SpecBuilder::scoped) `spec` in `scope` (a
+    /// company, an order, a tenant: any text of 1 to 191 characters), from that scope's own
+    /// counter. Each scope counts from 1 in every period, with its own block in batched mode
+    /// and its own row lock in gapless mode, so gapless transactions of different scopes never
+    /// wait for each other. The scope is not printed: IDs repeat across scopes, and are
+    /// unique together with the scope (make that pair the table's unique key).
+    ///
+    /// `scope` is `""` for an unscoped spec (what [`next_id`](Self::next_id) does): a scoped
+    /// spec without a scope, or an unscoped one with a scope, fails with
+    /// [`Error::ScopeMismatch`].
+    ///
+    /// ```
+    /// use diesel::prelude::*;
+    ///
+    /// let mut conn = SqliteConnection::establish(":memory:")?;
+    /// seqgen::run_migrations(&mut conn)?;
+    /// let invoices = seqgen::Spec::builder("invoices").prefix("INV").date("").pad(4).scoped().build()?;
+    ///
+    /// let generator = seqgen::Generator::new();
+    /// assert_eq!(generator.next_id_in(&mut conn, &invoices, "acme")?, "INV0001");
+    /// assert_eq!(generator.next_id_in(&mut conn, &invoices, "acme")?, "INV0002");
+    /// assert_eq!(generator.next_id_in(&mut conn, &invoices, "globex")?, "INV0001");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn next_id_in<C>(&self, conn: &mut C, spec: &Spec, scope: &str) -> Result<String>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let mut id = String::new();
+        self.take(conn, spec, scope, 1, |period, counters| {
+            id = spec.format(&period.text, counters.start);
+            Ok(())
+        })?;
+        Ok(id)
+    }
+
+    /// The next `n` IDs of `spec` in `scope` ([`next_id_in`](Self::next_id_in)), with at most
+    /// one reservation.
+    pub fn next_ids_in<C>(
+        &self,
+        conn: &mut C,
+        spec: &Spec,
+        scope: &str,
+        n: usize,
+    ) -> Result<Vec<String>>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
         let mut ids = Vec::with_capacity(n);
-        self.take_numeric(conn, spec, n as u64, |id| ids.push(id))?;
+        self.take(conn, spec, scope, n as u64, |period, counters| {
+            ids.extend(counters.map(|c| spec.format(&period.text, c)));
+            Ok(())
+        })?;
+        Ok(ids)
+    }
+
+    /// The next ID of `spec` in `scope` ([`next_id_in`](Self::next_id_in)) in its `i64` form.
+    pub fn next_number_in<C>(&self, conn: &mut C, spec: &Spec, scope: &str) -> Result<i64>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let mut id = 0;
+        self.take_numeric(conn, spec, scope, 1, |n| id = n)?;
+        Ok(id)
+    }
+
+    /// The next `n` IDs of `spec` in `scope` ([`next_id_in`](Self::next_id_in)) in their
+    /// `i64` form, with at most one reservation.
+    pub fn next_numbers_in<C>(
+        &self,
+        conn: &mut C,
+        spec: &Spec,
+        scope: &str,
+        n: usize,
+    ) -> Result<Vec<i64>>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        let mut ids = Vec::with_capacity(n);
+        self.take_numeric(conn, spec, scope, n as u64, |id| ids.push(id))?;
         Ok(ids)
     }
 
@@ -305,16 +402,17 @@ impl Generator {
                 // that a compare-and-set that committed but whose answer was lost (a dropped
                 // connection) does not make the next block look like a counter that went back.
                 state.lower_held(&period.text, next - 1);
-                let key = state.key();
+                let counter = state.counter(&period.text);
                 let unused = end - next;
-                if retrying(|| C::Backend::give_back(conn, key, &period.text, held_end, value))? {
+                if retrying(|| C::Backend::give_back(conn, counter, held_end, value))? {
                     state.count_given_back(unused);
                     given_back += unused;
                 } else {
                     state.count_abandoned(unused);
                     crate::trace::event!(
                         debug,
-                        key,
+                        key = counter.key,
+                        scope = counter.scope,
                         period = %period.text,
                         unused,
                         "not given back (another instance reserved after this one): they stay unused"
@@ -357,6 +455,7 @@ impl Generator {
         &self,
         conn: &mut C,
         spec: &Spec,
+        scope: &str,
         n: u64,
         mut push: impl FnMut(i64),
     ) -> Result<()>
@@ -370,7 +469,7 @@ impl Generator {
         if !spec.is_numeric() {
             return Err(not_numeric());
         }
-        self.take(conn, spec, n, |period, counters| {
+        self.take(conn, spec, scope, n, |period, counters| {
             for c in counters {
                 // `take` refused counters past the capacity; a widened counter can still
                 // outgrow the 18 digits of an i64.
@@ -393,15 +492,23 @@ impl Generator {
         }
     }
 
-    /// Every key's state, taken out of the map so that no lock is held while they are used.
+    /// Every key's state, taken out of the maps so that no lock is held while they are used.
     fn states(&self) -> Vec<Arc<KeyState>> {
-        self.inner
+        let mut states: Vec<Arc<KeyState>> = self
+            .inner
             .keys
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .values()
             .cloned()
-            .collect()
+            .collect();
+        let scoped = self
+            .inner
+            .scoped
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        states.extend(scoped.values().flat_map(|scopes| scopes.values().cloned()));
+        states
     }
 
     /// The state of `spec`'s key in this generator, from the spec's memo slot when this
@@ -411,40 +518,56 @@ impl Generator {
         spec.memo().get(self.inner.uid)?.downcast_ref()
     }
 
-    fn key_state(&self, spec: &Spec) -> Arc<KeyState> {
-        if let Some(state) = self.memoized(spec) {
-            return Arc::clone(state);
-        }
-        let keys = self
-            .inner
-            .keys
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
-        match keys.get(spec.cache_key()) {
-            Some(state) => Arc::clone(state),
-            None => {
-                drop(keys);
-                self.insert_key(spec)
+    /// The state of `spec`'s key in `scope` (`""` unscoped), if this generator has one.
+    fn find_key(&self, spec: &Spec, scope: &str) -> Option<Arc<KeyState>> {
+        if scope.is_empty() {
+            if let Some(state) = self.memoized(spec) {
+                return Some(Arc::clone(state));
             }
+            let keys = self
+                .inner
+                .keys
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            keys.get(spec.cache_key()).cloned()
+        } else {
+            let scoped = self
+                .inner
+                .scoped
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            scoped.get(spec.cache_key())?.get(scope).cloned()
         }
     }
 
-    fn insert_key(&self, spec: &Spec) -> Arc<KeyState> {
+    fn key_state(&self, spec: &Spec, scope: &str) -> Arc<KeyState> {
+        self.find_key(spec, scope)
+            .unwrap_or_else(|| self.insert_key(spec, scope))
+    }
+
+    fn insert_key(&self, spec: &Spec, scope: &str) -> Arc<KeyState> {
+        let new = || Arc::new(KeyState::new(spec.key(), scope));
+        if !scope.is_empty() {
+            let mut scoped = self
+                .inner
+                .scoped
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            let scopes = scoped.entry(spec.cache_key().clone()).or_default();
+            return Arc::clone(scopes.entry(scope.into()).or_insert_with(new));
+        }
         let mut keys = self
             .inner
             .keys
             .write()
             .unwrap_or_else(PoisonError::into_inner);
-        let state = Arc::clone(
-            keys.entry(spec.cache_key().clone())
-                .or_insert_with(|| Arc::new(KeyState::new(spec.key()))),
-        );
+        let state = Arc::clone(keys.entry(spec.cache_key().clone()).or_insert_with(new));
         self.memoize(spec, &state);
         state
     }
 
-    /// Keeps `state` (the map's entry for `spec`: keys are never removed, so the two stay the
-    /// same) in the spec's memo slot, if no generator keeps something there yet.
+    /// Keeps `state` (the unscoped map's entry for `spec`: keys are never removed, so the two
+    /// stay the same) in the spec's memo slot, if no generator keeps something there yet.
     fn memoize(&self, spec: &Spec, state: &Arc<KeyState>) {
         if spec.memo().is_empty() {
             spec.memo()

@@ -4,8 +4,8 @@
 use chrono::{DateTime, Utc};
 use diesel::connection::LoadConnection;
 
-use super::Generator;
-use crate::backend::Backend;
+use super::{check_scope, Generator};
+use crate::backend::{Backend, Counter};
 use crate::cache::capacity_error;
 use crate::error::Result;
 use seqgen_core::__private::Period;
@@ -25,7 +25,17 @@ impl Generator {
         C: LoadConnection,
         C::Backend: Backend,
     {
-        last_value_at(conn, spec, self.inner.clock.now())
+        last_value_at(conn, spec, "", self.inner.clock.now())
+    }
+
+    /// [`last_value`](Self::last_value) of a [scoped](seqgen_core::SpecBuilder::scoped)
+    /// `spec` in `scope`.
+    pub fn last_value_in<C>(&self, conn: &mut C, spec: &Spec, scope: &str) -> Result<Option<u64>>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        last_value_at(conn, spec, scope, self.inner.clock.now())
     }
 
     /// The counter the database will hand out next for `spec`'s current period, if nothing
@@ -60,47 +70,74 @@ impl Generator {
         C: LoadConnection,
         C::Backend: Backend,
     {
-        peek_next_at(conn, spec, self.inner.clock.now())
+        peek_next_at(conn, spec, "", self.inner.clock.now())
+    }
+
+    /// [`peek_next`](Self::peek_next) of a [scoped](seqgen_core::SpecBuilder::scoped) `spec`
+    /// in `scope`.
+    pub fn peek_next_in<C>(&self, conn: &mut C, spec: &Spec, scope: &str) -> Result<u64>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        peek_next_at(conn, spec, scope, self.inner.clock.now())
     }
 }
 
-/// [`Generator::last_value`] at `now`.
-pub(crate) fn last_value_at<C>(conn: &mut C, spec: &Spec, now: DateTime<Utc>) -> Result<Option<u64>>
+/// [`Generator::last_value_in`] at `now`.
+pub(crate) fn last_value_at<C>(
+    conn: &mut C,
+    spec: &Spec,
+    scope: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<u64>>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    last_value_in(conn, spec, &spec.period_at(now))
+    last_value_of(conn, spec, scope, &spec.period_at(now))
 }
 
-/// [`Generator::last_value`] in `period`.
-pub(crate) fn last_value_in<C>(conn: &mut C, spec: &Spec, period: &str) -> Result<Option<u64>>
+/// [`Generator::last_value_in`] in `period`.
+pub(crate) fn last_value_of<C>(
+    conn: &mut C,
+    spec: &Spec,
+    scope: &str,
+    period: &str,
+) -> Result<Option<u64>>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    let current = C::Backend::read(conn, spec.key(), period)?;
+    check_scope(spec, scope)?;
+    let current = C::Backend::read(conn, Counter::new(spec.key(), scope, period))?;
     Ok(current
         .and_then(|c| u64::try_from(c).ok())
         .filter(|&c| c > 0))
 }
 
-/// [`Generator::peek_next`] at `now`.
-pub(crate) fn peek_next_at<C>(conn: &mut C, spec: &Spec, now: DateTime<Utc>) -> Result<u64>
+/// [`Generator::peek_next_in`] at `now`.
+pub(crate) fn peek_next_at<C>(
+    conn: &mut C,
+    spec: &Spec,
+    scope: &str,
+    now: DateTime<Utc>,
+) -> Result<u64>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    peek_next_in(conn, spec, &spec.period_at(now))
+    peek_next_of(conn, spec, scope, &spec.period_at(now))
 }
 
-/// [`Generator::peek_next`] in `period`.
-pub(crate) fn peek_next_in<C>(conn: &mut C, spec: &Spec, period: &str) -> Result<u64>
+/// [`Generator::peek_next_in`] in `period`.
+pub(crate) fn peek_next_of<C>(conn: &mut C, spec: &Spec, scope: &str, period: &str) -> Result<u64>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    let current = C::Backend::read(conn, spec.key(), period)?;
+    check_scope(spec, scope)?;
+    let current = C::Backend::read(conn, Counter::new(spec.key(), scope, period))?;
     let start = C::Backend::read_start(conn, spec.key())?;
     // As the reservation statement computes it: a counter behind its start jumps to it.
     let base = current

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use diesel::connection::LoadConnection;
 
-use super::Generator;
+use super::{check_scope, Generator};
 use crate::backend::Backend;
 use crate::cache::{block_ending_at, checked, largest, refused, serve, KeyState};
 use crate::error::{Error, Result};
@@ -19,21 +19,32 @@ use seqgen_core::__private::Period;
 use seqgen_core::{Mode, Spec};
 
 impl Generator {
-    /// Takes `n` counters of `spec`'s current period and hands them to `emit` as ranges in
-    /// order: from the cached block, the block reserved ahead, then a new reservation.
-    pub(super) fn take<C, F>(&self, conn: &mut C, spec: &Spec, n: u64, mut emit: F) -> Result<()>
+    /// Takes `n` counters of `spec`'s current period in `scope` (`""` unscoped) and hands them
+    /// to `emit` as ranges in order: from the cached block, the block reserved ahead, then a
+    /// new reservation.
+    pub(super) fn take<C, F>(
+        &self,
+        conn: &mut C,
+        spec: &Spec,
+        scope: &str,
+        n: u64,
+        mut emit: F,
+    ) -> Result<()>
     where
         C: LoadConnection,
         C::Backend: Backend,
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
+        if spec.is_scoped() || !scope.is_empty() {
+            check_scope(spec, scope)?;
+        }
         if n == 0 {
             return Ok(());
         }
         if let Mode::Gapless { nowait } = spec.mode() {
             return self
-                .take_gapless(conn, spec, n, nowait, emit)
-                .inspect_err(|e| self.count_conflict(spec, e));
+                .take_gapless(conn, spec, scope, n, nowait, emit)
+                .inspect_err(|e| self.count_conflict(spec, scope, e));
         }
         let clock = &*self.inner.clock;
         let mut need = n;
@@ -44,15 +55,28 @@ impl Generator {
         // guard, if taken, ends with this block: `insert_key` takes the write lock.
         let known = {
             let keys;
-            let found = match self.memoized(spec) {
-                Some(state) => Some(state),
-                None => {
-                    keys = self
-                        .inner
-                        .keys
-                        .read()
-                        .unwrap_or_else(PoisonError::into_inner);
-                    keys.get(spec.cache_key())
+            let scoped;
+            let found = if !scope.is_empty() {
+                // A scope's state from the map of scopes (a memo slot holds one state only).
+                scoped = self
+                    .inner
+                    .scoped
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner);
+                scoped
+                    .get(spec.cache_key())
+                    .and_then(|scopes| scopes.get(scope))
+            } else {
+                match self.memoized(spec) {
+                    Some(state) => Some(state),
+                    None => {
+                        keys = self
+                            .inner
+                            .keys
+                            .read()
+                            .unwrap_or_else(PoisonError::into_inner);
+                        keys.get(spec.cache_key())
+                    }
                 }
             };
             match found {
@@ -68,7 +92,9 @@ impl Generator {
                         }
                         return Ok(());
                     }
-                    self.memoize(spec, state);
+                    if scope.is_empty() {
+                        self.memoize(spec, state);
+                    }
                     Some((Arc::clone(state), cursor.period.clone()))
                 }
                 None => None,
@@ -77,7 +103,7 @@ impl Generator {
         let (state, period) = match known {
             Some(known) => known,
             None => {
-                let state = self.insert_key(spec);
+                let state = self.insert_key(spec, scope);
                 let mut cursor = state.cursor();
                 cursor.roll_to(spec, clock);
                 let period = cursor.period.clone();
@@ -98,8 +124,8 @@ impl Generator {
         if in_transaction && !through_pool {
             let claim = self.shape_before_reserving(conn, spec, &state)?;
             let reserving = state.reserving(&period.text, C::Backend::NAME, "in transaction");
-            let (last, _) = reserve_fitting(conn, spec, &period, need, need, Retry::No)
-                .inspect_err(|e| self.count_conflict(spec, e))?;
+            let (last, _) = reserve_fitting(conn, spec, scope, &period, need, need, Retry::No)
+                .inspect_err(|e| self.count_conflict(spec, scope, e))?;
             reserving.took(need);
             self.claim_shape(conn, spec, &state, claim)?;
             self.inner.reservations.fetch_add(1, Ordering::Relaxed);
@@ -128,11 +154,11 @@ impl Generator {
                 // point at the same one. Only the token row is read, which no reservation
                 // ever locks.
                 let (expected, _) = identify(conn, "", false)?;
-                pool.reserve(spec, &period, need, batch, non_durable, &expected)?
+                pool.reserve(spec, scope, &period, need, batch, non_durable, &expected)?
             }
             // Outside a transaction: the statement commits before it returns, so the block
             // may be cached.
-            _ => reserve_block(conn, spec, &period, need, batch, non_durable, None)?,
+            _ => reserve_block(conn, spec, scope, &period, need, batch, non_durable, None)?,
         };
         reserving.took(count);
         let block = self.accept_block(spec, &state, &period, identity, last, count)?;
@@ -147,9 +173,9 @@ impl Generator {
     }
 
     /// Counts `error` as a conflict of `spec`'s key if another transaction caused it.
-    fn count_conflict(&self, spec: &Spec, error: &Error) {
+    fn count_conflict(&self, spec: &Spec, scope: &str, error: &Error) {
         if let Error::TransactionConflict(_) | Error::Busy { .. } = error {
-            self.key_state(spec).count_conflict();
+            self.key_state(spec, scope).count_conflict();
         }
     }
 
@@ -202,7 +228,7 @@ impl Generator {
         let batch = state.batch().next(self.inner.batch, spec, Instant::now());
         let reserving = state.reserving(&period.text, pool.backend(), "ahead");
         let Some((identity, last, count)) =
-            pool.reserve_ahead(spec, period, batch, self.inner.non_durable)?
+            pool.reserve_ahead(spec, state.scope(), period, batch, self.inner.non_durable)?
         else {
             return Ok(false); // no idle connection: the foreground refills
         };

@@ -13,6 +13,8 @@ pub(crate) struct Model<'a> {
     /// The db_key name fields get when they set no `key`: Diesel's table name.
     pub(crate) table_name: String,
     pub(crate) fields: Vec<IdField<'a>>,
+    /// Every field's name, annotated or not: what a `scope` may name.
+    pub(crate) all_fields: Vec<&'a Ident>,
 }
 
 pub(crate) struct IdField<'a> {
@@ -85,11 +87,17 @@ impl<'a> Model<'a> {
         let krate = attr::crate_path(&input.attrs, errors);
         let table_name = attr::diesel_table_name(&input.attrs)
             .unwrap_or_else(|| infer_table_name(&input.ident.to_string()));
+        let all_fields = named
+            .named
+            .iter()
+            .filter_map(|f| f.ident.as_ref())
+            .collect();
         Some(Model {
             input,
             krate,
             table_name,
             fields,
+            all_fields,
         })
     }
 }

@@ -21,11 +21,12 @@ pub(crate) const SERIES: &str = "series";
 pub(crate) const FORMAT: &str = "format";
 pub(crate) const TZ: &str = "tz";
 pub(crate) const CHECK: &str = "check";
+pub(crate) const SCOPE: &str = "scope";
 /// On the struct: the path of the seqgen crate.
 pub(crate) const CRATE: &str = "crate";
 /// Not a key: the spelling of gapless mode this crate did not pick, answered with a hint.
 const MODE: &str = "mode";
-const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`, `check`";
+const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`, `check`, `scope`";
 const HELP: &str = r#"the correct format looks like `#[distributed_id(prefix = "U", date = "%Y%m%d", pad = 6, batch = 100)]`"#;
 
 /// The keys of one `#[distributed_id(...)]`, each as written.
@@ -44,6 +45,7 @@ pub(crate) struct FieldAttr {
     pub(crate) format: Option<LitStr>,
     pub(crate) tz: Option<LitStr>,
     pub(crate) check: Option<LitStr>,
+    pub(crate) scope: Option<LitStr>,
 }
 
 /// The struct's `#[distributed_id(crate = "path")]`, or `::seqgen`.
@@ -109,7 +111,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             set_once(slot, ident, ident.clone(), errors);
             return Ok(());
         }
-        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ, CHECK].contains(&name.as_str()) {
+        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ, CHECK, SCOPE].contains(&name.as_str()) {
             errors.at(
                 ident,
                 format!("unknown distributed_id attribute `{name}`; expected one of {KEYS}"),
@@ -131,6 +133,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             FORMAT => set_str(&mut parsed.format, ident, &value, errors),
             TZ => set_str(&mut parsed.tz, ident, &value, errors),
             CHECK => set_str(&mut parsed.check, ident, &value, errors),
+            SCOPE => set_str(&mut parsed.scope, ident, &value, errors),
             PAD => set_int(&mut parsed.pad, ident, &value, errors),
             MAX => set_int(&mut parsed.max, ident, &value, errors),
             SERIES => set_list(&mut parsed.series, ident, &value, errors),
@@ -227,6 +230,7 @@ fn example(name: &syn::Ident) -> &'static str {
         FORMAT => "{prefix}{date}-{seq}",
         TZ => "+08:00",
         CHECK => "luhn",
+        SCOPE => "company_id",
         PAD => "6",
         _ => "100",
     }

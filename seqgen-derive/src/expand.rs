@@ -73,6 +73,7 @@ fn implementation(
                 #krate::__private::Check::parse(#name).expect("checked by #[derive(DistributedId)]")
             ))
         });
+        let scoped = spec.is_scoped().then(|| quote!(.scoped()));
         let tz = f.tz.as_ref().map(|tz| {
             quote!(.time_zone(
                 #krate::__private::TimeZone::parse(#tz).expect("checked by #[derive(DistributedId)]")
@@ -92,6 +93,7 @@ fn implementation(
                     #format
                     #check
                     #tz
+                    #scoped
                     .build()
                     .expect("checked by #[derive(DistributedId)]"),
             }
@@ -102,6 +104,20 @@ fn implementation(
         // Spanned at the field's type: a type seqgen cannot fill is reported there.
         quote_spanned!(ty.span()=> #index => <#ty as #krate::IdValue>::id_slot(&mut self.#member),)
     });
+    // The scope of a record for each scoped field: its scope fields' values, through
+    // `Display`; a field type without it is reported at the `scope` literal.
+    let scopes = fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| !f.scope.is_empty())
+        .map(|(index, f)| {
+            let span = f.scope_span;
+            let parts = f.scope.iter().map(|member| {
+                let member = syn::Ident::new(&member.to_string(), span);
+                quote_spanned!(span=> &self.#member as &dyn ::core::fmt::Display)
+            });
+            quote! { #index => #krate::__private::scope_text(&[#(#parts),*]), }
+        });
     // A type known only by its `IdValue` implementation may hold the i64 form: then its spec
     // must have one. Checked at compile time where the struct has no generics.
     let numeric_checks = fields
@@ -133,6 +149,13 @@ fn implementation(
                     match index {
                         #(#slots)*
                         _ => ::core::panic!("no ID field number {}", index),
+                    }
+                }
+
+                fn __id_scope(&self, index: usize) -> ::std::string::String {
+                    match index {
+                        #(#scopes)*
+                        _ => ::std::string::String::new(),
                     }
                 }
             }

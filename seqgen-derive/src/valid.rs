@@ -24,6 +24,10 @@ pub(crate) struct ValidField<'a> {
     /// The template and time zone as written (the spec keeps them parsed).
     pub(crate) format: Option<String>,
     pub(crate) tz: Option<String>,
+    /// The fields whose values name the counter's scope, in order; empty when unscoped.
+    pub(crate) scope: Vec<&'a Ident>,
+    /// Where `scope = "..."` is written, for errors in the code that reads those fields.
+    pub(crate) scope_span: Span,
 }
 
 /// Checks every rule and returns the fields that passed, sorted by key: IDs are taken in
@@ -66,6 +70,7 @@ fn check_field<'a>(
     let check = check_scheme(attr.check.as_ref(), errors);
     let overflow = overflow(field, errors);
     let series = series(field, errors);
+    let scope = scope_fields(model, field, errors);
     let key = attr
         .key
         .as_ref()
@@ -109,6 +114,9 @@ fn check_field<'a>(
     if matches!(ty, FieldType::Number | FieldType::OptionalNumber) {
         builder = builder.numeric();
     }
+    if scope.as_ref().is_some_and(|fields| !fields.is_empty()) {
+        builder = builder.scoped();
+    }
     match builder.build_reporting_all() {
         Ok(spec) if errors.len() == before => Some(ValidField {
             ident: field.ident,
@@ -117,6 +125,11 @@ fn check_field<'a>(
             spec,
             format: attr.format.as_ref().map(LitStr::value),
             tz: tz?,
+            scope: scope?,
+            scope_span: attr
+                .scope
+                .as_ref()
+                .map_or_else(Span::call_site, LitStr::span),
         }),
         Ok(_) => None,
         Err(broken) => {
@@ -190,6 +203,46 @@ fn integer(lit: Option<&LitInt>, name: &str, errors: &mut Errors) -> Option<Opti
             None
         }
     }
+}
+
+/// The fields `scope = "a, b"` names (none without `scope`), or `None` with an error at the
+/// literal: each must be a field of the struct, not an ID field (its value may not be filled
+/// yet when the scope is read), and named once.
+fn scope_fields<'a>(
+    model: &Model<'a>,
+    field: &IdField<'_>,
+    errors: &mut Errors,
+) -> Option<Vec<&'a Ident>> {
+    let Some(lit) = &field.attr.scope else {
+        return Some(Vec::new());
+    };
+    let text = lit.value();
+    let mut fields: Vec<&'a Ident> = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        let problem = if name.is_empty() {
+            Some("`scope` names the fields whose values each get their own counter, like `scope = \"company_id\"` or `scope = \"company_id, year\"`".to_owned())
+        } else if model.fields.iter().any(|f| f.ident == name) {
+            Some(format!("`scope` cannot name `{name}`, an ID field: its value may not be filled yet when the scope is read"))
+        } else if fields.iter().any(|f| *f == name) {
+            Some(format!("`scope` names `{name}` twice"))
+        } else {
+            match model.all_fields.iter().find(|f| **f == name) {
+                Some(found) => {
+                    fields.push(found);
+                    None
+                }
+                None => Some(format!(
+                    "`scope` names `{name}`, which is not a field of `{}`",
+                    model.input.ident
+                )),
+            }
+        };
+        if let Some(problem) = problem {
+            errors.at(lit, problem);
+            return None;
+        }
+    }
+    Some(fields)
 }
 
 /// The `check` scheme, if one is named; an unknown name is an error at its token.

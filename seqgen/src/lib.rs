@@ -163,7 +163,7 @@ pub use seqgen_derive::DistributedId;
 /// What `#[derive(DistributedId)]` expands to reaches seqgen only through here.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::model::IdField;
+    pub use crate::model::{scope_text, IdField};
     pub use seqgen_core::{Check, Overflow, Spec, TimeZone};
     pub use std::sync::LazyLock;
 }

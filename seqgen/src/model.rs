@@ -1,6 +1,8 @@
 //! The model side: the `DistributedId` trait the derive implements, the ID fields it exposes,
 //! and filling them (or setting them back to unset when an insert fails).
 
+use std::collections::BTreeMap;
+
 use diesel::connection::LoadConnection;
 
 use crate::backend::Backend;
@@ -23,6 +25,13 @@ pub trait DistributedId {
     /// The slot of field number `index` of [`__id_fields`](DistributedId::__id_fields).
     #[doc(hidden)]
     fn __id_slot(&mut self, index: usize) -> IdSlot<'_>;
+
+    /// The scope of this record for field number `index`, when its spec is scoped: the values
+    /// of the fields its `scope` names ([`scope_text`](crate::__private::scope_text)).
+    #[doc(hidden)]
+    fn __id_scope(&self, _index: usize) -> String {
+        String::new()
+    }
 
     /// Fills this record's unset ID fields from the process-wide default generator, on
     /// `conn`. Then insert it with plain Diesel.
@@ -257,29 +266,93 @@ where
         if unset.is_empty() {
             continue;
         }
-        if rows[unset[0]].__id_slot(index).is_numeric() {
-            let ids = generator.next_numbers(conn, &field.spec, unset.len())?;
-            for (row, id) in unset.into_iter().zip(ids) {
-                match rows[row].__id_slot(index) {
-                    IdSlot::Number(n) => *n = id,
-                    IdSlot::OptionalNumber(n) => *n = Some(id),
-                    IdSlot::Text(_) | IdSlot::OptionalText(_) => unreachable_slot(field),
-                }
-                filled.push((row, index));
+        if !field.spec.is_scoped() {
+            fill_field(rows, index, field, generator, conn, "", unset, filled)?;
+            continue;
+        }
+        // One reservation per scope, not per record; scopes in order, so that gapless writers
+        // lock their counters in the same order.
+        let mut by_scope: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for row in unset {
+            let scope = rows[row].__id_scope(index);
+            if scope.is_empty() {
+                return Err(Error::InvalidScope {
+                    key: field.spec.key().to_owned(),
+                    scope,
+                });
             }
-        } else {
-            let ids = generator.next_ids(conn, &field.spec, unset.len())?;
-            for (row, id) in unset.into_iter().zip(ids) {
-                match rows[row].__id_slot(index) {
-                    IdSlot::Text(s) => *s = id,
-                    IdSlot::OptionalText(s) => *s = Some(id),
-                    IdSlot::Number(_) | IdSlot::OptionalNumber(_) => unreachable_slot(field),
-                }
-                filled.push((row, index));
-            }
+            by_scope.entry(scope).or_default().push(row);
+        }
+        for (scope, unset) in by_scope {
+            fill_field(rows, index, field, generator, conn, &scope, unset, filled)?;
         }
     }
     Ok(())
+}
+
+/// Fills field number `index` of the records `unset` with IDs of `scope`, in one call.
+#[allow(clippy::too_many_arguments)] // the state of `fill`'s loop
+fn fill_field<T, C>(
+    rows: &mut [T],
+    index: usize,
+    field: &IdField,
+    generator: &Generator,
+    conn: &mut C,
+    scope: &str,
+    unset: Vec<usize>,
+    filled: &mut Vec<(usize, usize)>,
+) -> Result<()>
+where
+    T: DistributedId,
+    C: LoadConnection + 'static,
+    C::Backend: Backend,
+{
+    if rows[unset[0]].__id_slot(index).is_numeric() {
+        let ids = generator.next_numbers_in(conn, &field.spec, scope, unset.len())?;
+        for (row, id) in unset.into_iter().zip(ids) {
+            match rows[row].__id_slot(index) {
+                IdSlot::Number(n) => *n = id,
+                IdSlot::OptionalNumber(n) => *n = Some(id),
+                IdSlot::Text(_) | IdSlot::OptionalText(_) => unreachable_slot(field),
+            }
+            filled.push((row, index));
+        }
+    } else {
+        let ids = generator.next_ids_in(conn, &field.spec, scope, unset.len())?;
+        for (row, id) in unset.into_iter().zip(ids) {
+            match rows[row].__id_slot(index) {
+                IdSlot::Text(s) => *s = id,
+                IdSlot::OptionalText(s) => *s = Some(id),
+                IdSlot::Number(_) | IdSlot::OptionalNumber(_) => unreachable_slot(field),
+            }
+            filled.push((row, index));
+        }
+    }
+    Ok(())
+}
+
+/// The scope a derived record names with `scope = "a, b"`: the fields' values as `Display`
+/// prints them. One field's value is the scope as it is (what `next_id_in` takes for it);
+/// several are joined with `/`, each `/` and `\` in them escaped with a `\`, so that no two
+/// lists of values give the same scope.
+#[doc(hidden)]
+pub fn scope_text(parts: &[&dyn std::fmt::Display]) -> String {
+    if let [only] = parts {
+        return only.to_string();
+    }
+    let mut scope = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            scope.push('/');
+        }
+        for c in part.to_string().chars() {
+            if c == '/' || c == '\\' {
+                scope.push('\\');
+            }
+            scope.push(c);
+        }
+    }
+    scope
 }
 
 /// Sets the noted fields back to unset.

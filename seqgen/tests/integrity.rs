@@ -20,6 +20,7 @@ backend_tests!(
     a_request_that_cannot_fit_touches_nothing,
     a_failed_gapless_insert_gives_its_number_back,
     the_upgrade_keeps_every_counter,
+    the_scope_upgrade_keeps_every_counter_and_voided_number,
     the_migrations_revert_and_run_again,
 );
 
@@ -414,15 +415,7 @@ fn the_upgrade_keeps_every_counter<C: TestConnection>(db: TestDb<C>) {
     let fresh = db.scratch("upgrade");
     let mut conn = fresh.connect();
     // Everything before the integrity migration (300).
-    while conn
-        .pending_migrations(seqgen::backend_migrations::<C::B>())
-        .unwrap()
-        .first()
-        .is_some_and(|m| m.name().version().to_string().as_str() < "00000000000300")
-    {
-        conn.run_next_migration(seqgen::backend_migrations::<C::B>())
-            .unwrap();
-    }
+    migrate_before(&mut conn, "00000000000300");
     conn.batch_execute(
         "INSERT INTO db_key (key_name, period, current_value, batch_size, start_value) VALUES \
          ('kept', '', 41, NULL, NULL), \
@@ -446,6 +439,92 @@ fn the_upgrade_keeps_every_counter<C: TestConnection>(db: TestDb<C>) {
         "SELECT CAST(current_value AS CHAR(20)) AS text FROM db_key WHERE key_name = 'kept_dated'",
     );
     assert_eq!(rows.iter().map(|r| r.trim()).collect::<Vec<_>>(), ["7"]);
+}
+
+/// Runs the migrations before `version` only.
+fn migrate_before<C: TestConnection>(conn: &mut C, version: &str) {
+    while conn
+        .pending_migrations(seqgen::backend_migrations::<C::B>())
+        .unwrap()
+        .first()
+        .is_some_and(|m| m.name().version().to_string().as_str() < version)
+    {
+        conn.run_next_migration(seqgen::backend_migrations::<C::B>())
+            .unwrap();
+    }
+}
+
+/// Upgrading a `db_key` in use to scoped counters (migration 500, a new primary key) keeps
+/// every counter, setting, shape and voided number: numbering continues where it was, the
+/// shape still refuses another spec, the ledger still refuses a second void; scoped keys then
+/// work beside the old ones.
+fn the_scope_upgrade_keeps_every_counter_and_voided_number<C: TestConnection>(db: TestDb<C>) {
+    let fresh = db.scratch("scope_upgrade");
+    let mut conn = fresh.connect();
+    migrate_before(&mut conn, "00000000000500");
+    let kept = batched("kept", 6, 10);
+    let dated = Spec::builder("kept_dated")
+        .prefix("D")
+        .date("%Y")
+        .pad(4)
+        .gapless()
+        .build()
+        .unwrap();
+    conn.batch_execute(&format!(
+        "INSERT INTO db_key (key_name, period, current_value, batch_size, start_value, shape) VALUES \
+         ('kept', '', 41, NULL, NULL, '{}'), \
+         ('kept_dated', '', 0, 20, 5, '{}'), \
+         ('kept_dated', '2025', 7, NULL, NULL, NULL); \
+         INSERT INTO db_key_void (key_name, period, number, reason) VALUES ('kept_dated', '2025', 6, 'cancelled')",
+        kept.shape(),
+        dated.shape()
+    ))
+    .unwrap();
+    seqgen::run_migrations(&mut conn).unwrap();
+
+    assert_eq!(
+        Generator::new().next_id(&mut conn, &kept).unwrap(),
+        "N000042"
+    );
+    let err = Generator::new()
+        .next_id(&mut conn, &batched("kept", 7, 10))
+        .unwrap_err();
+    assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
+    let err = seqgen::void(&mut conn, &dated, "D20250006", "again").unwrap_err();
+    assert!(matches!(err, Error::AlreadyVoided { .. }), "{err:?}");
+    assert_eq!(seqgen::voided(&mut conn, &dated, "2025").unwrap().len(), 1);
+    let admin_rows = seqgen::admin::counters(&mut conn, Some("kept_dated")).unwrap();
+    let rows: Vec<_> = admin_rows
+        .iter()
+        .map(|r| {
+            (
+                r.scope.as_str(),
+                r.period.as_str(),
+                r.current_value,
+                r.batch_size,
+            )
+        })
+        .collect();
+    assert_eq!(rows, [("", "", 0, Some(20)), ("", "2025", 7, None)]);
+
+    let per_scope = Spec::builder("new_scoped")
+        .date("")
+        .scoped()
+        .build()
+        .unwrap();
+    let generator = Generator::new();
+    assert_eq!(
+        generator
+            .next_number_in(&mut conn, &per_scope, "1")
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        generator
+            .next_number_in(&mut conn, &per_scope, "2")
+            .unwrap(),
+        1
+    );
 }
 
 /// Every migration's `down.sql` undoes its `up.sql`: all of them revert, then run again.

@@ -1,0 +1,363 @@
+//! Scoped counters: each scope value (a company, an order) has its own counter in both modes,
+//! a bulk makes one reservation per scope, gapless scopes never wait for each other, and a key
+//! never switches between one counter and counters per scope.
+
+mod common;
+
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::{TestConnection, TestDb};
+use diesel::prelude::*;
+use seqgen::{DistributedId, Error, Generator, Spec};
+
+backend_tests!(
+    each_scope_counts_on_its_own,
+    a_bulk_reserves_once_per_scope,
+    gapless_scopes_count_one_to_n_and_roll_back_alone,
+    gapless_scopes_never_wait_for_each_other,
+    a_key_never_switches_between_one_counter_and_scopes,
+    a_scope_is_required_and_checked,
+    release_preview_and_void_per_scope,
+);
+
+fn scoped(key: &str, batch: u32) -> Spec {
+    Spec::builder(key)
+        .prefix("INV")
+        .date("")
+        .pad(4)
+        .batch(batch)
+        .scoped()
+        .build()
+        .unwrap()
+}
+
+fn gapless(key: &str) -> Spec {
+    Spec::builder(key)
+        .prefix("G")
+        .date("")
+        .pad(4)
+        .gapless_nowait()
+        .scoped()
+        .build()
+        .unwrap()
+}
+
+/// Batched: every scope starts at 1 and continues where its own counter is, in every instance;
+/// a dated key starts each scope at 1 in every period too.
+fn each_scope_counts_on_its_own<C: TestConnection>(db: TestDb<C>) {
+    let spec = scoped(&db.key("per_scope"), 10);
+    let mut conn = db.connect();
+    let (first, second) = (Generator::new(), Generator::new());
+    let take = |g: &Generator, conn: &mut C, scope: &str| g.next_id_in(conn, &spec, scope).unwrap();
+    assert_eq!(take(&first, &mut conn, "acme"), "INV0001");
+    assert_eq!(take(&first, &mut conn, "acme"), "INV0002");
+    assert_eq!(take(&first, &mut conn, "globex"), "INV0001");
+    assert_eq!(take(&first, &mut conn, "42"), "INV0001");
+    // Another instance gets the next block of each scope, never one of the first's numbers.
+    assert_eq!(take(&second, &mut conn, "acme"), "INV0011");
+    assert_eq!(take(&second, &mut conn, "globex"), "INV0011");
+    assert_eq!(take(&first, &mut conn, "acme"), "INV0003");
+    assert_eq!(first.reservations(), 3);
+
+    let (clock, generator) = common::generator_on_fixed_clock();
+    let dated = Spec::builder(db.key("per_scope_dated"))
+        .date("%Y%m")
+        .pad(3)
+        .scoped()
+        .build()
+        .unwrap();
+    let id = |conn: &mut C, scope| generator.next_id_in(conn, &dated, scope).unwrap();
+    assert_eq!(id(&mut conn, "acme"), "202611001");
+    assert_eq!(id(&mut conn, "globex"), "202611001");
+    clock.advance(chrono::TimeDelta::days(31));
+    assert_eq!(id(&mut conn, "acme"), "202612001");
+    assert_eq!(id(&mut conn, "acme"), "202612002");
+}
+
+diesel::table! {
+    scoped_lines (order_no, line_no) {
+        order_no -> Text,
+        year -> Integer,
+        line_no -> BigInt,
+    }
+}
+
+/// Order lines numbered per order and year: `scope` names two fields.
+#[derive(Insertable, DistributedId)]
+#[diesel(table_name = scoped_lines)]
+struct NewLine {
+    order_no: String,
+    year: i32,
+    #[distributed_id(
+        key = "scoped_lines",
+        date = "",
+        pad = 4,
+        batch = 5,
+        scope = "order_no, year"
+    )]
+    line_no: i64,
+}
+
+/// A bulk of 12 records over 3 scopes takes 3 reservations, and each scope's records get that
+/// scope's numbers in record order.
+fn a_bulk_reserves_once_per_scope<C: TestConnection>(db: TestDb<C>) {
+    let (a, b) = (db.key("a"), db.key("b/2"));
+    let scopes = [(&a, 2026), (&b, 2026), (&a, 2025)];
+    let mut lines: Vec<NewLine> = (0..12)
+        .map(|i| {
+            let (order, year) = scopes[i % 3];
+            NewLine {
+                order_no: order.clone(),
+                year,
+                line_no: 0,
+            }
+        })
+        .collect();
+    let generator = Generator::new();
+    let mut conn = db.connect();
+    seqgen::assign_ids_with(&mut lines, &generator, &mut conn).unwrap();
+    assert_eq!(generator.reservations(), 3);
+    for scope in scopes {
+        let numbers: Vec<i64> = lines
+            .iter()
+            .filter(|l| (&l.order_no, l.year) == scope)
+            .map(|l| l.line_no)
+            .collect();
+        assert_eq!(numbers, [1, 2, 3, 4], "{scope:?}");
+    }
+    // The scope as the derive names it: values joined by `/`, a `/` inside one escaped.
+    let spec = &NewLine::__id_fields()[0].spec;
+    let escaped = format!("{}/2026", b.replace('/', "\\/"));
+    assert_eq!(
+        generator.next_number_in(&mut conn, spec, &escaped).unwrap(),
+        5
+    );
+    // Two empty-looking values still name a scope ("/2026"); one empty value does not, and
+    // nothing is filled.
+    let mut blank_order = [NewLine {
+        order_no: String::new(),
+        year: 2026,
+        line_no: 0,
+    }];
+    seqgen::assign_ids_with(&mut blank_order, &generator, &mut conn).unwrap();
+    assert!(blank_order[0].line_no >= 1);
+    let mut empty = [Ticket {
+        company: String::new(),
+        number: String::new(),
+    }];
+    let mut conn = db.connect();
+    conn.begin_test_transaction().unwrap(); // gapless: inside a transaction
+    let err = seqgen::assign_ids_with(&mut empty, &generator, &mut conn).unwrap_err();
+    assert!(matches!(err, Error::InvalidScope { .. }), "{err:?}");
+    assert!(empty[0].number.is_empty());
+}
+
+#[derive(DistributedId)]
+struct Ticket {
+    company: String,
+    #[distributed_id(
+        key = "scoped_tickets",
+        prefix = "T",
+        date = "",
+        pad = 4,
+        gapless,
+        scope = "company"
+    )]
+    number: String,
+}
+
+/// Gapless per scope: three scopes written in turns, every fourth transaction rolled back;
+/// each scope's committed numbers are exactly 1..N, whatever the others did.
+fn gapless_scopes_count_one_to_n_and_roll_back_alone<C: TestConnection>(db: TestDb<C>) {
+    let companies: Vec<String> = (0..3).map(|i| db.key(&format!("co{i}"))).collect();
+    let mut committed: Vec<Vec<String>> = vec![Vec::new(); 3];
+    let mut conn = db.connect();
+    for i in 0..30 {
+        let mut ticket = Ticket {
+            company: companies[i % 3].clone(),
+            number: String::new(),
+        };
+        let result = conn.transaction(|conn| {
+            ticket.assign_ids(conn)?;
+            if i % 4 == 3 {
+                return Err(Error::Database(diesel::result::Error::RollbackTransaction));
+            }
+            Ok(())
+        });
+        if result.is_ok() {
+            committed[i % 3].push(ticket.number);
+        }
+    }
+    let spec = &Ticket::__id_fields()[0].spec;
+    for (company, numbers) in companies.iter().zip(&committed) {
+        let expected: Vec<String> = (1..=numbers.len()).map(|n| format!("T{n:04}")).collect();
+        assert_eq!(numbers, &expected, "{company}");
+        assert!(numbers.len() >= 7);
+        let next = seqgen::peek_next_in(&mut conn, spec, company).unwrap();
+        assert_eq!(next, numbers.len() as u64 + 1);
+    }
+}
+
+/// A transaction holding scope A's counter does not hold up scope B (row locks, PostgreSQL
+/// and MySQL), while scope A itself is busy. SQLite has one writer for the whole database:
+/// there scope B waits like any other writer.
+fn gapless_scopes_never_wait_for_each_other<C: TestConnection>(db: TestDb<C>) {
+    if C::NAME == "sqlite" {
+        return;
+    }
+    let spec = gapless(&db.key("gapless_scopes"));
+    let (mut holder, mut other) = (db.connect(), db.connect());
+    // Both rows exist, so that neither transaction creates one.
+    for scope in ["a", "b"] {
+        other
+            .transaction(|conn| Generator::new().next_id_in(conn, &spec, scope))
+            .unwrap();
+    }
+    let (held_tx, held_rx) = mpsc::channel::<()>();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let holder_thread = {
+        let spec = spec.clone();
+        thread::spawn(move || {
+            holder
+                .transaction(|conn| {
+                    let id = Generator::new().next_id_in(conn, &spec, "a")?;
+                    held_tx.send(()).unwrap();
+                    done_rx.recv().unwrap();
+                    Ok::<_, Error>(id)
+                })
+                .unwrap()
+        })
+    };
+    held_rx.recv().unwrap();
+    let started = Instant::now();
+    let b = other
+        .transaction(|conn| Generator::new().next_id_in(conn, &spec, "b"))
+        .unwrap();
+    assert_eq!(b, "G0002");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let busy = other
+        .transaction(|conn| Generator::new().next_id_in(conn, &spec, "a"))
+        .unwrap_err();
+    assert!(matches!(busy, Error::Busy { .. }), "{busy:?}");
+    done_tx.send(()).unwrap();
+    assert_eq!(holder_thread.join().unwrap(), "G0002");
+    let a = other
+        .transaction(|conn| Generator::new().next_id_in(conn, &spec, "a"))
+        .unwrap();
+    assert_eq!(a, "G0003");
+}
+
+/// One counter and counters per scope print the same IDs (scope 1's first is the key's
+/// first): the shape records which a key has, and the other is refused, either way round.
+fn a_key_never_switches_between_one_counter_and_scopes<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let key = db.key("switch");
+    let one = Spec::builder(&key)
+        .prefix("INV")
+        .date("")
+        .pad(4)
+        .build()
+        .unwrap();
+    assert_eq!(
+        Generator::new().next_id(&mut conn, &one).unwrap(),
+        "INV0001"
+    );
+    let err = Generator::new()
+        .next_id_in(&mut conn, &scoped(&key, 10), "acme")
+        .unwrap_err();
+    assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
+
+    let key = db.key("switch_back");
+    let per_scope = scoped(&key, 10);
+    Generator::new()
+        .next_id_in(&mut conn, &per_scope, "acme")
+        .unwrap();
+    let one = Spec::builder(&key)
+        .prefix("INV")
+        .date("")
+        .pad(4)
+        .build()
+        .unwrap();
+    let err = Generator::new().next_id(&mut conn, &one).unwrap_err();
+    assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
+    // In a transaction too (the shape is checked before the number is taken there).
+    let err = conn
+        .transaction(|conn| Generator::new().next_id(conn, &one))
+        .unwrap_err();
+    assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
+}
+
+/// A scoped spec needs a scope, an unscoped one takes none, and a scope longer than
+/// `db_key.scope` holds is refused before anything is reserved.
+fn a_scope_is_required_and_checked<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let generator = Generator::new();
+    let spec = scoped(&db.key("required"), 10);
+    let err = generator.next_id(&mut conn, &spec).unwrap_err();
+    assert!(
+        matches!(err, Error::ScopeMismatch { scoped: true, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("next_id_in"), "{err}");
+    let one = Spec::builder(db.key("unscoped")).date("").build().unwrap();
+    let err = generator.next_id_in(&mut conn, &one, "acme").unwrap_err();
+    assert!(
+        matches!(err, Error::ScopeMismatch { scoped: false, .. }),
+        "{err:?}"
+    );
+    let long = "x".repeat(192);
+    let err = generator.next_id_in(&mut conn, &spec, &long).unwrap_err();
+    assert!(matches!(err, Error::InvalidScope { .. }), "{err:?}");
+    let widest = "é".repeat(191);
+    assert_eq!(
+        generator.next_id_in(&mut conn, &spec, &widest).unwrap(),
+        "INV0001"
+    );
+    assert_eq!(generator.reservations(), 1);
+}
+
+/// `release` gives each scope's unused numbers back to that scope; `last_value_in`,
+/// `peek_next_in`, `void_in` and `voided_in` read and write that scope's counter alone.
+fn release_preview_and_void_per_scope<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let spec = scoped(&db.key("release"), 10);
+    let generator = Generator::new();
+    for scope in ["acme", "globex", "globex"] {
+        generator.next_id_in(&mut conn, &spec, scope).unwrap();
+    }
+    assert_eq!(generator.release(&mut conn).unwrap(), 9 + 8);
+    let next = Generator::new();
+    assert_eq!(
+        next.next_id_in(&mut conn, &spec, "acme").unwrap(),
+        "INV0002"
+    );
+    assert_eq!(
+        next.next_id_in(&mut conn, &spec, "globex").unwrap(),
+        "INV0003"
+    );
+    assert_eq!(
+        next.last_value_in(&mut conn, &spec, "acme").unwrap(),
+        Some(11)
+    );
+    assert_eq!(next.peek_next_in(&mut conn, &spec, "initech").unwrap(), 1);
+    assert_eq!(
+        seqgen::last_value_in(&mut conn, &spec, "initech").unwrap(),
+        None
+    );
+
+    let invoices = gapless(&db.key("void"));
+    let id = conn
+        .transaction(|conn| seqgen::next_id_in(conn, &invoices, "acme"))
+        .unwrap();
+    seqgen::void_in(&mut conn, &invoices, "acme", &id, "cancelled").unwrap();
+    // Never issued in globex: refused, and nothing recorded there.
+    let err = seqgen::void_in(&mut conn, &invoices, "globex", &id, "typo").unwrap_err();
+    assert!(matches!(err, Error::NotIssued { .. }), "{err:?}");
+    let ledger = seqgen::voided_in(&mut conn, &invoices, "acme", "").unwrap();
+    assert_eq!(ledger.len(), 1);
+    assert!(seqgen::voided_in(&mut conn, &invoices, "globex", "")
+        .unwrap()
+        .is_empty());
+}

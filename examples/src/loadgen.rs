@@ -101,6 +101,10 @@ pub struct Args {
     /// numbers; for development databases only)
     #[arg(long)]
     pub accept_non_durable_server: bool,
+    /// Count per scope: each ID is taken in one of N scopes (`s0` … `sN-1`, picked at random),
+    /// each with its own counter; `--out` lines are then `SCOPE ID`. 0: one counter
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub scopes: u32,
     /// At the end, give the numbers this process still holds back to the counter
     /// (`Generator::release`), so the next run continues without a hole when none reserved
     /// after it
@@ -331,6 +335,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
     } else {
         spec.series(args.series.clone(), args.series_max)
     };
+    let spec = if args.scopes > 0 { spec.scoped() } else { spec };
     let spec = Arc::new(match args.mode {
         Mode::Batched => spec.build()?,
         Mode::Gapless => spec.gapless().build()?,
@@ -374,6 +379,10 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                     if !more || failed.load(Ordering::Relaxed) {
                         return Ok(done);
                     }
+                    let scope = match args.scopes {
+                        0 => String::new(),
+                        n => format!("s{}", rand::random_range(0..n)),
+                    };
                     let t0 = Instant::now();
                     let roll_back = args.insert && rand::random_bool(args.rollback);
                     // What an app does when the database restarts: the library returns the
@@ -385,10 +394,10 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                             None => conn.insert(pool.get()?),
                         };
                         let result = if args.insert {
-                            insert_one(&mut **live, &generator, &spec, roll_back)
+                            insert_one(&mut **live, &generator, &spec, &scope, roll_back)
                         } else {
                             generator
-                                .next_id(&mut **live, &spec)
+                                .next_id_in(&mut **live, &spec, &scope)
                                 .map(Some)
                                 .map_err(BoxError::from)
                         };
@@ -427,7 +436,10 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                         done.committed += 1;
                         if let Some(out) = &mut out {
                             // One write per line: a process killed mid-run leaves whole lines.
-                            append_line(out, &id)?;
+                            match args.scopes {
+                                0 => append_line(out, &id)?,
+                                _ => append_line(out, &format!("{scope} {id}"))?,
+                            }
                         }
                     }
                 }
@@ -514,16 +526,23 @@ fn connection_lost(e: &BoxError) -> bool {
     }
 }
 
-/// Takes an ID and inserts it in one transaction; `None` when it was rolled back.
+/// Takes an ID of `scope` (`""` unscoped) and inserts it in one transaction; `None` when it
+/// was rolled back.
 fn insert_one<C: LoadgenConnection>(
     conn: &mut C,
     generator: &Generator,
     spec: &Spec,
+    scope: &str,
     roll_back: bool,
 ) -> Result<Option<String>, BoxError> {
     let result = conn.transaction(|conn| {
-        let id = generator.next_id(conn, spec)?;
-        C::insert_row(conn, spec.key(), &id)?;
+        let id = generator.next_id_in(conn, spec, scope)?;
+        // IDs repeat across scopes: the row's key names the scope too.
+        let key = match scope {
+            "" => spec.key().to_owned(),
+            scope => format!("{}/{scope}", spec.key()),
+        };
+        C::insert_row(conn, &key, &id)?;
         if roll_back {
             return Err(seqgen::Error::Database(DieselError::RollbackTransaction));
         }

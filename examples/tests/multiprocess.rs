@@ -1,14 +1,14 @@
 //! Several app instances in separate processes against one database, on every enabled
 //! backend: 4 processes x 4 threads; a process killed with SIGKILL mid-run and started again;
 //! two processes whose clocks are a day apart; series rolling over while three processes take
-//! numbers. Never a duplicate.
+//! numbers; 20 scopes, each with its own counter, batched and gapless. Never a duplicate.
 //!
 //! The instances are this test binary itself, re-executed with `--loadgen ARGS…`, which runs
 //! the load generator of `examples/loadgen.rs`. SQLite always runs (a file in a temp dir);
 //! PostgreSQL and MySQL run with `PG_DATABASE_URL` / `MYSQL_DATABASE_URL` and the `postgres` /
 //! `mysql` features, and under `CI=true` a missing URL fails the run.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitCode};
 use std::time::{Duration, Instant};
@@ -48,7 +48,7 @@ fn main() -> ExitCode {
             Err(_) => println!("skipping the multi-process tests on {feature}: set {var}"),
         }
     }
-    let scenarios: [(&str, Scenario); 5] = [
+    let scenarios: [(&str, Scenario); 7] = [
         ("four_processes_four_threads", four_processes_four_threads),
         ("killed_and_restarted", killed_and_restarted),
         ("clocks_a_day_apart", clocks_a_day_apart),
@@ -57,6 +57,11 @@ fn main() -> ExitCode {
             series_roll_over_across_processes,
         ),
         ("release_on_exit", release_on_exit),
+        ("scoped_batched", scoped_batched),
+        (
+            "scoped_gapless_with_rollbacks",
+            scoped_gapless_with_rollbacks,
+        ),
     ];
     let (mut passed, mut failed) = (0, 0);
     for (backend, url) in &backends {
@@ -337,4 +342,106 @@ fn release_on_exit(dir: &Path, url: &str) -> Result<(), String> {
         return Err(format!("expected 15000 IDs, got {}", all.len()));
     }
     check_distinct(&all)
+}
+
+/// The IDs of `--scopes` runs (`SCOPE ID` lines), by scope.
+fn by_scope(lines: &[String]) -> Result<BTreeMap<String, Vec<String>>, String> {
+    let mut scopes: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for line in lines {
+        let (scope, id) = line
+            .split_once(' ')
+            .ok_or_else(|| format!("not a `SCOPE ID` line: {line:?}"))?;
+        scopes
+            .entry(scope.to_owned())
+            .or_default()
+            .push(id.to_owned());
+    }
+    Ok(scopes)
+}
+
+/// 4 processes x 4 threads taking batched IDs in 20 scopes: no ID twice within a scope (each
+/// scope's counter hands out its own blocks), and every scope was used.
+fn scoped_batched(dir: &Path, url: &str) -> Result<(), String> {
+    let key = fresh_key("scoped");
+    let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("{key}-{i}.ids"))).collect();
+    run_processes(
+        url,
+        &key,
+        &files,
+        &[
+            "--threads",
+            "4",
+            "--ids",
+            "2000",
+            "--batch",
+            "20",
+            "--scopes",
+            "20",
+        ],
+    )?;
+    let lines = read_ids(&files);
+    if lines.len() != 8_000 {
+        return Err(format!("expected 8000 IDs, got {}", lines.len()));
+    }
+    let scopes = by_scope(&lines)?;
+    if scopes.len() != 20 {
+        return Err(format!("expected 20 scopes, got {}", scopes.len()));
+    }
+    for (scope, ids) in &scopes {
+        check_distinct(ids).map_err(|e| format!("scope {scope}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// 4 processes x 4 threads inserting gapless IDs in 20 scopes, a tenth of the transactions
+/// rolled back: each scope's committed numbers are exactly 1..N.
+fn scoped_gapless_with_rollbacks(dir: &Path, url: &str) -> Result<(), String> {
+    let key = fresh_key("scoped_gapless");
+    let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("{key}-{i}.ids"))).collect();
+    run_processes(
+        url,
+        &key,
+        &files,
+        &[
+            "--threads",
+            "4",
+            "--ids",
+            "500",
+            "--mode",
+            "gapless",
+            "--insert",
+            "--rollback",
+            "0.1",
+            "--scopes",
+            "20",
+        ],
+    )?;
+    let scopes = by_scope(&read_ids(&files))?;
+    if scopes.len() != 20 {
+        return Err(format!("expected 20 scopes, got {}", scopes.len()));
+    }
+    let mut committed = 0;
+    for (scope, ids) in &scopes {
+        let mut numbers: Vec<u64> = ids
+            .iter()
+            .map(|id| id[1..].parse().map_err(|_| format!("not an ID: {id}")))
+            .collect::<Result<_, _>>()?;
+        numbers.sort_unstable();
+        if numbers != (1..=numbers.len() as u64).collect::<Vec<_>>() {
+            return Err(format!(
+                "scope {scope}: {} committed numbers are not exactly 1..={} (last {:?})",
+                numbers.len(),
+                numbers.len(),
+                numbers.last()
+            ));
+        }
+        committed += numbers.len();
+    }
+    // About a tenth rolled back; all but those committed.
+    if !(1_500..2_000).contains(&committed) {
+        return Err(format!(
+            "expected about 1800 committed IDs, got {committed}"
+        ));
+    }
+    Ok(())
 }

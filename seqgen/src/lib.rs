@@ -142,6 +142,7 @@ pub use void::{void, void_in, voided, voided_in, Voided};
 /// | `batch = 100` | `100` | numbers reserved per database round trip |
 /// | `key = "users"` | the Diesel table name | the `db_key` counter to draw from |
 /// | `check = "luhn"` | none | check character(s) at the end: `luhn`, `damm` or `iso7064-mod97-10` ([`Check`]); [`Spec::verify`] then catches typing errors |
+/// | `scope = "company_id"` | none | other fields of the struct (one, or several separated by commas) whose values each get their own counter, as [`Generator::next_id_in`] does: invoice numbers per company, line numbers per order. Their types implement `Display`; a bulk makes one reservation per scope |
 ///
 /// The table name comes from `#[diesel(table_name = ...)]`, or Diesel's own inference from the
 /// struct name (`NewUser` → `new_users`) when that is absent.

@@ -46,9 +46,17 @@ where
             key,
             table,
             column,
+            scope,
+            scope_column,
             period,
             json,
-        } => return gaps(conn, &key, &table, &column, &period, json),
+        } => {
+            let scope = scope
+                .as_deref()
+                .zip(scope_column.as_deref())
+                .map(|(value, column)| admin::ScopeColumn { column, value });
+            return gaps(conn, &key, &table, &column, scope, &period, json);
+        }
         Command::Void {
             key,
             scope,
@@ -281,6 +289,8 @@ where
 #[derive(Serialize)]
 struct GapsJson {
     key: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<String>,
     period: String,
     first: u64,
     last: u64,
@@ -311,6 +321,7 @@ fn gaps<C>(
     key: &str,
     table: &str,
     column: &str,
+    scope: Option<admin::ScopeColumn<'_>>,
     args: &PeriodArgs,
     json: bool,
 ) -> Result<ExitCode, Failure>
@@ -320,7 +331,11 @@ where
 {
     let spec = admin::recorded_spec(conn, key)?;
     let period = period_of(&spec, args);
-    let report = admin::gaps(conn, &spec, table, column, &period).map_err(|e| match e {
+    let report = match scope {
+        Some(scope) => admin::gaps_in(conn, &spec, scope, table, column, &period),
+        None => admin::gaps(conn, &spec, table, column, &period),
+    };
+    let report = report.map_err(|e| match e {
         // Most likely a mistyped table or column name.
         seqgen::Error::Database(e) => {
             Failure::Input(format!("could not read {table}.{column}: {e}"))
@@ -335,6 +350,7 @@ where
     if json {
         print_json(&GapsJson {
             key: report.key.clone(),
+            scope: scope.map(|s| s.value.to_owned()),
             period: report.period.clone(),
             first: report.first,
             last: report.last,
@@ -362,8 +378,9 @@ where
         return Ok(code);
     }
     let shown = if period.is_empty() { "-" } else { &period };
+    let in_scope = scope.map_or_else(String::new, |s| format!(" (scope {})", s.value));
     out!(
-        "{key}, period {shown}: numbers {}..={} handed out, {} found in {table}.{column}",
+        "{key}{in_scope}, period {shown}: numbers {}..={} handed out, {} found in {table}.{column}",
         report.first,
         report.last,
         report.found

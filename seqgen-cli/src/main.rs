@@ -75,6 +75,12 @@ enum Command {
         /// Its column holding the IDs.
         #[arg(long)]
         column: String,
+        /// For a key that counts per scope: the scope to check…
+        #[arg(long, requires = "scope_column")]
+        scope: Option<String>,
+        /// …and the table's column holding each row's scope.
+        #[arg(long, requires = "scope")]
+        scope_column: Option<String>,
         #[command(flatten)]
         period: PeriodArgs,
         /// JSON instead of text.

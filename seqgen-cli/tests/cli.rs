@@ -216,6 +216,87 @@ where
 
     conn.batch_execute(&format!("DROP TABLE {invoices}"))
         .unwrap();
+
+    scoped_commands(&mut conn, url);
+}
+
+/// A key that counts per company: `keys` shows each scope's row, `peek`, `void` and `gaps`
+/// take `--scope` (`gaps` with the table's scope column too), and `gaps` without one refuses.
+fn scoped_commands<C>(conn: &mut C, url: &str)
+where
+    C: LoadConnection + 'static,
+    C::Backend: seqgen::Backend,
+{
+    let invoices = unique("scoped_invoices");
+    let spec = seqgen::Spec::builder(invoices.as_str())
+        .prefix("S")
+        .date("")
+        .pad(4)
+        .gapless()
+        .scoped()
+        .build()
+        .unwrap();
+    let mut take = |company: &str| {
+        seqgen::retry_transaction(conn, |conn| seqgen::next_id_in(conn, &spec, company)).unwrap()
+    };
+    let (one, two) = ([take("1"), take("1"), take("1")], [take("2"), take("2")]);
+    assert_eq!((one[2].as_str(), two[1].as_str()), ("S0003", "S0002"));
+    conn.batch_execute(&format!(
+        "CREATE TABLE {invoices} (company_id INTEGER NOT NULL, number VARCHAR(64) NOT NULL); \
+         INSERT INTO {invoices} (company_id, number) VALUES \
+         (1, 'S0001'), (1, 'S0003'), (2, 'S0001'), (2, 'S0002')"
+    ))
+    .unwrap();
+
+    let keys = seqgen(Some(url), &["keys", "--key", &invoices, "--json"]);
+    expect(&keys, 0);
+    let rows: serde_json::Value = serde_json::from_str(&keys.out).unwrap();
+    let scopes: Vec<&str> = (0..3).map(|i| rows[i]["scope"].as_str().unwrap()).collect();
+    assert_eq!(scopes, ["", "1", "2"]);
+    let peek = seqgen(Some(url), &["peek", "--key", &invoices, "--scope", "1"]);
+    expect(&peek, 0);
+    assert!(peek.out.contains("last:   3 (S0003)"), "{}", peek.out);
+
+    let gaps = |scope: &str| {
+        seqgen(
+            Some(url),
+            &[
+                "gaps",
+                "--key",
+                &invoices,
+                "--table",
+                &invoices,
+                "--column",
+                "number",
+                "--scope",
+                scope,
+                "--scope-column",
+                "company_id",
+            ],
+        )
+    };
+    let found = gaps("1");
+    expect(&found, 1);
+    assert!(found.out.contains("S0002  unexplained"), "{}", found.out);
+    expect(&gaps("2"), 0);
+    let unscoped = seqgen(
+        Some(url),
+        &[
+            "gaps", "--key", &invoices, "--table", &invoices, "--column", "number",
+        ],
+    );
+    expect(&unscoped, 2);
+    assert!(unscoped.err.contains("--scope"), "{}", unscoped.err);
+    let void = seqgen(
+        Some(url),
+        &[
+            "void", "--key", &invoices, "--scope", "1", "--reason", "torn", "S0002",
+        ],
+    );
+    expect(&void, 0);
+    expect(&gaps("1"), 0);
+    conn.batch_execute(&format!("DROP TABLE {invoices}"))
+        .unwrap();
 }
 
 /// The URL of a server backend's test database, or `None` (printed) when it is not set;

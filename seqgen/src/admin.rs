@@ -30,7 +30,7 @@ use diesel::connection::LoadConnection;
 
 use crate::backend::{Backend, Counter as Row};
 use crate::error::{Error, Result};
-use crate::generator::{last_value_of, peek_next_of};
+use crate::generator::{check_scope, last_value_of, peek_next_of};
 use seqgen_core::{Overflow, Spec, TimeZone};
 
 /// A row of `db_key`: one counter (a key in one scope and period), or a key's row (scope and
@@ -479,14 +479,61 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    let key = spec.key();
-    check_period(spec, period)?;
     if spec.is_scoped() {
         return Err(refused(
-            key,
-            "it counts per scope, and the report reads one counter: not supported for scoped keys yet",
+            spec.key(),
+            "it counts per scope: check one scope with `gaps_in` (`seqgen gaps --scope … --scope-column …`)",
         ));
     }
+    gaps_of(conn, spec, None, table, column, period)
+}
+
+/// Which rows of a business table belong to one scope of a scoped key: those whose `column`
+/// holds `value` (compared as text, so an integer column matches `"42"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScopeColumn<'a> {
+    /// The table's column holding the scope (`company_id`).
+    pub column: &'a str,
+    /// The scope whose numbers are checked, as the IDs were taken in it.
+    pub value: &'a str,
+}
+
+/// [`gaps`] for one scope of a [scoped](seqgen_core::SpecBuilder::scoped) `spec`: the numbers
+/// that scope's counter handed out in `period`, against the IDs of the rows of `table` in that
+/// scope. For a scope that names one field of the records (`scope = "company_id"`); a scope
+/// made of several fields has no one column to compare with.
+pub fn gaps_in<C>(
+    conn: &mut C,
+    spec: &Spec,
+    scope: ScopeColumn<'_>,
+    table: &str,
+    column: &str,
+    period: &str,
+) -> Result<GapReport>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    check_scope(spec, scope.value)?;
+    gaps_of(conn, spec, Some(scope), table, column, period)
+}
+
+/// [`gaps`] and [`gaps_in`].
+fn gaps_of<C>(
+    conn: &mut C,
+    spec: &Spec,
+    scope: Option<ScopeColumn<'_>>,
+    table: &str,
+    column: &str,
+    period: &str,
+) -> Result<GapReport>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let key = spec.key();
+    let counter = Row::new(key, scope.map_or("", |s| s.value), period);
+    check_period(spec, period)?;
     if let Overflow::Cycle { .. } = spec.overflow() {
         return Err(refused(
             key,
@@ -494,7 +541,8 @@ where
         ));
     }
     let table_path: Vec<&str> = table.split('.').collect();
-    let values = C::Backend::column_text(conn, &table_path, column)?;
+    let only = scope.map(|s| (s.column, s.value));
+    let values = C::Backend::column_text(conn, &table_path, column, only)?;
     let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
     let mut foreign = 0;
     for value in values.iter().flatten() {
@@ -511,13 +559,13 @@ where
             None => foreign += 1,
         }
     }
-    let last = C::Backend::read(conn, Row::new(key, "", period))?
+    let last = C::Backend::read(conn, counter)?
         .and_then(|v| u64::try_from(v).ok())
         .unwrap_or(0);
     let start = C::Backend::read_start(conn, key)?
         .and_then(|v| u64::try_from(v).ok())
         .unwrap_or(1);
-    let voided: BTreeMap<u64, String> = C::Backend::voided(conn, Row::new(key, "", period))?
+    let voided: BTreeMap<u64, String> = C::Backend::voided(conn, counter)?
         .into_iter()
         .filter_map(|(n, reason)| Some((u64::try_from(n).ok()?, reason)))
         .collect();

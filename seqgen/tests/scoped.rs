@@ -20,6 +20,7 @@ backend_tests!(
     a_key_never_switches_between_one_counter_and_scopes,
     a_scope_is_required_and_checked,
     release_preview_and_void_per_scope,
+    prune_keeps_each_scopes_newest_period,
 );
 
 fn scoped(key: &str, batch: u32) -> Spec {
@@ -360,4 +361,39 @@ fn release_preview_and_void_per_scope<C: TestConnection>(db: TestDb<C>) {
     assert!(seqgen::voided_in(&mut conn, &invoices, "globex", "")
         .unwrap()
         .is_empty());
+}
+
+/// `admin::prune` deletes past periods in every scope, but keeps each scope's newest period
+/// (an instance on a late clock may still be numbering there), not only the key's newest.
+fn prune_keeps_each_scopes_newest_period<C: TestConnection>(db: TestDb<C>) {
+    use chrono::TimeZone as _;
+    let mut conn = db.connect();
+    let (clock, generator) = common::generator_on_fixed_clock();
+    let spec = Spec::builder(db.key("prune"))
+        .date("%Y%m")
+        .scoped()
+        .build()
+        .unwrap();
+    generator.next_id_in(&mut conn, &spec, "a").unwrap();
+    generator.next_id_in(&mut conn, &spec, "b").unwrap(); // b is quiet after November
+    clock.advance(chrono::TimeDelta::days(31));
+    generator.next_id_in(&mut conn, &spec, "a").unwrap();
+    let now = chrono::Utc.with_ymd_and_hms(2026, 12, 15, 0, 0, 0).unwrap();
+    let deleted = seqgen::admin::prune(
+        &mut conn,
+        spec.key(),
+        "202612",
+        now,
+        seqgen::TimeZone::Utc,
+        Duration::ZERO,
+    )
+    .unwrap();
+    assert_eq!(deleted, ["202611"]);
+    let rows: Vec<(String, String)> = seqgen::admin::counters(&mut conn, Some(spec.key()))
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.scope, r.period))
+        .collect();
+    let expected = [("", ""), ("a", "202612"), ("b", "202611")];
+    assert_eq!(rows, expected.map(|(s, p)| (s.to_owned(), p.to_owned())));
 }

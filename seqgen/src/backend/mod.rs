@@ -277,13 +277,15 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Every value of `column` in `table` (`[schema, ]table`), as text. The names are quoted as
-    /// identifiers, never spliced in as SQL.
+    /// Every value of `column` in `table` (`[schema, ]table`), as text; with `only`
+    /// (`(column, value)`), of the rows whose column holds that value (compared as text). The
+    /// names are quoted as identifiers, never spliced in as SQL; the value is bound.
     #[doc(hidden)]
     fn column_text<C>(
         conn: &mut C,
         table: &[&str],
         column: &str,
+        only: Option<(&str, &str)>,
     ) -> QueryResult<Vec<Option<String>>>
     where
         C: LoadConnection<Backend = Self>;
@@ -633,6 +635,7 @@ macro_rules! shared_queries {
             conn: &mut C,
             table: &[&str],
             column: &str,
+            only: Option<(&str, &str)>,
         ) -> QueryResult<Vec<Option<String>>>
         where
             C: LoadConnection<Backend = Self>,
@@ -650,13 +653,27 @@ macro_rules! shared_queries {
                 Ok(builder.finish())
             };
             let table = table.iter().map(|name| quote(name)).collect::<QueryResult<Vec<_>>>()?;
-            let sql = format!(
+            let mut sql = format!(
                 "SELECT CAST({} AS {}) AS value FROM {}",
                 quote(column)?,
                 Self::TEXT_TYPE,
                 table.join(".")
             );
-            let values: Vec<Value> = diesel::sql_query(sql).load(conn)?;
+            let Some((only, value)) = only else {
+                let values: Vec<Value> = diesel::sql_query(sql).load(conn)?;
+                return Ok(values.into_iter().map(|v| v.value).collect());
+            };
+            let mut placeholder = <Self as diesel::backend::Backend>::QueryBuilder::default();
+            placeholder.push_bind_param();
+            sql.push_str(&format!(
+                " WHERE CAST({} AS {}) = {}",
+                quote(only)?,
+                Self::TEXT_TYPE,
+                placeholder.finish()
+            ));
+            let values: Vec<Value> = diesel::sql_query(sql)
+                .bind::<diesel::sql_types::Text, _>(value)
+                .load(conn)?;
             Ok(values.into_iter().map(|v| v.value).collect())
         }
 

@@ -5,6 +5,7 @@
 use std::borrow::Borrow;
 use std::collections::VecDeque;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -50,6 +51,9 @@ pub(crate) struct KeyState {
     counted: Mutex<KeyStats>,
     /// The cursor's counts (served, abandoned) last published as metrics (see [`crate::meter`]).
     published: Mutex<(u64, u64)>,
+    /// A scope's state: when it was last used, on its generator's count of new scopes, so
+    /// that the least recently used are the ones dropped when a spec has too many.
+    last_used: AtomicU64,
 }
 
 /// How many periods a key remembers its highest number for: enough for clocks that disagree
@@ -90,6 +94,34 @@ impl KeyState {
     /// The scope value of a scoped key's counter; empty for an unscoped key.
     pub(crate) fn scope(&self) -> &str {
         &self.scope
+    }
+
+    /// Notes that the scope was used at `tick` (see [`KeyState::last_used`]).
+    pub(crate) fn touch(&self, tick: u64) {
+        if self.last_used.load(Ordering::Relaxed) != tick {
+            self.last_used.store(tick, Ordering::Relaxed);
+        }
+    }
+
+    /// When the scope was last used (see `last_used`).
+    pub(crate) fn last_used(&self) -> u64 {
+        self.last_used.load(Ordering::Relaxed)
+    }
+
+    /// Drops the numbers this state still holds (they become holes) and returns its
+    /// statistics, for a state its generator no longer keeps.
+    pub(crate) fn retire(&self) -> KeyStats {
+        let unused: u64 = self
+            .cursor()
+            .give_back()
+            .iter()
+            .map(|(_, next, end)| end - next)
+            .sum();
+        if unused > 0 {
+            self.count_abandoned(unused);
+        }
+        self.publish();
+        self.stats()
     }
 
     /// This key's counter row in `period`.

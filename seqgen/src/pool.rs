@@ -11,6 +11,7 @@ use seqgen_core::Spec;
 pub(crate) trait PoolReserve: Send + Sync {
     /// Reserves a block on the pool's database, which must be the one `expected` describes;
     /// returns its identity, the last number of the block and its size.
+    #[allow(clippy::too_many_arguments)] // each is one fact about the reservation
     fn reserve(
         &self,
         spec: &Spec,

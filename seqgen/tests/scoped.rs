@@ -21,6 +21,7 @@ backend_tests!(
     a_scope_is_required_and_checked,
     release_preview_and_void_per_scope,
     prune_keeps_each_scopes_newest_period,
+    a_generator_keeps_a_bounded_number_of_scopes,
 );
 
 fn scoped(key: &str, batch: u32) -> Spec {
@@ -396,4 +397,34 @@ fn prune_keeps_each_scopes_newest_period<C: TestConnection>(db: TestDb<C>) {
         .collect();
     let expected = [("", ""), ("a", "202612"), ("b", "202611")];
     assert_eq!(rows, expected.map(|(s, p)| (s.to_owned(), p.to_owned())));
+}
+
+/// A generator keeps blocks for at most 4096 scopes of a spec (line numbers per order would
+/// otherwise grow without end): the least recently used half goes, its unused numbers become
+/// holes, and a dropped scope used again reserves a new block, never repeating a number.
+fn a_generator_keeps_a_bounded_number_of_scopes<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let spec = scoped(&db.key("bounded"), 10);
+    let generator = Generator::builder().fixed_batch().build();
+    for order in 0..4096 {
+        generator
+            .next_id_in(&mut conn, &spec, &order.to_string())
+            .unwrap();
+    }
+    // Scope 4095 is the most recent: it stays. Scope 0 is the least: it goes with the new one.
+    generator.next_id_in(&mut conn, &spec, "new").unwrap();
+    assert_eq!(generator.reservations(), 4097);
+    assert_eq!(
+        generator.next_id_in(&mut conn, &spec, "4095").unwrap(),
+        "INV0002"
+    );
+    assert_eq!(generator.reservations(), 4097, "served from its block");
+    assert_eq!(
+        generator.next_id_in(&mut conn, &spec, "0").unwrap(),
+        "INV0011"
+    );
+    assert_eq!(generator.reservations(), 4098);
+    let stats = &generator.stats()[0];
+    assert_eq!(stats.numbers_abandoned, 2048 * 9);
+    assert_eq!(stats.reservations, 4098);
 }

@@ -10,7 +10,7 @@ mod take;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
 use diesel::connection::LoadConnection;
 
@@ -84,8 +84,13 @@ struct Inner {
     uid: u64,
     clock: Arc<dyn Clock>,
     keys: RwLock<HashMap<CacheKey, Arc<KeyState>, BuildHasherDefault<PrehashedHasher>>>,
-    /// The states of scoped specs, by spec and then scope value.
+    /// The states of scoped specs, by spec and then scope value; at most [`MAX_SCOPES`] per
+    /// spec.
     scoped: RwLock<ScopedKeys>,
+    /// How many scope states this generator created: the clock of [`KeyState::touch`].
+    scope_tick: AtomicU64,
+    /// The statistics of scope states dropped for [`MAX_SCOPES`], by key.
+    retired: Mutex<Vec<KeyStats>>,
     /// The database this generator serves, set at its first reservation.
     database: OnceLock<Identity>,
     pool: Option<Box<dyn PoolReserve>>,
@@ -93,6 +98,11 @@ struct Inner {
     batch: BatchPolicy,
     reservations: AtomicU64,
 }
+
+/// The most scopes of one spec a generator keeps a state (a block, in batched mode) for. A new
+/// scope past it drops the least recently used half of those no thread is using: their unused
+/// numbers become holes, and a dropped scope used again reserves a new block.
+const MAX_SCOPES: usize = 4096;
 
 type ScopedKeys =
     HashMap<CacheKey, HashMap<Box<str>, Arc<KeyState>>, BuildHasherDefault<PrehashedHasher>>;
@@ -187,6 +197,8 @@ impl GeneratorBuilder {
                 clock: self.clock,
                 keys: RwLock::default(),
                 scoped: RwLock::default(),
+                scope_tick: AtomicU64::new(0),
+                retired: Mutex::default(),
                 database: OnceLock::new(),
                 pool: self.pool,
                 non_durable: self.non_durable,
@@ -448,7 +460,18 @@ impl Generator {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn stats(&self) -> Vec<KeyStats> {
-        crate::stats::per_key(self.states().iter().map(|state| state.stats()))
+        let retired = self
+            .inner
+            .retired
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        crate::stats::per_key(
+            self.states()
+                .iter()
+                .map(|state| state.stats())
+                .chain(retired),
+        )
     }
 
     fn take_numeric<C>(
@@ -536,7 +559,9 @@ impl Generator {
                 .scoped
                 .read()
                 .unwrap_or_else(PoisonError::into_inner);
-            scoped.get(spec.cache_key())?.get(scope).cloned()
+            let state = scoped.get(spec.cache_key())?.get(scope)?;
+            state.touch(self.inner.scope_tick.load(Ordering::Relaxed));
+            Some(Arc::clone(state))
         }
     }
 
@@ -554,7 +579,16 @@ impl Generator {
                 .write()
                 .unwrap_or_else(PoisonError::into_inner);
             let scopes = scoped.entry(spec.cache_key().clone()).or_default();
-            return Arc::clone(scopes.entry(scope.into()).or_insert_with(new));
+            if let Some(state) = scopes.get(scope) {
+                return Arc::clone(state); // another thread came first
+            }
+            if scopes.len() >= MAX_SCOPES {
+                self.drop_least_recent(scopes);
+            }
+            let state = new();
+            state.touch(self.inner.scope_tick.fetch_add(1, Ordering::Relaxed) + 1);
+            scopes.insert(scope.into(), Arc::clone(&state));
+            return state;
         }
         let mut keys = self
             .inner
@@ -564,6 +598,30 @@ impl Generator {
         let state = Arc::clone(keys.entry(spec.cache_key().clone()).or_insert_with(new));
         self.memoize(spec, &state);
         state
+    }
+
+    /// Drops the least recently used half of `scopes` among those no thread holds (only the
+    /// map does: no call is serving or reserving from them), keeping their statistics.
+    fn drop_least_recent(&self, scopes: &mut HashMap<Box<str>, Arc<KeyState>>) {
+        let mut idle: Vec<(u64, Box<str>)> = scopes
+            .iter()
+            .filter(|(_, state)| Arc::strong_count(state) == 1)
+            .map(|(scope, state)| (state.last_used(), scope.clone()))
+            .collect();
+        idle.sort_unstable();
+        let dropped: Vec<KeyStats> = idle
+            .into_iter()
+            .take(MAX_SCOPES / 2)
+            .filter_map(|(_, scope)| scopes.remove(&scope))
+            .map(|state| state.retire())
+            .collect();
+        let mut retired = self
+            .inner
+            .retired
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let all = std::mem::take(&mut *retired);
+        *retired = crate::stats::per_key(all.into_iter().chain(dropped));
     }
 
     /// Keeps `state` (the unscoped map's entry for `spec`: keys are never removed, so the two

@@ -63,9 +63,13 @@ impl Generator {
                     .scoped
                     .read()
                     .unwrap_or_else(PoisonError::into_inner);
-                scoped
+                let state = scoped
                     .get(spec.cache_key())
-                    .and_then(|scopes| scopes.get(scope))
+                    .and_then(|scopes| scopes.get(scope));
+                if let Some(state) = state {
+                    state.touch(self.inner.scope_tick.load(Ordering::Relaxed));
+                }
+                state
             } else {
                 match self.memoized(spec) {
                     Some(state) => Some(state),

@@ -482,7 +482,7 @@ where
     if spec.is_scoped() {
         return Err(refused(
             spec.key(),
-            "it counts per scope: check one scope with `gaps_in` (`seqgen gaps --scope … --scope-column …`)",
+            "it counts per scope: check one scope at a time (`seqgen gaps --scope S --scope-column C`, `admin::gaps_in`)",
         ));
     }
     gaps_of(conn, spec, None, table, column, period)

@@ -59,8 +59,10 @@ pub enum Error {
         scoped: bool,
     },
 
-    /// A scope value that cannot name a counter: longer than 191 characters, or with a NUL.
-    #[error("key `{key}`: the scope {scope:?} cannot name a counter; a scope is 1 to 191 characters, none of them NUL")]
+    /// A scope value that cannot name a counter exactly: empty, longer than 191 characters,
+    /// with a control character, or with white space at either end (which MySQL's collations
+    /// ignore).
+    #[error("key `{key}`: the scope {scope:?} cannot name a counter; a scope is 1 to 191 characters, without control characters or white space at either end")]
     InvalidScope {
         /// The `db_key` key name.
         key: String,

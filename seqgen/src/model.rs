@@ -7,7 +7,7 @@ use diesel::connection::LoadConnection;
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::generator::Generator;
+use crate::generator::{check_scope, Generator};
 use crate::global::default_generator;
 use crate::transaction::in_transaction;
 use seqgen_core::{Mode, Spec};
@@ -251,6 +251,36 @@ where
             });
         }
     }
+    // The records of each scoped field by scope, every scope checked before anything is
+    // filled; one reservation per scope, not per record, scopes in order so that gapless
+    // writers lock their counters in the same order.
+    let fields = T::__id_fields();
+    let mut scoped: Vec<BTreeMap<String, Vec<usize>>> = Vec::new();
+    if fields.iter().any(|field| field.spec.is_scoped()) {
+        for (index, field) in fields.iter().enumerate() {
+            let mut by_scope: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            if field.spec.is_scoped() {
+                for row in 0..rows.len() {
+                    if rows[row].__id_slot(index).is_unset() {
+                        by_scope
+                            .entry(rows[row].__id_scope(index))
+                            .or_default()
+                            .push(row);
+                    }
+                }
+            }
+            for scope in by_scope.keys() {
+                if scope.is_empty() {
+                    return Err(Error::InvalidScope {
+                        key: field.spec.key().to_owned(),
+                        scope: scope.clone(),
+                    });
+                }
+                check_scope(&field.spec, scope)?;
+            }
+            scoped.push(by_scope);
+        }
+    }
     let default;
     let generator = match generator {
         Some(generator) => generator,
@@ -259,32 +289,18 @@ where
             &default
         }
     };
-    for (index, field) in T::__id_fields().iter().enumerate() {
+    for (index, field) in fields.iter().enumerate() {
+        if field.spec.is_scoped() {
+            for (scope, unset) in std::mem::take(&mut scoped[index]) {
+                fill_field(rows, index, field, generator, conn, &scope, unset, filled)?;
+            }
+            continue;
+        }
         let unset: Vec<usize> = (0..rows.len())
             .filter(|&row| rows[row].__id_slot(index).is_unset())
             .collect();
-        if unset.is_empty() {
-            continue;
-        }
-        if !field.spec.is_scoped() {
+        if !unset.is_empty() {
             fill_field(rows, index, field, generator, conn, "", unset, filled)?;
-            continue;
-        }
-        // One reservation per scope, not per record; scopes in order, so that gapless writers
-        // lock their counters in the same order.
-        let mut by_scope: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for row in unset {
-            let scope = rows[row].__id_scope(index);
-            if scope.is_empty() {
-                return Err(Error::InvalidScope {
-                    key: field.spec.key().to_owned(),
-                    scope,
-                });
-            }
-            by_scope.entry(scope).or_default().push(row);
-        }
-        for (scope, unset) in by_scope {
-            fill_field(rows, index, field, generator, conn, &scope, unset, filled)?;
         }
     }
     Ok(())

@@ -291,8 +291,19 @@ fn a_key_never_switches_between_one_counter_and_scopes<C: TestConnection>(db: Te
     assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
 }
 
-/// A scoped spec needs a scope, an unscoped one takes none, and a scope longer than
-/// `db_key.scope` holds is refused before anything is reserved.
+/// Two ID fields, the first (by key) unscoped, the second scoped by `order`.
+#[derive(DistributedId)]
+struct Receipt {
+    order: String,
+    #[distributed_id(key = "scoped_receipt_a", date = "")]
+    a: String,
+    #[distributed_id(key = "scoped_receipt_b", date = "", scope = "order")]
+    b: String,
+}
+
+/// A scoped spec needs a scope, an unscoped one takes none, and a scope `db_key.scope` cannot
+/// hold exactly (too long, white space at an end, a control character) is refused before
+/// anything is reserved.
 fn a_scope_is_required_and_checked<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let generator = Generator::new();
@@ -309,9 +320,28 @@ fn a_scope_is_required_and_checked<C: TestConnection>(db: TestDb<C>) {
         matches!(err, Error::ScopeMismatch { scoped: false, .. }),
         "{err:?}"
     );
-    let long = "x".repeat(192);
-    let err = generator.next_id_in(&mut conn, &spec, &long).unwrap_err();
+    // MariaDB would take "acme " for "acme": both would share a counter.
+    for bad in [
+        "x".repeat(192),
+        "acme ".to_owned(),
+        " acme".to_owned(),
+        "a\0b".to_owned(),
+    ] {
+        let err = generator.next_id_in(&mut conn, &spec, &bad).unwrap_err();
+        assert!(
+            matches!(err, Error::InvalidScope { .. }),
+            "{bad:?}: {err:?}"
+        );
+    }
+    // A record whose scope cannot be is refused before any of its fields is filled.
+    let mut receipt = Receipt {
+        order: "A-1 ".into(),
+        a: String::new(),
+        b: String::new(),
+    };
+    let err = receipt.assign_ids_with(&generator, &mut conn).unwrap_err();
     assert!(matches!(err, Error::InvalidScope { .. }), "{err:?}");
+    assert_eq!((receipt.a.as_str(), receipt.b.as_str()), ("", ""));
     let widest = "é".repeat(191);
     assert_eq!(
         generator.next_id_in(&mut conn, &spec, &widest).unwrap(),

@@ -108,7 +108,7 @@ type ScopedKeys =
     HashMap<CacheKey, HashMap<Box<str>, Arc<KeyState>>, BuildHasherDefault<PrehashedHasher>>;
 
 /// Refuses a scope `spec` cannot count in: any for an unscoped spec, none (`""`) for a scoped
-/// one, and text `db_key.scope` cannot hold.
+/// one, and text `db_key.scope` cannot hold exactly.
 pub(crate) fn check_scope(spec: &Spec, scope: &str) -> Result<()> {
     if spec.is_scoped() == scope.is_empty() {
         return Err(Error::ScopeMismatch {
@@ -116,7 +116,12 @@ pub(crate) fn check_scope(spec: &Spec, scope: &str) -> Result<()> {
             scoped: spec.is_scoped(),
         });
     }
-    if scope.chars().count() > seqgen_core::MAX_KEY_LEN || scope.contains('\0') {
+    // As for keys: MariaDB's PAD SPACE collations compare `"a "` equal to `"a"`.
+    if scope.chars().count() > seqgen_core::MAX_KEY_LEN
+        || scope.starts_with(char::is_whitespace)
+        || scope.ends_with(char::is_whitespace)
+        || scope.chars().any(char::is_control)
+    {
         return Err(Error::InvalidScope {
             key: spec.key().to_owned(),
             scope: scope.to_owned(),

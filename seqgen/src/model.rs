@@ -260,10 +260,10 @@ where
         for (index, field) in fields.iter().enumerate() {
             let mut by_scope: BTreeMap<String, Vec<usize>> = BTreeMap::new();
             if field.spec.is_scoped() {
-                for row in 0..rows.len() {
-                    if rows[row].__id_slot(index).is_unset() {
+                for (row, record) in rows.iter_mut().enumerate() {
+                    if record.__id_slot(index).is_unset() {
                         by_scope
-                            .entry(rows[row].__id_scope(index))
+                            .entry(record.__id_scope(index))
                             .or_default()
                             .push(row);
                     }

@@ -253,6 +253,9 @@ where
     let rows: serde_json::Value = serde_json::from_str(&keys.out).unwrap();
     let scopes: Vec<&str> = (0..3).map(|i| rows[i]["scope"].as_str().unwrap()).collect();
     assert_eq!(scopes, ["", "1", "2"]);
+    let no_scope = seqgen(Some(url), &["peek", "--key", &invoices]);
+    expect(&no_scope, 2);
+    assert!(no_scope.err.contains("--scope"), "{}", no_scope.err);
     let peek = seqgen(Some(url), &["peek", "--key", &invoices, "--scope", "1"]);
     expect(&peek, 0);
     assert!(peek.out.contains("last:   3 (S0003)"), "{}", peek.out);

@@ -3,6 +3,7 @@
 //! `Uuid::now_v7().to_string()`, a bare `AtomicU64` + `U%Y%m%d` + zero-pad into a new
 //! `String` (the floor for String IDs), and a bare `Mutex<u64>` increment (for i64 IDs).
 //! `contended` runs 8 threads on one key and one generator: its throughput is the aggregate.
+//! A scoped spec taking IDs in 20 scopes in turn shows what finding a scope's block costs.
 //!
 //! `cargo bench -p seqgen --features bundled-sqlite --bench cached_path`
 
@@ -42,6 +43,24 @@ fn cached_path(c: &mut Criterion) {
     });
     group.bench_function("seqgen i64 %Y%m%d+10", |b| {
         b.iter(|| black_box(generator.next_number(&mut conn, &numeric).unwrap()))
+    });
+    // The same IDs counted per scope (20 companies in turn): the scope's state is found in
+    // the generator's map of scopes by its text, where an unscoped spec keeps it at hand.
+    let scoped = Spec::builder("bench_scoped")
+        .prefix("U")
+        .date("%Y%m%d")
+        .pad(12)
+        .batch(1_000_000)
+        .scoped()
+        .build()
+        .unwrap();
+    let companies: Vec<String> = (0..20).map(|i| format!("company-{i}")).collect();
+    let mut turn = 0;
+    group.bench_function("seqgen String U%Y%m%d+12, 20 scopes", |b| {
+        b.iter(|| {
+            turn = (turn + 1) % companies.len();
+            black_box(generator.next_id_in(&mut conn, &scoped, &companies[turn]).unwrap())
+        })
     });
     group.bench_function("uuid now_v7 to_string", |b| {
         b.iter(|| black_box(uuid::Uuid::now_v7().to_string()))

@@ -59,7 +59,11 @@ fn cached_path(c: &mut Criterion) {
     group.bench_function("seqgen String U%Y%m%d+12, 20 scopes", |b| {
         b.iter(|| {
             turn = (turn + 1) % companies.len();
-            black_box(generator.next_id_in(&mut conn, &scoped, &companies[turn]).unwrap())
+            black_box(
+                generator
+                    .next_id_in(&mut conn, &scoped, &companies[turn])
+                    .unwrap(),
+            )
         })
     });
     group.bench_function("uuid now_v7 to_string", |b| {

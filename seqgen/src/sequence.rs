@@ -44,7 +44,7 @@ impl Sequence {
     /// The counter named `key` in `db_key` (no date part: it never restarts).
     pub fn new(key: impl Into<String>) -> Result<Self> {
         Ok(Sequence {
-            spec: Spec::builder(key).date("").pad(18).gapless().build()?,
+            spec: Self::spec(&key.into(), false, false)?,
             outside_transaction: false,
         })
     }
@@ -52,12 +52,43 @@ impl Sequence {
     /// Fail with [`Error::Busy`](crate::Error::Busy) instead of waiting when another transaction holds the
     /// counter.
     pub fn nowait(mut self) -> Result<Self> {
-        self.spec = Spec::builder(self.spec.key())
-            .date("")
-            .pad(18)
-            .gapless_nowait()
-            .build()?;
+        self.spec = Self::spec(self.spec.key(), true, self.spec.is_scoped())?;
         Ok(self)
+    }
+
+    /// Counts per scope (a company, an order): each scope value has its own counter, taken
+    /// with [`next_value_in`](Sequence::next_value_in). A key counts either per scope or not
+    /// at all ([`Error::ShapeChanged`](crate::Error::ShapeChanged) otherwise).
+    ///
+    /// ```
+    /// use diesel::prelude::*;
+    ///
+    /// let mut conn = SqliteConnection::establish(":memory:")?;
+    /// seqgen::run_migrations(&mut conn)?;
+    /// let receipts = seqgen::Sequence::new("receipt")?.scoped()?;
+    /// let mut take = |shop| conn.transaction(|conn| receipts.next_value_in(conn, shop));
+    /// assert_eq!((take("north")?, take("north")?, take("south")?), (1, 2, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn scoped(mut self) -> Result<Self> {
+        let nowait = matches!(
+            self.spec.mode(),
+            seqgen_core::Mode::Gapless { nowait: true }
+        );
+        self.spec = Self::spec(self.spec.key(), nowait, true)?;
+        Ok(self)
+    }
+
+    /// The spec of a sequence: no date part, 18 digits, gapless.
+    fn spec(key: &str, nowait: bool, scoped: bool) -> Result<Spec> {
+        let builder = Spec::builder(key).date("").pad(18);
+        let builder = if nowait {
+            builder.gapless_nowait()
+        } else {
+            builder.gapless()
+        };
+        let builder = if scoped { builder.scoped() } else { builder };
+        Ok(builder.build()?)
     }
 
     /// Also take numbers outside a transaction, each in a transaction of its own. Such a
@@ -83,12 +114,30 @@ impl Sequence {
         C: LoadConnection,
         C::Backend: Backend,
     {
+        self.next_values_in(conn, "", n)
+    }
+
+    /// The next value of a [scoped](Sequence::scoped) sequence in `scope`.
+    pub fn next_value_in<C>(&self, conn: &mut C, scope: &str) -> Result<i64>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        Ok(self.next_values_in(conn, scope, 1)?[0])
+    }
+
+    /// The next `n` values of a [scoped](Sequence::scoped) sequence in `scope`.
+    pub fn next_values_in<C>(&self, conn: &mut C, scope: &str, n: usize) -> Result<Vec<i64>>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
         // Gapless numbers are never cached: any generator takes them the same way.
         let generator = Generator::new();
         if self.outside_transaction && !in_transaction(conn) {
-            conn.transaction(|conn| generator.next_numbers(conn, &self.spec, n))
+            conn.transaction(|conn| generator.next_numbers_in(conn, &self.spec, scope, n))
         } else {
-            generator.next_numbers(conn, &self.spec, n)
+            generator.next_numbers_in(conn, &self.spec, scope, n)
         }
     }
 }

@@ -22,6 +22,7 @@ backend_tests!(
     release_preview_and_void_per_scope,
     prune_keeps_each_scopes_newest_period,
     a_generator_keeps_a_bounded_number_of_scopes,
+    a_sequence_counts_per_scope,
 );
 
 fn scoped(key: &str, batch: u32) -> Spec {
@@ -457,4 +458,30 @@ fn a_generator_keeps_a_bounded_number_of_scopes<C: TestConnection>(db: TestDb<C>
     let stats = &generator.stats()[0];
     assert_eq!(stats.numbers_abandoned, 2048 * 9);
     assert_eq!(stats.reservations, 4098);
+}
+
+/// `Sequence::scoped`: plain gapless counters per scope, and never both kinds on one key.
+fn a_sequence_counts_per_scope<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let key = db.key("sequence");
+    let receipts = seqgen::Sequence::new(&key).unwrap().scoped().unwrap();
+    let mut take = |shop: &str| {
+        conn.transaction(|conn| receipts.next_value_in(conn, shop))
+            .unwrap()
+    };
+    assert_eq!((take("north"), take("north"), take("south")), (1, 2, 1));
+    let nowait = seqgen::Sequence::new(&key)
+        .unwrap()
+        .nowait()
+        .unwrap()
+        .scoped()
+        .unwrap();
+    let values = conn
+        .transaction(|conn| nowait.next_values_in(conn, "south", 2))
+        .unwrap();
+    assert_eq!(values, [2, 3]);
+    let err = conn
+        .transaction(|conn| seqgen::next_value(conn, &key))
+        .unwrap_err();
+    assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
 }

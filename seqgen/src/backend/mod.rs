@@ -125,10 +125,11 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     type Connection: diesel::r2d2::R2D2Connection + Send + 'static;
 
     /// Adds `count` to `counter`, creating its row if it is missing, in one atomic step, and
-    /// returns the new value: the numbers `new - count + 1 ..= new` are the caller's. A new
-    /// row starts at its key row's `start_value` (see [`Counter::key_row`]); a counter behind
-    /// its own `start_value` jumps to it. Numbers only ever move forward. When the counter is past `limit` (the largest
-    /// value it may have for `count` more to fit), nothing changes and `None` comes back.
+    /// returns the new value: the numbers `new - count + 1 ..= new` are the caller's. A new row
+    /// starts at its key row's `start_value` (see [`Counter::key_row`]); a counter behind its own
+    /// `start_value` jumps to it. Numbers only ever move forward. When the counter is past `limit`
+    /// (the largest value it may have for `count` more to fit), nothing changes and `None` comes
+    /// back.
     #[doc(hidden)]
     fn reserve<C>(
         conn: &mut C,
@@ -185,8 +186,8 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
         fingerprint
     }
 
-    /// Records `shape` on the key's row (scope and period ''), creating the row if it is missing, unless
-    /// a shape is recorded there already; returns the shape recorded afterwards.
+    /// Records `shape` on the key's row (scope and period ''), creating the row if it is missing,
+    /// unless a shape is recorded there already; returns the shape recorded afterwards.
     #[doc(hidden)]
     fn claim_shape<C>(conn: &mut C, key: &str, shape: &str) -> QueryResult<Option<String>>
     where
@@ -243,10 +244,10 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// The key's row (scope and period '') settings, `batch_size` and `start_value`, locked for the rest
-    /// of the transaction where a read can lock (MySQL): a change then holds the row's
-    /// exclusive lock from its first statement, rather than a shared one it must upgrade while
-    /// an app's transaction waits for the row (a deadlock). `None` without a key's row.
+    /// The key's row (scope and period '') settings, `batch_size` and `start_value`, locked for the
+    /// rest of the transaction where a read can lock (MySQL): a change then holds the row's
+    /// exclusive lock from its first statement, rather than a shared one it must upgrade while an
+    /// app's transaction waits for the row (a deadlock). `None` without a key's row.
     #[doc(hidden)]
     fn lock_settings<C>(conn: &mut C, key: &str) -> QueryResult<Option<(Option<i64>, Option<i64>)>>
     where
@@ -258,8 +259,8 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Sets `setting` on the key's row (scope and period ''), creating the row first if it is missing
-    /// (and only then: creating takes a shared lock on an existing row).
+    /// Sets `setting` on the key's row (scope and period ''), creating the row first if it is
+    /// missing (and only then: creating takes a shared lock on an existing row).
     #[doc(hidden)]
     fn set_setting<C>(
         conn: &mut C,
@@ -296,9 +297,10 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Locks the row of `counter` for the rest of the caller's transaction without waiting, creating it first if it is missing (also without waiting for another
-    /// transaction creating it). Fails with an error [`is_busy`] recognises when another
-    /// transaction holds it. Runs inside a savepoint, so it may leave statements failed.
+    /// Locks the row of `counter` for the rest of the caller's transaction without waiting,
+    /// creating it first if it is missing (also without waiting for another transaction creating
+    /// it). Fails with an error [`is_busy`] recognises when another transaction holds it. Runs
+    /// inside a savepoint, so it may leave statements failed.
     #[doc(hidden)]
     fn lock_nowait<C>(conn: &mut C, counter: Counter<'_>) -> QueryResult<()>
     where

@@ -277,12 +277,13 @@ impl Generator {
         self.next_numbers_in(conn, spec, "", n)
     }
 
-    /// The next ID of a [scoped](seqgen_core::SpecBuilder::scoped) `spec` in `scope` (a
-    /// company, an order, a tenant: 1 to 191 characters, without control characters or white
-    /// space at either end, else [`Error::InvalidScope`]), from that scope's own counter. Each scope counts from 1 in every period, with its own block in batched mode
-    /// and its own row lock in gapless mode, so gapless transactions of different scopes never
-    /// wait for each other. The scope is not printed: IDs repeat across scopes, and are
-    /// unique together with the scope (make that pair the table's unique key).
+    /// The next ID of a [scoped](seqgen_core::SpecBuilder::scoped) `spec` in `scope` (a company, an
+    /// order, a tenant: 1 to 191 characters, without control characters or white space at either
+    /// end, else [`Error::InvalidScope`]), from that scope's own counter. Each scope counts from 1
+    /// in every period, with its own block in batched mode and its own row lock in gapless mode, so
+    /// gapless transactions of different scopes never wait for each other. The scope is not
+    /// printed: IDs repeat across scopes, and are unique together with the scope (make that pair
+    /// the table's unique key).
     ///
     /// `scope` is `""` for an unscoped spec (what [`next_id`](Self::next_id) does): a scoped
     /// spec without a scope, or an unscoped one with a scope, fails with

@@ -216,12 +216,20 @@ fn a_spec_read_back_from_its_shape_prints_and_reads_the_same_ids() {
             .date("%Y")
             .pad(5)
             .build(),
+        // Scoped: the marker prints nothing and comes back.
+        Spec::builder("k").date("%Y").pad(4).scoped().build(),
+        Spec::builder("k")
+            .format("No. {seq}")
+            .date("")
+            .scoped()
+            .build(),
     ];
     for spec in specs {
         let spec = spec.unwrap();
         let back = Spec::from_shape("k", spec.shape()).unwrap();
         assert_eq!(back.shape(), spec.shape());
         assert_eq!(back.is_numeric(), spec.is_numeric(), "{}", spec.shape());
+        assert_eq!(back.is_scoped(), spec.is_scoped(), "{}", spec.shape());
         let period = spec.period_at(Utc::now());
         for counter in [1, 7, 999, 1000, 1001] {
             if counter > spec.capacity() {

@@ -360,8 +360,9 @@ fn by_scope(lines: &[String]) -> Result<BTreeMap<String, Vec<String>>, String> {
 }
 
 /// 4 processes x 4 threads taking batched IDs in 20 scopes, each inserted in a transaction
-/// (through the pool beside it on PostgreSQL and MySQL, inside it on SQLite): no ID twice
-/// within a scope (each scope's counter hands out its own blocks), and every scope was used.
+/// (through the pool beside it on PostgreSQL and MySQL, inside it on SQLite), each process
+/// giving back what it holds at the end: no ID twice within a scope (each scope's counter
+/// hands out its own blocks), and every scope was used.
 fn scoped_batched(dir: &Path, url: &str) -> Result<(), String> {
     let key = fresh_key("scoped");
     let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("{key}-{i}.ids"))).collect();
@@ -379,6 +380,7 @@ fn scoped_batched(dir: &Path, url: &str) -> Result<(), String> {
             "--scopes",
             "20",
             "--insert",
+            "--release-on-exit",
         ],
     )?;
     let lines = read_ids(&files);

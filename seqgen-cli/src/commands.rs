@@ -196,7 +196,7 @@ where
 }
 
 /// Refuses a command on a scoped key without `--scope`, or on an unscoped one with it, in the
-/// command line's words (the library's error names its functions).
+/// command line's words (the library's errors name its functions).
 fn needs_scope(spec: &seqgen::Spec, scope: &str) -> Result<(), Failure> {
     match (spec.is_scoped(), scope.is_empty()) {
         (true, true) => Err(Failure::Input(format!(
@@ -349,6 +349,7 @@ where
 {
     let spec = admin::recorded_spec(conn, key)?;
     let period = period_of(&spec, args);
+    needs_scope(&spec, scope.map_or("", |s| s.value))?;
     let report = match scope {
         Some(scope) => admin::gaps_in(conn, &spec, scope, table, column, &period),
         None => admin::gaps(conn, &spec, table, column, &period),

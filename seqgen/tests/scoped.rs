@@ -23,6 +23,7 @@ backend_tests!(
     prune_keeps_each_scopes_newest_period,
     a_generator_keeps_a_bounded_number_of_scopes,
     a_sequence_counts_per_scope,
+    batched_in_a_transaction_per_scope,
 );
 
 fn scoped(key: &str, batch: u32) -> Spec {
@@ -484,4 +485,44 @@ fn a_sequence_counts_per_scope<C: TestConnection>(db: TestDb<C>) {
         .transaction(|conn| seqgen::next_value(conn, &key))
         .unwrap_err();
     assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
+}
+
+/// Batched IDs of a scope inside the caller's transaction: without a pool they are taken in
+/// that transaction (a rollback gives them back to that scope alone); with a pool they are
+/// reserved beside it, in the scope's own block.
+fn batched_in_a_transaction_per_scope<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let spec = scoped(&db.key("in_tx"), 10);
+    let generator = Generator::new();
+    let rolled_back = conn.transaction(|conn| {
+        assert_eq!(generator.next_id_in(conn, &spec, "a")?, "INV0001");
+        assert_eq!(generator.next_id_in(conn, &spec, "b")?, "INV0001");
+        Err::<(), _>(Error::Database(diesel::result::Error::RollbackTransaction))
+    });
+    assert!(rolled_back.is_err());
+    let (a, b) = conn
+        .transaction(|conn| {
+            let a = generator.next_id_in(conn, &spec, "a")?;
+            let b = generator.next_ids_in(conn, &spec, "b", 2)?;
+            Ok::<_, Error>((a, b))
+        })
+        .unwrap();
+    assert_eq!(
+        (a.as_str(), b.as_slice()),
+        ("INV0001", &["INV0001".to_owned(), "INV0002".to_owned()][..])
+    );
+    if C::NAME == "sqlite" {
+        return; // one writer: no reservation beside the caller's transaction
+    }
+    let pooled = Generator::builder().pool(db.pool(2)).build();
+    let ids = conn
+        .transaction(|conn| {
+            let first = pooled.next_id_in(conn, &spec, "a")?;
+            let second = pooled.next_id_in(conn, &spec, "a")?;
+            Ok::<_, Error>([first, second])
+        })
+        .unwrap();
+    // A block of the scope reserved beside the transaction: cached, consecutive.
+    assert_eq!(ids, ["INV0002", "INV0003"]);
+    assert_eq!(pooled.reservations(), 1);
 }

@@ -28,6 +28,8 @@
 //!   [`Generator`] per database (with a pool for transactions on PostgreSQL and MySQL).
 //! - Gapless numbering: [`Spec::builder`]`(..).gapless()`, `#[distributed_id(gapless)]`, or
 //!   [`next_value`] for plain counters.
+//! - A counter per company, per order: [`SpecBuilder::scoped`],
+//!   `#[distributed_id(scope = "company_id")]`, and [`next_id_in`] and the other `_in` forms.
 //! - Policies: [`Overflow`], series, templates, [`TimeZone`]; [`Spec::parse`] reads IDs back.
 //! - Operations: [`Generator::stats`], [`void`], and [`admin`] (what the `seqgen` command of
 //!   crate `seqgen-cli` runs: list counters, change settings, prune, audit gaps).

@@ -51,6 +51,12 @@ static NEXT_UID: AtomicU64 = AtomicU64::new(1);
 /// background reservation takes an idle pool connection only, so give the pool one more
 /// connection than your threads hold at once.
 ///
+/// # Scopes
+/// A [scoped](seqgen_core::SpecBuilder::scoped) spec has a block per scope value
+/// ([`next_id_in`](Generator::next_id_in)), reserved and refilled as above. A generator keeps
+/// blocks for at most 4096 scopes of a spec: a new scope past that drops the least recently
+/// used half of those no call is using, whose unused numbers become holes.
+///
 /// # Transactions
 /// Numbers are cached only from reservations that have committed. When the connection is
 /// inside a transaction and the cache is empty, the generator either reserves a block through

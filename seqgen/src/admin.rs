@@ -324,8 +324,16 @@ where
                 }
             }
         }
+        // Compare-and-delete: a row that took a number after it was read above (its age
+        // checked on a value since gone) is kept, and nothing is pruned.
         for row in &old {
-            C::Backend::delete_row(conn, Row::new(key, &row.scope, &row.period))?;
+            let counter = Row::new(key, &row.scope, &row.period);
+            if C::Backend::delete_row(conn, counter, row.current_value)? == 0 {
+                return Err(refuse(format!(
+                    "period {:?} took a number while it was being pruned: an instance is still in it",
+                    row.period
+                )));
+            }
         }
         let periods: std::collections::BTreeSet<String> =
             old.into_iter().map(|row| row.period.clone()).collect();

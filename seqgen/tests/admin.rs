@@ -13,6 +13,7 @@ backend_tests!(
     counters_show_every_period_and_the_keys_row,
     settings_are_checked_then_changed,
     prune_deletes_past_periods_only,
+    prune_keeps_a_row_that_took_a_number_since_it_was_read,
     gaps_explain_each_missing_number,
     gaps_read_integer_columns,
     changes_wait_for_a_busy_app,
@@ -383,4 +384,43 @@ fn changes_wait_for_a_busy_app<C: TestConnection>(db: TestDb<C>) {
         app_failures.len(),
         app_failures[0]
     );
+}
+
+/// `prune` checks a period's age on a row it read, then deletes: a lagging instance taking a
+/// number in between would find the row gone and start the period over, repeating numbers.
+/// The delete is a compare-and-delete on the value read, so such a row stays (and `prune`,
+/// seeing it, refuses and deletes nothing).
+fn prune_keeps_a_row_that_took_a_number_since_it_was_read<C: TestConnection>(db: TestDb<C>) {
+    use seqgen::Backend as _;
+    let mut conn = db.connect();
+    let (_clock, generator) = generator_on_fixed_clock();
+    let spec = daily(&db, "prune_race");
+    generator.next_id(&mut conn, &spec).unwrap(); // 1..=10 of the 23rd
+    let read = admin::counters(&mut conn, Some(spec.key())).unwrap();
+    let row = read.iter().find(|r| r.period == "20261123").unwrap();
+    // Another instance, on the same late day, takes the next block after the read.
+    seqgen::Generator::builder()
+        .clock(seqgen::FixedClock::new(
+            Utc.with_ymd_and_hms(2026, 11, 23, 10, 0, 0).unwrap(),
+        ))
+        .fixed_batch()
+        .build()
+        .next_id(&mut conn, &spec)
+        .unwrap();
+    let counter = seqgen::backend::Counter {
+        key: spec.key(),
+        scope: "",
+        period: &row.period,
+    };
+    let stale = <C::B as seqgen::Backend>::delete_row(&mut conn, counter, row.current_value);
+    assert_eq!(
+        stale.unwrap(),
+        0,
+        "a row read before its last reservation was deleted"
+    );
+    let fresh = admin::counters(&mut conn, Some(spec.key())).unwrap();
+    let now = fresh.iter().find(|r| r.period == "20261123").unwrap();
+    assert_eq!(now.current_value, 20);
+    let deleted = <C::B as seqgen::Backend>::delete_row(&mut conn, counter, now.current_value);
+    assert_eq!(deleted.unwrap(), 1);
 }

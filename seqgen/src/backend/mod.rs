@@ -272,9 +272,10 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
         C: LoadConnection<Backend = Self>;
 
     /// Deletes the row of `counter` if it has a period (never a key's row, nor the counter of
-    /// an undated key): how many (0 or 1).
+    /// an undated key) and still holds `current_value`, the value the caller read: a row that
+    /// took a number since is an instance still in that period, and stays. How many (0 or 1).
     #[doc(hidden)]
-    fn delete_row<C>(conn: &mut C, counter: Counter<'_>) -> QueryResult<usize>
+    fn delete_row<C>(conn: &mut C, counter: Counter<'_>, current_value: i64) -> QueryResult<usize>
     where
         C: LoadConnection<Backend = Self>;
 
@@ -624,12 +625,17 @@ macro_rules! shared_queries {
                 .optional()
         }
 
-        fn delete_row<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<usize>
+        fn delete_row<C>(
+            conn: &mut C,
+            counter: super::Counter<'_>,
+            current_value: i64,
+        ) -> QueryResult<usize>
         where
             C: LoadConnection<Backend = Self>,
         {
             diesel::delete(db_key::table.find((counter.key, counter.scope, counter.period)))
                 .filter(db_key::period.ne(""))
+                .filter(db_key::current_value.eq(current_value))
                 .execute(conn)
         }
 

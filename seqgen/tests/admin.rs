@@ -391,7 +391,6 @@ fn changes_wait_for_a_busy_app<C: TestConnection>(db: TestDb<C>) {
 /// The delete is a compare-and-delete on the value read, so such a row stays (and `prune`,
 /// seeing it, refuses and deletes nothing).
 fn prune_keeps_a_row_that_took_a_number_since_it_was_read<C: TestConnection>(db: TestDb<C>) {
-    use seqgen::Backend as _;
     let mut conn = db.connect();
     let (_clock, generator) = generator_on_fixed_clock();
     let spec = daily(&db, "prune_race");

@@ -30,7 +30,7 @@ use diesel::connection::LoadConnection;
 
 use crate::backend::{Backend, Counter as Row};
 use crate::error::{Error, Result};
-use crate::generator::{check_scope, last_value_of, peek_next_of};
+use crate::generator::{check_scope, peek_of};
 use seqgen_core::{Overflow, Spec, TimeZone};
 
 /// A row of `db_key`: one counter (a key in one scope and period), or a key's row (scope and
@@ -226,10 +226,8 @@ where
     C::Backend: Backend,
 {
     check_period(spec, period)?;
-    Ok(Peek {
-        last: last_value_of(conn, spec, scope, period)?,
-        next: peek_next_of(conn, spec, scope, period)?,
-    })
+    let (last, next) = peek_of(conn, spec, scope, period)?;
+    Ok(Peek { last, next })
 }
 
 /// Deletes `key`'s counter rows of the periods before `before`, in one transaction, and

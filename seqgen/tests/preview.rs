@@ -92,6 +92,18 @@ fn a_start_value_ahead_is_the_next_number<C: TestConnection>(db: TestDb<C>) {
     assert_eq!(generator.last_value(&mut conn, &spec).unwrap(), None);
     assert_eq!(generator.peek_next(&mut conn, &spec).unwrap(), 500);
     assert_eq!(generator.next_id(&mut conn, &spec).unwrap(), "2031000500");
+    // A start value raised once the period's row exists applies to the next period, not to
+    // this one: the preview says what the next reservation does.
+    seqgen::admin::set(
+        &mut conn,
+        &key,
+        seqgen::admin::Setting::StartValue,
+        Some(9000),
+    )
+    .unwrap();
+    let next = Generator::builder().clock(clock.clone()).build();
+    assert_eq!(next.peek_next(&mut conn, &spec).unwrap(), 600);
+    assert_eq!(next.next_id(&mut conn, &spec).unwrap(), "2031000600");
 }
 
 /// A full period: the preview says so with the error `next_id` would give.

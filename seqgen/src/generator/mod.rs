@@ -4,7 +4,7 @@
 
 mod gapless;
 mod preview;
-pub(crate) use preview::{last_value_at, last_value_of, peek_next_at, peek_next_of};
+pub(crate) use preview::{last_value_at, peek_next_at, peek_of};
 mod take;
 
 use std::collections::HashMap;

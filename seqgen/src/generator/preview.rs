@@ -136,17 +136,42 @@ where
     C: LoadConnection,
     C::Backend: Backend,
 {
+    peek_of(conn, spec, scope, period).map(|(_, next)| next)
+}
+
+/// [`Generator::last_value_in`] and [`Generator::peek_next_in`] in `period`, from one read of
+/// the counter.
+pub(crate) fn peek_of<C>(
+    conn: &mut C,
+    spec: &Spec,
+    scope: &str,
+    period: &str,
+) -> Result<(Option<u64>, u64)>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
     check_scope(spec, scope)?;
-    let current = C::Backend::read(conn, Counter::new(spec.key(), scope, period))?;
-    let start = C::Backend::read_start(conn, spec.key())?;
-    // As the reservation statement computes it: a counter behind its start jumps to it.
-    let base = current
-        .unwrap_or(0)
-        .max(start.unwrap_or(1).saturating_sub(1))
-        .max(0);
-    let next = u64::try_from(base).unwrap_or(0).saturating_add(1);
+    let counter = Counter::new(spec.key(), scope, period);
+    let current = C::Backend::read(conn, counter)?;
+    let last = current
+        .and_then(|c| u64::try_from(c).ok())
+        .filter(|&c| c > 0);
+    // As the reservation statements compute it: a new row starts at the key row's start
+    // value, and an existing one jumps to its own (seqgen sets one on the key's row alone,
+    // which is an unscoped undated key's counter).
+    let base = match current {
+        Some(current) if counter != Counter::key_row(spec.key()) => current,
+        current => {
+            let start = C::Backend::read_start(conn, spec.key())?;
+            current
+                .unwrap_or(0)
+                .max(start.unwrap_or(1).saturating_sub(1))
+        }
+    };
+    let next = u64::try_from(base.max(0)).unwrap_or(0).saturating_add(1);
     if next > spec.capacity() {
         return Err(capacity_error(spec, &Period::new(period.to_owned())));
     }
-    Ok(next)
+    Ok((last, next))
 }

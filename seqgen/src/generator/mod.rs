@@ -571,10 +571,21 @@ impl Generator {
                 .scoped
                 .read()
                 .unwrap_or_else(PoisonError::into_inner);
-            let state = scoped.get(spec.cache_key())?.get(scope)?;
-            state.touch(self.inner.scope_tick.load(Ordering::Relaxed));
-            Some(Arc::clone(state))
+            self.scope_state(&scoped, spec, scope).cloned()
         }
+    }
+
+    /// The state of `spec`'s key in `scope`, from the map of scopes (read-locked by the
+    /// caller), noted as used now.
+    fn scope_state<'m>(
+        &self,
+        scoped: &'m ScopedKeys,
+        spec: &Spec,
+        scope: &str,
+    ) -> Option<&'m Arc<KeyState>> {
+        let state = scoped.get(spec.cache_key())?.get(scope)?;
+        state.touch(self.inner.scope_tick.load(Ordering::Relaxed));
+        Some(state)
     }
 
     fn key_state(&self, spec: &Spec, scope: &str) -> Arc<KeyState> {

@@ -63,13 +63,7 @@ impl Generator {
                     .scoped
                     .read()
                     .unwrap_or_else(PoisonError::into_inner);
-                let state = scoped
-                    .get(spec.cache_key())
-                    .and_then(|scopes| scopes.get(scope));
-                if let Some(state) = state {
-                    state.touch(self.inner.scope_tick.load(Ordering::Relaxed));
-                }
-                state
+                self.scope_state(&scoped, spec, scope)
             } else {
                 match self.memoized(spec) {
                     Some(state) => Some(state),

@@ -128,16 +128,31 @@ fn run_processes(url: &str, key: &str, files: &[PathBuf], args: &[&str]) -> Resu
     Ok(())
 }
 
+/// `processes` loadgen processes on a new key named after `name`, all at once with `args`;
+/// the IDs they committed.
+fn run_on_new_key(
+    dir: &Path,
+    url: &str,
+    name: &str,
+    processes: usize,
+    args: &[&str],
+) -> Result<Vec<String>, String> {
+    let key = fresh_key(name);
+    let files: Vec<PathBuf> = (0..processes)
+        .map(|i| dir.join(format!("{key}-{i}.ids")))
+        .collect();
+    run_processes(url, &key, &files, args)?;
+    Ok(read_ids(&files))
+}
+
 fn four_processes_four_threads(dir: &Path, url: &str) -> Result<(), String> {
-    let key = fresh_key("four");
-    let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("{key}-{i}.ids"))).collect();
-    run_processes(
+    let ids = run_on_new_key(
+        dir,
         url,
-        &key,
-        &files,
+        "four",
+        4,
         &["--threads", "4", "--ids", "4000", "--batch", "50"],
     )?;
-    let ids = read_ids(&files);
     if ids.len() != 16_000 {
         return Err(format!("expected 16000 IDs, got {}", ids.len()));
     }
@@ -256,8 +271,6 @@ fn clocks_a_day_apart(dir: &Path, url: &str) -> Result<(), String> {
 }
 
 fn series_roll_over_across_processes(dir: &Path, url: &str) -> Result<(), String> {
-    let key = fresh_key("series");
-    let files: Vec<PathBuf> = (0..3).map(|i| dir.join(format!("{key}-{i}.ids"))).collect();
     let args = [
         "--threads",
         "2",
@@ -270,8 +283,7 @@ fn series_roll_over_across_processes(dir: &Path, url: &str) -> Result<(), String
         "--series-max",
         "300",
     ];
-    run_processes(url, &key, &files, &args)?;
-    let ids = read_ids(&files);
+    let ids = run_on_new_key(dir, url, "series", 3, &args)?;
     check_distinct(&ids)?;
     if ids.len() > 1200 {
         return Err(format!("{} IDs from 4 series of 300", ids.len()));
@@ -364,12 +376,11 @@ fn by_scope(lines: &[String]) -> Result<BTreeMap<String, Vec<String>>, String> {
 /// giving back what it holds at the end: no ID twice within a scope (each scope's counter
 /// hands out its own blocks), and every scope was used.
 fn scoped_batched(dir: &Path, url: &str) -> Result<(), String> {
-    let key = fresh_key("scoped");
-    let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("{key}-{i}.ids"))).collect();
-    run_processes(
+    let ids = run_on_new_key(
+        dir,
         url,
-        &key,
-        &files,
+        "scoped",
+        4,
         &[
             "--threads",
             "4",
@@ -383,11 +394,10 @@ fn scoped_batched(dir: &Path, url: &str) -> Result<(), String> {
             "--release-on-exit",
         ],
     )?;
-    let lines = read_ids(&files);
-    if lines.len() != 8_000 {
-        return Err(format!("expected 8000 IDs, got {}", lines.len()));
+    if ids.len() != 8_000 {
+        return Err(format!("expected 8000 IDs, got {}", ids.len()));
     }
-    let scopes = by_scope(&lines)?;
+    let scopes = by_scope(&ids)?;
     if scopes.len() != 20 {
         return Err(format!("expected 20 scopes, got {}", scopes.len()));
     }
@@ -400,12 +410,11 @@ fn scoped_batched(dir: &Path, url: &str) -> Result<(), String> {
 /// 4 processes x 4 threads inserting gapless IDs in 20 scopes, a tenth of the transactions
 /// rolled back: each scope's committed numbers are exactly 1..N.
 fn scoped_gapless_with_rollbacks(dir: &Path, url: &str) -> Result<(), String> {
-    let key = fresh_key("scoped_gapless");
-    let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("{key}-{i}.ids"))).collect();
-    run_processes(
+    let ids = run_on_new_key(
+        dir,
         url,
-        &key,
-        &files,
+        "scoped_gapless",
+        4,
         &[
             "--threads",
             "4",
@@ -420,7 +429,7 @@ fn scoped_gapless_with_rollbacks(dir: &Path, url: &str) -> Result<(), String> {
             "20",
         ],
     )?;
-    let scopes = by_scope(&read_ids(&files))?;
+    let scopes = by_scope(&ids)?;
     if scopes.len() != 20 {
         return Err(format!("expected 20 scopes, got {}", scopes.len()));
     }

@@ -69,7 +69,6 @@ where
                     "--reason must say why: the auditor reads it".to_owned(),
                 ));
             }
-            needs_scope(&spec, &scope)?;
             seqgen::void_in(conn, &spec, &scope, &id, &reason)?;
             if scope.is_empty() {
                 out!("{key}: {id} voided ({reason})");
@@ -195,22 +194,6 @@ where
     Ok(())
 }
 
-/// Refuses a command on a scoped key without `--scope`, or on an unscoped one with it, in the
-/// command line's words (the library's errors name its functions).
-fn needs_scope(spec: &seqgen::Spec, scope: &str) -> Result<(), Failure> {
-    match (spec.is_scoped(), scope.is_empty()) {
-        (true, true) => Err(Failure::Input(format!(
-            "key `{}` counts per scope: say which with --scope",
-            spec.key()
-        ))),
-        (false, false) => Err(Failure::Input(format!(
-            "key `{}` has one counter, not one per scope: leave out --scope",
-            spec.key()
-        ))),
-        _ => Ok(()),
-    }
-}
-
 /// The period a command is about: `--period`, or the current one of the key's date pattern.
 fn period_of(spec: &seqgen::Spec, args: &PeriodArgs) -> String {
     args.period
@@ -243,7 +226,6 @@ where
     C::Backend: seqgen::Backend,
 {
     let spec = admin::recorded_spec(conn, key)?;
-    needs_scope(&spec, scope)?;
     let period = period_of(&spec, args);
     let peek = admin::peek(conn, &spec, scope, &period)?;
     let shown = PeekJson {
@@ -349,7 +331,6 @@ where
 {
     let spec = admin::recorded_spec(conn, key)?;
     let period = period_of(&spec, args);
-    needs_scope(&spec, scope.map_or("", |s| s.value))?;
     let report = match scope {
         Some(scope) => admin::gaps_in(conn, &spec, scope, table, column, &period),
         None => admin::gaps(conn, &spec, table, column, &period),

@@ -187,7 +187,15 @@ impl From<seqgen::Error> for Failure {
             | SeriesExhausted { .. }
             | InvalidId { .. }
             | NotIssued { .. }
-            | AlreadyVoided { .. } => Failure::Input(err.to_string()),
+            | AlreadyVoided { .. }
+            | InvalidScope { .. } => Failure::Input(err.to_string()),
+            // In the command line's words: the library's name its functions.
+            ScopeMismatch { key, scoped: true } => Failure::Input(format!(
+                "key `{key}` counts per scope: say which with --scope"
+            )),
+            ScopeMismatch { key, scoped: false } => Failure::Input(format!(
+                "key `{key}` has one counter, not one per scope: leave out --scope"
+            )),
             MissingTable(_) => {
                 Failure::Input("db_key is missing or out of date: run `seqgen migrate`".to_owned())
             }

@@ -256,6 +256,8 @@ where
     let no_scope = seqgen(Some(url), &["peek", "--key", &invoices]);
     expect(&no_scope, 2);
     assert!(no_scope.err.contains("--scope"), "{}", no_scope.err);
+    let bad_scope = seqgen(Some(url), &["peek", "--key", &invoices, "--scope", "1 "]);
+    expect(&bad_scope, 2);
     let peek = seqgen(Some(url), &["peek", "--key", &invoices, "--scope", "1"]);
     expect(&peek, 0);
     assert!(peek.out.contains("last:   3 (S0003)"), "{}", peek.out);

@@ -241,8 +241,10 @@ where
 /// table (an instance whose clock is ahead, or a little behind, may be using it).
 ///
 /// Also refused: a period whose row took a number less than `min_age` ago (on the database's
-/// clock). An instance whose clock lags could still be taking numbers in it, and after the
-/// delete it would create the row again and hand out that period's numbers a second time.
+/// clock), or takes one while it is being pruned (each row is deleted only if it still holds
+/// the value read). An instance whose clock lags could still be taking numbers in it, and
+/// after the delete it would create the row again and hand out that period's numbers a second
+/// time.
 pub fn prune<C>(
     conn: &mut C,
     key: &str,

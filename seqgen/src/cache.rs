@@ -5,13 +5,16 @@
 use std::borrow::Borrow;
 use std::collections::VecDeque;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
+
+use event_listener::Event;
 
 use crate::backend::Counter;
 use crate::batch::BatchState;
 use crate::clock::Clock;
+use crate::driver::Driver;
 use crate::error::{Error, Result};
 use crate::meter;
 use crate::stats::KeyStats;
@@ -32,11 +35,12 @@ pub(crate) struct KeyState {
     /// where this one keeps it within 3 times.
     cursor: Mutex<Cursor>,
     /// Whether a reservation of this key is under way (in the foreground or ahead, in the
-    /// background), so that when a block runs dry exactly one thread reserves and the others
-    /// wait for it; see [`Turn`].
-    reserving: Mutex<bool>,
-    /// Signalled when a reservation ends.
-    reserved: Condvar,
+    /// background), so that when a block runs dry exactly one thread or task reserves and the
+    /// others wait for it; see [`Turn`].
+    reserving: AtomicBool,
+    /// Notified when a reservation ends: threads wait for it, tasks await it (see
+    /// [`Driver::wait`](crate::driver::Driver::wait)).
+    reserved: Event,
     /// How big the next block should be; used only by the thread whose turn it is.
     batch: Mutex<BatchState>,
     /// The last period whose `db_key` row is known to exist (rows are never deleted): lets
@@ -136,27 +140,31 @@ impl KeyState {
     }
 
     /// Waits until no reservation of this key is under way, then starts one: until the turn
-    /// is dropped, every other thread that wants to reserve waits for it.
-    pub(crate) fn turn(&self) -> Turn<&KeyState> {
-        let mut reserving = self.reserving.lock().unwrap_or_else(|e| e.into_inner());
-        while *reserving {
-            reserving = self
-                .reserved
-                .wait(reserving)
-                .unwrap_or_else(|e| e.into_inner());
+    /// is dropped, every other caller that wants to reserve waits for it. A thread waits here;
+    /// a task awaits, holding no lock, so a task dropped while waiting leaves nothing behind.
+    pub(crate) async fn turn<D: Driver>(&self, db: &mut D) -> Turn<&KeyState> {
+        loop {
+            if self.start_reserving() {
+                return Turn(self);
+            }
+            // Listening first, then looking again: a turn that ends in between notifies it.
+            let ended = self.reserved.listen();
+            if self.start_reserving() {
+                return Turn(self);
+            }
+            db.wait(ended).await;
         }
-        *reserving = true;
-        Turn(self)
     }
 
     /// Starts a reservation if none is under way; the turn can move to another thread.
     pub(crate) fn try_turn(state: &Arc<KeyState>) -> Option<Turn<Arc<KeyState>>> {
-        let mut reserving = state.reserving.lock().unwrap_or_else(|e| e.into_inner());
-        if *reserving {
-            return None;
-        }
-        *reserving = true;
-        Some(Turn(Arc::clone(state)))
+        state.start_reserving().then(|| Turn(Arc::clone(state)))
+    }
+
+    fn start_reserving(&self) -> bool {
+        self.reserving
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
     }
 
     /// How big the next block should be (for the thread whose turn it is).
@@ -296,8 +304,8 @@ pub(crate) struct Turn<S: Borrow<KeyState>>(S);
 impl<S: Borrow<KeyState>> Drop for Turn<S> {
     fn drop(&mut self) {
         let state = self.0.borrow();
-        *state.reserving.lock().unwrap_or_else(|e| e.into_inner()) = false;
-        state.reserved.notify_all();
+        state.reserving.store(false, Ordering::Release);
+        state.reserved.notify(usize::MAX);
     }
 }
 

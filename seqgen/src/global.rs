@@ -8,11 +8,11 @@ use std::sync::{Mutex, OnceLock};
 use diesel::connection::LoadConnection;
 
 use crate::backend::Backend;
+use crate::driver::{drive, Blocking, Driver};
 use crate::error::Result;
 use crate::generator::Generator;
 use crate::identity::{identify, Identity};
 use crate::stats::KeyStats;
-use crate::transaction::in_transaction;
 use seqgen_core::Spec;
 
 /// The process-wide default generators, one per database.
@@ -55,7 +55,7 @@ where
 {
     let identity = {
         let mut conn = pool.get().map_err(crate::Error::Pool)?;
-        identify(&mut *conn, "", true)?
+        drive(identify(&mut Blocking(&mut *conn), "", true))?
             .1
             .ok_or(crate::Error::DifferentDatabase)?
     };
@@ -87,38 +87,45 @@ where
     C: LoadConnection + 'static,
     C::Backend: Backend,
 {
-    let in_transaction = in_transaction(conn);
-    // On SQLite, inside a transaction, numbers are taken in that transaction anyway; reading
-    // the token first would make it a reader that must upgrade to a writer, which SQLite
-    // refuses with "database is locked" under contention instead of waiting.
-    if in_transaction && !C::Backend::RESERVE_BESIDE_TRANSACTION {
-        return Ok(Generator::new());
-    }
     // A physical connection reaches one database for its whole life, so what it was found to
     // reach once still holds (the README names the exception: MySQL's `USE other`).
     let generation = GENERATION.load(Ordering::Acquire);
     if let Some(remembered) = remembered(conn, generation) {
         return Ok(remembered);
     }
+    let generator = drive(default_on(&mut Blocking(&mut *conn)))?;
+    if let Some(generator) = &generator {
+        remember(conn, generator, generation);
+    }
+    Ok(generator.unwrap_or_default())
+}
+
+/// The process-wide default generator of the database `db` reaches, identified with one
+/// query; `None` where numbers are taken in the caller's transaction, uncached, by a
+/// throwaway generator.
+pub(crate) async fn default_on<D: Driver>(db: &mut D) -> Result<Option<Generator>> {
+    let in_transaction = db.in_transaction();
+    // On SQLite, inside a transaction, numbers are taken in that transaction anyway; reading
+    // the token first would make it a reader that must upgrade to a writer, which SQLite
+    // refuses with "database is locked" under contention instead of waiting.
+    if in_transaction && !D::Backend::RESERVE_BESIDE_TRANSACTION {
+        return Ok(None);
+    }
     // Inside a transaction the token is not created: a rollback would take it back. Without
     // one, a throwaway generator takes the numbers in that transaction, uncached.
-    let Some(identity) = identify(conn, "", !in_transaction)?.1 else {
-        return Ok(Generator::new());
+    let Some(identity) = identify(db, "", !in_transaction).await?.1 else {
+        return Ok(None);
     };
-    let generator = {
-        let mut defaults = defaults();
-        // Looked up first: the identity is cloned only the first time a database is met.
-        match defaults.get(&identity) {
-            Some(generator) => generator.clone(),
-            None => {
-                let generator = Generator::default_for(identity.clone(), None);
-                defaults.insert(identity, generator.clone());
-                generator
-            }
+    let mut defaults = defaults();
+    // Looked up first: the identity is cloned only the first time a database is met.
+    Ok(Some(match defaults.get(&identity) {
+        Some(generator) => generator.clone(),
+        None => {
+            let generator = Generator::default_for(identity.clone(), None);
+            defaults.insert(identity, generator.clone());
+            generator
         }
-    };
-    remember(conn, &generator, generation);
-    Ok(generator)
+    }))
 }
 
 /// The default generator `conn` remembered, if it is a pooled connection that did so since

@@ -16,9 +16,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use diesel::connection::LoadConnection;
-
 use crate::backend::{Backend, Found};
+use crate::driver::Driver;
 use crate::error::{Error, Result};
 
 /// One database, as told apart by [`identify`].
@@ -47,19 +46,15 @@ impl Identity {
 /// Reads the database's identity and the key's row in one query. With `create`, a database
 /// without a token gets one first (never inside a transaction: a rollback would take it
 /// back); without, its identity is `None`.
-pub(crate) fn identify<C>(
-    conn: &mut C,
+pub(crate) async fn identify<D: Driver>(
+    db: &mut D,
     key: &str,
     create: bool,
-) -> Result<(Found, Option<Identity>)>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
-    let mut found = C::Backend::identify(conn, key)?;
+) -> Result<(Found, Option<Identity>)> {
+    let mut found = db.identify(key).await?;
     if found.token.is_none() && create {
-        crate::retry::retrying(|| C::Backend::create_token(conn, random_token()))?;
-        found = C::Backend::identify(conn, key)?;
+        crate::retry::retrying(db, async |db| db.create_token(random_token()).await).await?;
+        found = db.identify(key).await?;
     }
     let identity = found
         .token

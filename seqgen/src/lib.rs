@@ -62,6 +62,7 @@ pub mod backend;
 mod batch;
 mod cache;
 mod clock;
+mod driver;
 mod error;
 mod generator;
 mod global;

@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use diesel::connection::LoadConnection;
 
 use crate::backend::Backend;
+use crate::driver::{drive, in_transaction, Blocking, Driver};
 use crate::error::{Error, Result};
-use crate::generator::{check_scope, Generator};
+use crate::generator::{check_scope, formatted, numeric, Generator};
 use crate::global::default_generator;
-use crate::transaction::in_transaction;
 use seqgen_core::{Mode, Spec};
 
 /// A Diesel model whose ID fields seqgen fills. Implement it with
@@ -240,47 +240,9 @@ where
     C: LoadConnection + 'static,
     C::Backend: Backend,
 {
-    if rows.is_empty() {
+    let Some(scopes) = plan_fill(rows, in_transaction(conn))? else {
         return Ok(());
-    }
-    // Refuse before filling anything: a record must not end up half filled.
-    if let Some(gapless) = gapless_field::<T>() {
-        if !in_transaction(conn) {
-            return Err(Error::OutsideTransaction {
-                key: gapless.spec.key().to_owned(),
-            });
-        }
-    }
-    // The records of each scoped field by scope, every scope checked before anything is
-    // filled; one reservation per scope, not per record, scopes in order so that gapless
-    // writers lock their counters in the same order.
-    let fields = T::__id_fields();
-    let mut scoped: Vec<BTreeMap<String, Vec<usize>>> = Vec::new();
-    if fields.iter().any(|field| field.spec.is_scoped()) {
-        for (index, field) in fields.iter().enumerate() {
-            let mut by_scope: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-            if field.spec.is_scoped() {
-                for (row, record) in rows.iter_mut().enumerate() {
-                    if record.__id_slot(index).is_unset() {
-                        by_scope
-                            .entry(record.__id_scope(index))
-                            .or_default()
-                            .push(row);
-                    }
-                }
-            }
-            for scope in by_scope.keys() {
-                if scope.is_empty() {
-                    return Err(Error::InvalidScope {
-                        key: field.spec.key().to_owned(),
-                        scope: scope.clone(),
-                    });
-                }
-                check_scope(&field.spec, scope)?;
-            }
-            scoped.push(by_scope);
-        }
-    }
+    };
     let default;
     let generator = match generator {
         Some(generator) => generator,
@@ -289,10 +251,75 @@ where
             &default
         }
     };
+    drive(fill_on(
+        rows,
+        generator,
+        &mut Blocking(conn),
+        scopes,
+        filled,
+    ))
+}
+
+/// The records of each scoped field of `rows` by scope (an empty map for an unscoped
+/// field), with every scope checked, so that nothing is filled when one is wrong; `None`
+/// when there is nothing to fill.
+pub(crate) fn plan_fill<T: DistributedId>(
+    rows: &mut [T],
+    in_transaction: bool,
+) -> Result<Option<Vec<BTreeMap<String, Vec<usize>>>>> {
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    // Refuse before filling anything: a record must not end up half filled.
+    if let Some(gapless) = gapless_field::<T>() {
+        if !in_transaction {
+            return Err(Error::OutsideTransaction {
+                key: gapless.spec.key().to_owned(),
+            });
+        }
+    }
+    // One reservation per scope, not per record, scopes in order so that gapless writers
+    // lock their counters in the same order.
+    let fields = T::__id_fields();
+    let mut scoped: Vec<BTreeMap<String, Vec<usize>>> = Vec::with_capacity(fields.len());
     for (index, field) in fields.iter().enumerate() {
+        let mut by_scope: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         if field.spec.is_scoped() {
-            for (scope, unset) in std::mem::take(&mut scoped[index]) {
-                fill_field(rows, index, field, generator, conn, &scope, unset, filled)?;
+            for (row, record) in rows.iter_mut().enumerate() {
+                if record.__id_slot(index).is_unset() {
+                    by_scope
+                        .entry(record.__id_scope(index))
+                        .or_default()
+                        .push(row);
+                }
+            }
+        }
+        for scope in by_scope.keys() {
+            if scope.is_empty() {
+                return Err(Error::InvalidScope {
+                    key: field.spec.key().to_owned(),
+                    scope: scope.clone(),
+                });
+            }
+            check_scope(&field.spec, scope)?;
+        }
+        scoped.push(by_scope);
+    }
+    Ok(Some(scoped))
+}
+
+/// Fills the fields [`plan_fill`] planned, from `generator`, on `db`.
+pub(crate) async fn fill_on<T: DistributedId, D: Driver>(
+    rows: &mut [T],
+    generator: &Generator,
+    db: &mut D,
+    mut scopes: Vec<BTreeMap<String, Vec<usize>>>,
+    filled: &mut Vec<(usize, usize)>,
+) -> Result<()> {
+    for (index, field) in T::__id_fields().iter().enumerate() {
+        if field.spec.is_scoped() {
+            for (scope, unset) in std::mem::take(&mut scopes[index]) {
+                fill_field(rows, index, field, generator, db, &scope, unset, filled).await?;
             }
             continue;
         }
@@ -300,7 +327,7 @@ where
             .filter(|&row| rows[row].__id_slot(index).is_unset())
             .collect();
         if !unset.is_empty() {
-            fill_field(rows, index, field, generator, conn, "", unset, filled)?;
+            fill_field(rows, index, field, generator, db, "", unset, filled).await?;
         }
     }
     Ok(())
@@ -308,23 +335,21 @@ where
 
 /// Fills field number `index` of the records `unset` with IDs of `scope`, in one call.
 #[allow(clippy::too_many_arguments)] // the state of `fill`'s loop
-fn fill_field<T, C>(
+async fn fill_field<T: DistributedId, D: Driver>(
     rows: &mut [T],
     index: usize,
     field: &IdField,
     generator: &Generator,
-    conn: &mut C,
+    db: &mut D,
     scope: &str,
     unset: Vec<usize>,
     filled: &mut Vec<(usize, usize)>,
-) -> Result<()>
-where
-    T: DistributedId,
-    C: LoadConnection + 'static,
-    C::Backend: Backend,
-{
+) -> Result<()> {
+    let (spec, n) = (&field.spec, unset.len() as u64);
     if rows[unset[0]].__id_slot(index).is_numeric() {
-        let ids = generator.next_numbers_in(conn, &field.spec, scope, unset.len())?;
+        let mut ids = Vec::with_capacity(unset.len());
+        let emit = numeric(spec, |id| ids.push(id))?;
+        generator.take_on(db, spec, scope, n, emit).await?;
         for (row, id) in unset.into_iter().zip(ids) {
             match rows[row].__id_slot(index) {
                 IdSlot::Number(n) => *n = id,
@@ -334,7 +359,10 @@ where
             filled.push((row, index));
         }
     } else {
-        let ids = generator.next_ids_in(conn, &field.spec, scope, unset.len())?;
+        let mut ids = Vec::with_capacity(unset.len());
+        generator
+            .take_on(db, spec, scope, n, formatted(spec, &mut ids))
+            .await?;
         for (row, id) in unset.into_iter().zip(ids) {
             match rows[row].__id_slot(index) {
                 IdSlot::Text(s) => *s = id,

@@ -69,6 +69,7 @@ mod r2d2_pool {
 
     use super::PoolReserve;
     use crate::backend::{Backend, Counter, Found};
+    use crate::driver::{drive, Blocking};
     use crate::error::{Error, Result};
     use crate::identity::{Identity, NonDurable};
     use crate::reserve::{check_shape, reserve_block, Retry};
@@ -96,8 +97,8 @@ mod r2d2_pool {
             expected: &Found,
         ) -> Result<(Identity, i64, u64)> {
             let mut pooled = self.get().map_err(Error::Pool)?;
-            reserve_block(
-                &mut *pooled,
+            drive(reserve_block(
+                &mut Blocking(&mut *pooled),
                 spec,
                 scope,
                 period,
@@ -105,7 +106,7 @@ mod r2d2_pool {
                 batch,
                 non_durable,
                 Some(expected),
-            )
+            ))
         }
 
         fn reserve_ahead(
@@ -119,8 +120,8 @@ mod r2d2_pool {
             let Some(mut pooled) = self.try_get() else {
                 return Ok(None);
             };
-            reserve_block(
-                &mut *pooled,
+            drive(reserve_block(
+                &mut Blocking(&mut *pooled),
                 spec,
                 scope,
                 period,
@@ -128,7 +129,7 @@ mod r2d2_pool {
                 batch,
                 non_durable,
                 None,
-            )
+            ))
             .map(Some)
         }
 
@@ -138,14 +139,16 @@ mod r2d2_pool {
             if C::Backend::read(conn, counter)?.is_some() {
                 return Ok(());
             }
-            retrying(|| C::Backend::create_row(conn, counter))
+            drive(retrying(&mut Blocking(conn), async |db| {
+                C::Backend::create_row(db.0, counter)
+            }))
         }
 
         fn check_shape(&self, spec: &Spec) -> Result<()> {
             let mut pooled = self.get().map_err(Error::Pool)?;
             let conn: &mut C = &mut pooled;
             let recorded = C::Backend::identify(conn, spec.key())?.shape;
-            check_shape(conn, spec, recorded, Retry::Yes)
+            drive(check_shape(&mut Blocking(conn), spec, recorded, Retry::Yes))
         }
     }
 

@@ -2,11 +2,10 @@
 //! inside the caller's transaction, the nowait lock, and the key's shape. One statement per
 //! reservation, always bounded by what the spec can hold.
 
-use diesel::connection::LoadConnection;
-
-use crate::backend::{is_busy, Backend, Counter, Found, Identified, Request};
+use crate::backend::{is_busy, Counter, Found, Identified, Request};
 use crate::batch::block_size;
 use crate::cache::{largest, refused};
+use crate::driver::Driver;
 use crate::error::{Error, Result};
 use crate::identity::{identify, Identity, NonDurable};
 use crate::retry::retrying;
@@ -22,8 +21,8 @@ use seqgen_core::Spec;
 /// the last number and the block's size: `need`, or the batch (the key row's `batch_size` if
 /// an operator set one, else `batch`, the generator's choice) if that is more and still fits.
 #[allow(clippy::too_many_arguments)] // each is one fact about the reservation
-pub(crate) fn reserve_block<C>(
-    conn: &mut C,
+pub(crate) async fn reserve_block<D: Driver>(
+    db: &mut D,
     spec: &Spec,
     scope: &str,
     period: &Period,
@@ -31,11 +30,7 @@ pub(crate) fn reserve_block<C>(
     batch: u64,
     non_durable: NonDurable,
     expected: Option<&Found>,
-) -> Result<(Identity, i64, u64)>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
+) -> Result<(Identity, i64, u64)> {
     let request = Request {
         counter: Counter::new(spec.key(), scope, &period.text),
         // Both fit in an i64: `need <= largest` was checked, and `largest` is capped.
@@ -44,54 +39,52 @@ where
         largest: largest(spec) as i64,
         shape: spec.shape(),
     };
-    let (found, reserved) = match retrying(|| C::Backend::reserve_identified(conn, &request))? {
+    let identified = retrying(db, async |db| db.reserve_identified(&request).await).await?;
+    let (found, reserved) = match identified {
         Some(Identified { found, count, last }) => (found, Some((last, count))),
-        None => (C::Backend::identify(conn, spec.key())?, None),
+        None => (db.identify(spec.key()).await?, None),
     };
     let identity = match found.token {
         Some(token) => Identity::new(&found.fingerprint, token),
         // The database's first reservation: its token is created now (outside any
         // transaction, where a rollback cannot take it back).
-        None => identify(conn, "", true)?
+        None => identify(db, "", true)
+            .await?
             .1
             .ok_or(Error::DifferentDatabase)?,
     };
     if expected.is_some_and(|e| !identity.matches(e)) {
         return Err(Error::DifferentDatabase);
     }
-    non_durable.check::<C::Backend>(&found)?;
-    check_shape(conn, spec, found.shape, Retry::Yes)?;
+    non_durable.check::<D::Backend>(&found)?;
+    check_shape(db, spec, found.shape, Retry::Yes).await?;
     let (last, count) = match reserved {
         // `count` is at most `largest`, an i64.
         Some((Some(last), count)) => (last, count as u64),
         // Past the limit: only what is needed, or the error that even that does not fit.
-        Some((None, _)) => reserve_fitting(conn, spec, scope, period, need, need, Retry::Yes)?,
+        Some((None, _)) => reserve_fitting(db, spec, scope, period, need, need, Retry::Yes).await?,
         None => {
             let count = block_size(found.batch, batch, need);
-            reserve_fitting(conn, spec, scope, period, count, need, Retry::Yes)?
+            reserve_fitting(db, spec, scope, period, count, need, Retry::Yes).await?
         }
     };
     Ok((identity, last, count))
 }
 
 /// Refuses `spec` if its key's row records another shape; records it if none is recorded.
-pub(crate) fn check_shape<C>(
-    conn: &mut C,
+pub(crate) async fn check_shape<D: Driver>(
+    db: &mut D,
     spec: &Spec,
     recorded: Option<String>,
     retry: Retry,
-) -> Result<()>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
+) -> Result<()> {
     let recorded = match recorded {
         Some(recorded) => recorded,
         None => {
-            let mut claim = || C::Backend::claim_shape(conn, spec.key(), spec.shape());
+            let claim = async |db: &mut D| db.claim_shape(spec.key(), spec.shape()).await;
             match retry {
-                Retry::Yes => retrying(claim)?,
-                Retry::No => claim()?,
+                Retry::Yes => retrying(db, claim).await?,
+                Retry::No => claim(db).await?,
             }
             .unwrap_or_default()
         }
@@ -130,36 +123,32 @@ pub(crate) enum Retry {
 /// Reserves `count` numbers, or only `need` when `count` would pass the spec's capacity (or
 /// `i64::MAX`); refuses with nothing written when even `need` does not fit. Returns the last
 /// number and how many were reserved.
-pub(crate) fn reserve_fitting<C>(
-    conn: &mut C,
+pub(crate) async fn reserve_fitting<D: Driver>(
+    db: &mut D,
     spec: &Spec,
     scope: &str,
     period: &Period,
     count: u64,
     need: u64,
     retry: Retry,
-) -> Result<(i64, u64)>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
+) -> Result<(i64, u64)> {
     let largest = largest(spec);
-    let mut attempt = |count: u64| -> Result<Option<i64>> {
+    let counter = Counter::new(spec.key(), scope, &period.text);
+    let mut attempt = async |count: u64| -> Result<Option<i64>> {
         // Both fit in an i64: `need <= largest` was checked, and `count` is capped below.
         let (count_sql, limit) = ((count as i64), (largest - count) as i64);
-        let counter = Counter::new(spec.key(), scope, &period.text);
-        let mut reserve = || C::Backend::reserve(conn, counter, count_sql, limit);
+        let reserve = async |db: &mut D| db.reserve(counter, count_sql, limit).await;
         match retry {
-            Retry::Yes => retrying(reserve),
-            Retry::No => Ok(reserve()?),
+            Retry::Yes => retrying(db, reserve).await,
+            Retry::No => Ok(reserve(db).await?),
         }
     };
     let count = count.min(largest);
-    if let Some(last) = attempt(count)? {
+    if let Some(last) = attempt(count).await? {
         return Ok((last, count));
     }
     if count > need {
-        if let Some(last) = attempt(need)? {
+        if let Some(last) = attempt(need).await? {
             return Ok((last, need));
         }
     }
@@ -169,12 +158,8 @@ where
 /// Locks the counter row for the rest of the caller's transaction, or fails with
 /// [`Error::Busy`] at once. The attempt runs in a savepoint, so a busy row leaves the caller's
 /// transaction usable (PostgreSQL would otherwise abort it).
-pub(crate) fn lock_nowait<C>(conn: &mut C, counter: Counter<'_>) -> Result<()>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
-    match conn.transaction(|conn| C::Backend::lock_nowait(conn, counter)) {
+pub(crate) async fn lock_nowait<D: Driver>(db: &mut D, counter: Counter<'_>) -> Result<()> {
+    match db.lock_nowait(counter).await {
         Ok(()) => Ok(()),
         Err(e) if is_busy(&e) => Err(Error::Busy {
             key: counter.key.to_owned(),

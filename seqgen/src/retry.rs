@@ -1,6 +1,9 @@
 //! The one retry policy: bounded, with growing jittered backoff, for seqgen's own autocommit
 //! statements (serialization failures, deadlocks) and for `retry_transaction`.
 
+use std::time::Duration;
+
+use crate::driver::Driver;
 use crate::error::Result;
 use crate::identity::random_token;
 
@@ -9,10 +12,13 @@ use crate::identity::random_token;
 /// to break a deadlock (MySQL 1213).
 const RESERVE_ATTEMPTS: u32 = 20;
 
-/// Runs autocommit statements, retrying serialization failures (which also hit the writes
-/// around a reservation: the token, the key's shape). Safe because a failed statement was
-/// rolled back whole: it took no number.
-pub(crate) fn retrying<T>(reserve: impl FnMut() -> diesel::QueryResult<T>) -> Result<T> {
+/// Runs autocommit statements on `db`, retrying serialization failures (which also hit the
+/// writes around a reservation: the token, the key's shape). Safe because a failed statement
+/// was rolled back whole: it took no number.
+pub(crate) async fn retrying<D: Driver, T>(
+    db: &mut D,
+    mut statement: impl AsyncFnMut(&mut D) -> diesel::QueryResult<T>,
+) -> Result<T> {
     use diesel::result::{DatabaseErrorKind, Error as DieselError};
     let conflict = |e: &DieselError| {
         matches!(
@@ -20,7 +26,7 @@ pub(crate) fn retrying<T>(reserve: impl FnMut() -> diesel::QueryResult<T>) -> Re
             DieselError::DatabaseError(DatabaseErrorKind::SerializationFailure, _)
         )
     };
-    Ok(with_retries(reserve, conflict)?)
+    Ok(with_retries(async || statement(db).await, conflict, D::pause).await?)
 }
 
 thread_local! {
@@ -35,14 +41,16 @@ pub(crate) fn retries_so_far() -> u64 {
 }
 
 /// Runs `attempt` until it succeeds, fails with an error `retryable` does not accept, or has
-/// failed [`RESERVE_ATTEMPTS`] times, [pausing](pause) between attempts.
-pub(crate) fn with_retries<T, E>(
-    mut attempt: impl FnMut() -> std::result::Result<T, E>,
+/// failed [`RESERVE_ATTEMPTS`] times, with a [pause](backoff) between attempts (a thread's
+/// sleep, or a task's: see [`Driver::pause`]).
+pub(crate) async fn with_retries<T, E>(
+    mut attempt: impl AsyncFnMut() -> std::result::Result<T, E>,
     retryable: impl Fn(&E) -> bool,
+    pause: impl AsyncFn(Duration),
 ) -> std::result::Result<T, E> {
     let mut attempts = 1;
     loop {
-        match attempt() {
+        match attempt().await {
             Err(e) if retryable(&e) && attempts < RESERVE_ATTEMPTS => {
                 RETRIES.set(RETRIES.get() + 1);
                 crate::trace::event!(
@@ -50,7 +58,7 @@ pub(crate) fn with_retries<T, E>(
                     attempt = attempts,
                     "a serialization failure: trying again"
                 );
-                pause(attempts);
+                pause(backoff(attempts)).await;
                 attempts += 1;
             }
             result => return result,
@@ -58,10 +66,10 @@ pub(crate) fn with_retries<T, E>(
     }
 }
 
-/// Waits a little longer after each failed attempt (200 µs × attempt, plus up to as much
-/// again at random), so contending instances and threads do not retry in lockstep.
-fn pause(attempt: u32) {
+/// A little longer after each failed attempt (200 µs × attempt, plus up to as much again at
+/// random), so contending instances and threads do not retry in lockstep.
+fn backoff(attempt: u32) -> Duration {
     let step = 200 * u64::from(attempt);
     let jitter = (random_token() as u64) % step;
-    std::thread::sleep(std::time::Duration::from_micros(step + jitter));
+    Duration::from_micros(step + jitter)
 }

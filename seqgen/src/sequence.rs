@@ -4,9 +4,9 @@
 use diesel::connection::LoadConnection;
 
 use crate::backend::Backend;
+use crate::driver::in_transaction;
 use crate::error::Result;
 use crate::generator::Generator;
-use crate::transaction::in_transaction;
 use seqgen_core::Spec;
 
 /// A named gapless counter: 1, 2, 3, … with no gap and no repeat among committed
@@ -80,6 +80,16 @@ impl Sequence {
     }
 
     /// The spec of a sequence: no date part, 18 digits, gapless.
+    /// The spec of the counter.
+    pub(crate) fn counter_spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// Whether a number may be taken outside a transaction (in one of its own).
+    pub(crate) fn outside_transaction(&self) -> bool {
+        self.outside_transaction
+    }
+
     fn spec(key: &str, nowait: bool, scoped: bool) -> Result<Spec> {
         let builder = Spec::builder(key).date("").pad(18);
         let builder = if nowait {

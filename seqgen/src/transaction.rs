@@ -1,9 +1,8 @@
-//! Whether a connection is inside a transaction Diesel knows of, and running one again when
-//! the database aborts it.
+//! Running a transaction again when the database aborts it.
 
-use diesel::connection::TransactionManager;
 use diesel::Connection;
 
+use crate::driver::drive;
 use crate::error::{Error, Result};
 use crate::retry::with_retries;
 
@@ -32,16 +31,9 @@ where
     C: Connection,
     F: FnMut(&mut C) -> Result<T>,
 {
-    with_retries(
-        || conn.transaction(&mut work),
+    drive(with_retries(
+        async || conn.transaction(&mut work),
         |e| matches!(e, Error::TransactionConflict(_)),
-    )
-}
-
-/// Whether the connection is inside a transaction Diesel knows of. A connection whose
-/// transaction state is broken counts as inside one: nothing reserved on it is cached.
-pub(crate) fn in_transaction<C: Connection>(conn: &mut C) -> bool {
-    C::TransactionManager::transaction_manager_status_mut(conn)
-        .transaction_depth()
-        .map_or(true, |depth| depth.is_some())
+        async |time| std::thread::sleep(time),
+    ))
 }

@@ -1,8 +1,13 @@
 //! The databases seqgen runs on. Each backend module holds its reservation statement and
 //! nothing else; everything above them is one generic code path.
 
+#[cfg(seqgen_async)]
+use std::future::Future;
+
 use diesel::connection::LoadConnection;
 use diesel::QueryResult;
+#[cfg(seqgen_async)]
+use diesel_async::AsyncConnection;
 use diesel_migrations::EmbeddedMigrations;
 
 #[cfg(feature = "mysql")]
@@ -308,6 +313,96 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
         C: LoadConnection<Backend = Self>;
 }
 
+/// The statements of [`Backend`] that the allocator core runs, on diesel-async's connections
+/// (the `async-*` features). Written once with the blocking ones (see `core_queries!`).
+///
+/// Sealed; its items are seqgen's internals.
+#[cfg(seqgen_async)]
+#[doc(hidden)]
+pub trait AsyncBackend: Backend {
+    /// [`Backend::reserve`].
+    fn reserve<C>(
+        conn: &mut C,
+        counter: Counter<'_>,
+        count: i64,
+        limit: i64,
+    ) -> impl Future<Output = QueryResult<Option<i64>>> + Send
+    where
+        C: AsyncConnection<Backend = Self>;
+
+    /// [`Backend::reserve_identified`].
+    fn reserve_identified<C>(
+        _conn: &mut C,
+        _request: &Request<'_>,
+    ) -> impl Future<Output = QueryResult<Option<Identified>>> + Send
+    where
+        C: AsyncConnection<Backend = Self>,
+    {
+        async { Ok(None) }
+    }
+
+    /// [`Backend::read`].
+    fn read<C>(
+        conn: &mut C,
+        counter: Counter<'_>,
+    ) -> impl Future<Output = QueryResult<Option<i64>>> + Send
+    where
+        C: AsyncConnection<Backend = Self>;
+
+    /// [`Backend::create_row`].
+    fn create_row<C>(
+        conn: &mut C,
+        counter: Counter<'_>,
+    ) -> impl Future<Output = QueryResult<()>> + Send
+    where
+        C: AsyncConnection<Backend = Self>;
+
+    /// [`Backend::identify`].
+    fn identify<C>(conn: &mut C, key: &str) -> impl Future<Output = QueryResult<Found>> + Send
+    where
+        C: AsyncConnection<Backend = Self>;
+
+    /// [`Backend::claim_shape`].
+    fn claim_shape<C>(
+        conn: &mut C,
+        key: &str,
+        shape: &str,
+    ) -> impl Future<Output = QueryResult<Option<String>>> + Send
+    where
+        C: AsyncConnection<Backend = Self>;
+
+    /// [`Backend::read_shape`].
+    fn read_shape<C>(
+        conn: &mut C,
+        key: &str,
+    ) -> impl Future<Output = QueryResult<Option<String>>> + Send
+    where
+        C: AsyncConnection<Backend = Self>;
+
+    /// [`Backend::give_back`].
+    fn give_back<C>(
+        conn: &mut C,
+        counter: Counter<'_>,
+        held_end: i64,
+        value: i64,
+    ) -> impl Future<Output = QueryResult<bool>> + Send
+    where
+        C: AsyncConnection<Backend = Self>;
+
+    /// [`Backend::create_token`].
+    fn create_token<C>(conn: &mut C, token: i64) -> impl Future<Output = QueryResult<()>> + Send
+    where
+        C: AsyncConnection<Backend = Self>;
+
+    /// [`Backend::lock_nowait`].
+    fn lock_nowait<C>(
+        conn: &mut C,
+        counter: Counter<'_>,
+    ) -> impl Future<Output = QueryResult<()>> + Send
+    where
+        C: AsyncConnection<Backend = Self>;
+}
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -413,38 +508,138 @@ pub(crate) fn is_missing_table(err: &diesel::result::Error) -> bool {
     }
 }
 
-/// The queries every backend runs the same way (Diesel's queries are concrete per backend, so
-/// they are stamped into each `impl` rather than written once generically).
-macro_rules! shared_queries {
-    ($($lock:ident)?) => {
-        fn create_row<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<()>
+/// The statements of the allocator core, written once and stamped into each backend's
+/// [`Backend`] impl (`sync`: Diesel's `RunQueryDsl` in scope) and, with an `async-*` feature,
+/// its [`AsyncBackend`] impl (`async`: diesel-async's). A statement's run is written
+/// `query.run(conn) $(.$aw)*`: `.await` in the async stamp, nothing in the sync one. Diesel's
+/// queries are concrete per backend, so they are stamped per `impl` rather than written once
+/// generically.
+macro_rules! core_queries {
+    (sync $(, $lock:ident)?) => {
+        $crate::backend::core_queries!(@ [] [] [diesel::connection::LoadConnection]
+            [$crate::backend::Backend] $(, $lock)?);
+    };
+    (async $(, $lock:ident)?) => {
+        $crate::backend::core_queries!(@ [async] [await] [diesel_async::AsyncConnection]
+            [$crate::backend::AsyncBackend] $(, $lock)?);
+    };
+    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*] $(, $lock:ident)?) => {
+        $($kw)* fn create_row<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
         where
-            C: LoadConnection<Backend = Self>,
+            C: $($conn)*<Backend = Self>,
         {
-            super::statement::Statement::<super::statement::CreateRow>::new(counter, 0)
-                .execute(conn)
+            use $crate::backend::statement::{CreateRow, Statement};
+            Statement::<CreateRow>::new(counter, 0)
+                .execute(conn) $(.$aw)*
                 .map(drop)
         }
 
-        fn give_back<C>(
+        $($kw)* fn give_back<C>(
             conn: &mut C,
-            counter: super::Counter<'_>,
+            counter: $crate::backend::Counter<'_>,
             held_end: i64,
             value: i64,
         ) -> QueryResult<bool>
         where
-            C: LoadConnection<Backend = Self>,
+            C: $($conn)*<Backend = Self>,
         {
+            use $crate::schema::db_key;
             diesel::update(db_key::table.find((counter.key, counter.scope, counter.period)))
                 .filter(db_key::current_value.eq(held_end))
                 .set(db_key::current_value.eq(value))
-                .execute(conn)
+                .execute(conn) $(.$aw)*
                 .map(|changed| changed == 1)
         }
 
+        $($kw)* fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::backend::statement::{CreateToken, Statement};
+            Statement::<CreateToken>::new($crate::backend::Counter::TOKEN, token)
+                .execute(conn) $(.$aw)*
+                .map(drop)
+        }
+
+        $($kw)* fn read<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<Option<i64>>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::schema::db_key;
+            db_key::table
+                .find((counter.key, counter.scope, counter.period))
+                .select(db_key::current_value)
+                .first(conn) $(.$aw)*
+                .optional()
+        }
+
+        $($kw)* fn identify<C>(conn: &mut C, key: &str) -> QueryResult<$crate::backend::Found>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::backend::statement::{Identify, Statement};
+            type Row = (
+                String,
+                String,
+                Option<String>,
+                Option<i64>,
+                Option<i64>,
+                Option<String>,
+            );
+            let rows: Vec<Row> =
+                Statement::<Identify>::new($crate::backend::Counter::key_row(key), 0)
+                    .load(conn) $(.$aw)* ?;
+            // `iter().next()`: diesel-async's `RunQueryDsl::first` would shadow the slice's.
+            let first = rows.iter().next().ok_or(diesel::result::Error::NotFound)?;
+            let row = |name: &str| rows.iter().find(|r| r.2.as_deref() == Some(name));
+            Ok($crate::backend::Found {
+                fingerprint: <Self as $crate::backend::Backend>::complete_fingerprint(
+                    first.0.clone(),
+                ),
+                durability: first.1.clone(),
+                token: row("").and_then(|r| r.3),
+                batch: row(key).and_then(|r| r.4),
+                shape: row(key).and_then(|r| r.5.clone()),
+            })
+        }
+
+        $($kw)* fn claim_shape<C>(conn: &mut C, key: &str, shape: &str) -> QueryResult<Option<String>>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::schema::db_key;
+            <Self as $($this)*>::create_row(conn, $crate::backend::Counter::key_row(key))
+                $(.$aw)* ?;
+            diesel::update(db_key::table.find((key, "", "")))
+                .filter(db_key::shape.is_null())
+                .set(db_key::shape.eq(shape))
+                .execute(conn) $(.$aw)* ?;
+            <Self as $($this)*>::read_shape(conn, key) $(.$aw)*
+        }
+
+        $($kw)* fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::schema::db_key;
+            db_key::table
+                .find((key, "", ""))
+                .select(db_key::shape)
+                $(.$lock())?
+                .first::<Option<String>>(conn) $(.$aw)*
+                .optional()
+                .map(Option::flatten)
+        }
+    };
+}
+
+/// The queries of the admin side (`seqgen::admin`, the CLI, voids, previews), which only the
+/// blocking [`Backend`] runs, the same way on every backend.
+macro_rules! admin_queries {
+    ($($lock:ident)?) => {
         fn void<C>(
             conn: &mut C,
-            counter: super::Counter<'_>,
+            counter: $crate::backend::Counter<'_>,
             number: i64,
             reason: &str,
         ) -> QueryResult<bool>
@@ -472,7 +667,7 @@ macro_rules! shared_queries {
                 .map(|_| true)
         }
 
-        fn voided<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<Vec<(i64, String)>>
+        fn voided<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<Vec<(i64, String)>>
         where
             C: LoadConnection<Backend = Self>,
         {
@@ -484,18 +679,6 @@ macro_rules! shared_queries {
                 .order(db_key_void::number)
                 .select((db_key_void::number, db_key_void::reason))
                 .load(conn)
-        }
-
-        fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            super::statement::Statement::<super::statement::CreateToken>::new(
-                super::Counter::TOKEN,
-                token,
-            )
-                .execute(conn)
-                .map(drop)
         }
 
         fn read_start<C>(conn: &mut C, key: &str) -> QueryResult<Option<i64>>
@@ -510,44 +693,7 @@ macro_rules! shared_queries {
                 .map(Option::flatten)
         }
 
-        fn read<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<Option<i64>>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            db_key::table
-                .find((counter.key, counter.scope, counter.period))
-                .select(db_key::current_value)
-                .first(conn)
-                .optional()
-        }
-
-        fn identify<C>(conn: &mut C, key: &str) -> QueryResult<super::Found>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            use super::statement::{Identify, Statement};
-            type Row = (
-                String,
-                String,
-                Option<String>,
-                Option<i64>,
-                Option<i64>,
-                Option<String>,
-            );
-            let rows: Vec<Row> =
-                Statement::<Identify>::new(super::Counter::key_row(key), 0).load(conn)?;
-            let first = rows.first().ok_or(diesel::result::Error::NotFound)?;
-            let row = |name: &str| rows.iter().find(|r| r.2.as_deref() == Some(name));
-            Ok(super::Found {
-                fingerprint: Self::complete_fingerprint(first.0.clone()),
-                durability: first.1.clone(),
-                token: row("").and_then(|r| r.3),
-                batch: row(key).and_then(|r| r.4),
-                shape: row(key).and_then(|r| r.5.clone()),
-            })
-        }
-
-        fn counters<C>(conn: &mut C, key: Option<&str>) -> QueryResult<Vec<super::CounterRow>>
+        fn counters<C>(conn: &mut C, key: Option<&str>) -> QueryResult<Vec<$crate::backend::CounterRow>>
         where
             C: LoadConnection<Backend = Self>,
         {
@@ -556,7 +702,7 @@ macro_rules! shared_queries {
                 Self::TEXT_TYPE
             ));
             let mut query = db_key::table
-                .filter(db_key::key_name.ne(super::Counter::TOKEN.key))
+                .filter(db_key::key_name.ne($crate::backend::Counter::TOKEN.key))
                 .select((
                     db_key::key_name,
                     db_key::scope,
@@ -604,7 +750,10 @@ macro_rules! shared_queries {
                 }
             };
             if update(conn)? == 0 {
-                Self::create_row(conn, super::Counter::key_row(key))?;
+                <Self as $crate::backend::Backend>::create_row(
+                    conn,
+                    $crate::backend::Counter::key_row(key),
+                )?;
                 update(conn)?;
             }
             Ok(())
@@ -627,7 +776,7 @@ macro_rules! shared_queries {
 
         fn delete_row<C>(
             conn: &mut C,
-            counter: super::Counter<'_>,
+            counter: $crate::backend::Counter<'_>,
             current_value: i64,
         ) -> QueryResult<usize>
         where
@@ -684,31 +833,6 @@ macro_rules! shared_queries {
                 .load(conn)?;
             Ok(values.into_iter().map(|v| v.value).collect())
         }
-
-        fn claim_shape<C>(conn: &mut C, key: &str, shape: &str) -> QueryResult<Option<String>>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            Self::create_row(conn, super::Counter::key_row(key))?;
-            diesel::update(db_key::table.find((key, "", "")))
-                .filter(db_key::shape.is_null())
-                .set(db_key::shape.eq(shape))
-                .execute(conn)?;
-            Self::read_shape(conn, key)
-        }
-
-        fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            db_key::table
-                .find((key, "", ""))
-                .select(db_key::shape)
-                $(.$lock())?
-                .first::<Option<String>>(conn)
-                .optional()
-                .map(Option::flatten)
-        }
     };
 }
 
@@ -716,23 +840,31 @@ macro_rules! shared_queries {
 /// [`UpsertReturning`](statement::UpsertReturning), refused (no row) past the limit.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 macro_rules! upsert_reserve {
-    () => {
-        fn reserve<C>(
+    (sync) => {
+        $crate::backend::upsert_reserve!(@ [] [] [diesel::connection::LoadConnection]);
+    };
+    (async) => {
+        $crate::backend::upsert_reserve!(@ [async] [await] [diesel_async::AsyncConnection]);
+    };
+    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*]) => {
+        $($kw)* fn reserve<C>(
             conn: &mut C,
-            counter: super::Counter<'_>,
+            counter: $crate::backend::Counter<'_>,
             count: i64,
             limit: i64,
         ) -> QueryResult<Option<i64>>
         where
-            C: LoadConnection<Backend = Self>,
+            C: $($conn)*<Backend = Self>,
         {
-            super::statement::Statement::<super::statement::UpsertReturning>::new(counter, count)
+            use $crate::backend::statement::{Statement, UpsertReturning};
+            Statement::<UpsertReturning>::new(counter, count)
                 .limited(limit)
-                .get_result(conn)
+                .get_result(conn) $(.$aw)*
                 .optional()
         }
     };
 }
-pub(crate) use shared_queries;
+pub(crate) use admin_queries;
+pub(crate) use core_queries;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use upsert_reserve;

@@ -9,10 +9,10 @@
 use diesel::connection::LoadConnection;
 use diesel::mysql::Mysql;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Unsigned};
+use diesel::sql_types::BigInt;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
-use super::statement::{LockNowait, Piece, Statement, Text as StatementText};
+use super::statement::{Piece, Text as StatementText};
 use crate::schema::db_key;
 
 /// Adds to an existing counter and remembers the new value as `LAST_INSERT_ID()`. A counter
@@ -41,7 +41,7 @@ impl StatementText for Bump {
 diesel::define_sql_function! {
     /// The value this connection last remembered.
     #[sql_name = "LAST_INSERT_ID"]
-    fn last_insert_id() -> Unsigned<BigInt>;
+    fn last_insert_id() -> diesel::sql_types::Unsigned<BigInt>;
 }
 
 impl super::sealed::Sealed for Mysql {}
@@ -67,62 +67,111 @@ impl super::Backend for Mysql {
     const DURABILITY_SETTING: &'static str = "innodb_flush_log_at_trx_commit";
     const DURABLE: &'static str = "1";
 
-    fn reserve<C>(
-        conn: &mut C,
-        counter: super::Counter<'_>,
-        count: i64,
-        limit: i64,
-    ) -> QueryResult<Option<i64>>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        let bump = |conn: &mut C| {
-            Statement::<Bump>::new(counter, count)
-                .limited(limit)
-                .execute(conn)
-        };
-        if bump(conn)? == 0 {
-            Self::create_row(conn, counter)?;
-            if bump(conn)? == 0 {
-                // The row exists now: its counter is past the limit.
-                return Ok(None);
-            }
-        }
-        let value: u64 = diesel::select(last_insert_id()).get_result(conn)?;
-        i64::try_from(value)
-            .map(Some)
-            .map_err(|e| diesel::result::Error::DeserializationError(e.into()))
-    }
+    reserve!(sync);
 
     // Read back with a lock: a snapshot read under REPEATABLE READ would miss a shape
     // another transaction recorded after this one's snapshot.
-    super::shared_queries!(for_update);
+    super::core_queries!(sync, for_update);
 
-    fn lock_nowait<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<()>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        // A locking read sees rows other transactions are inserting and fails on them too.
-        let lock = |conn: &mut C| {
-            Statement::<LockNowait>::new(counter, 0)
-                .get_result::<i64>(conn)
-                .optional()
-        };
-        if lock(conn)?.is_some() {
-            return Ok(());
+    super::admin_queries!(for_update);
+
+    lock_nowait!(sync);
+}
+
+/// [`Backend::reserve`](super::Backend::reserve) and
+/// [`Backend::lock_nowait`](super::Backend::lock_nowait), for both drivers (see
+/// `core_queries!`).
+macro_rules! reserve {
+    (sync) => {
+        $crate::backend::mysql::reserve!(@ [] [] [diesel::connection::LoadConnection] [$crate::backend::Backend]);
+    };
+    (async) => {
+        $crate::backend::mysql::reserve!(@ [async] [await] [diesel_async::AsyncConnection] [$crate::backend::AsyncBackend]);
+    };
+    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*]) => {
+        $($kw)* fn reserve<C>(
+            conn: &mut C,
+            counter: $crate::backend::Counter<'_>,
+            count: i64,
+            limit: i64,
+        ) -> QueryResult<Option<i64>>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::backend::mysql::{last_insert_id, Bump};
+            use $crate::backend::statement::Statement;
+            let bump = || Statement::<Bump>::new(counter, count).limited(limit);
+            if bump().execute(conn) $(.$aw)* ? == 0 {
+                <Self as $($this)*>::create_row(conn, counter) $(.$aw)* ?;
+                if bump().execute(conn) $(.$aw)* ? == 0 {
+                    // The row exists now: its counter is past the limit.
+                    return Ok(None);
+                }
+            }
+            let value: u64 = diesel::select(last_insert_id()).get_result(conn) $(.$aw)* ?;
+            i64::try_from(value)
+                .map(Some)
+                .map_err(|e| diesel::result::Error::DeserializationError(e.into()))
         }
-        // Missing: create it, waiting at most a second (InnoDB's smallest lock wait) should
-        // another transaction be creating it at the same moment.
-        let previous: u64 = diesel::select(diesel::dsl::sql::<Unsigned<BigInt>>(
-            "@@SESSION.innodb_lock_wait_timeout",
-        ))
-        .get_result(conn)?;
-        conn.batch_execute("SET SESSION innodb_lock_wait_timeout = 1")?;
-        let created = Self::create_row(conn, counter);
-        conn.batch_execute(&format!(
-            "SET SESSION innodb_lock_wait_timeout = {previous}"
-        ))?;
-        created?;
-        lock(conn).map(drop)
+    };
+}
+use reserve;
+
+macro_rules! lock_nowait {
+    (sync) => {
+        $crate::backend::mysql::lock_nowait!(@ [] [] [diesel::connection::LoadConnection] [$crate::backend::Backend]);
+    };
+    (async) => {
+        $crate::backend::mysql::lock_nowait!(@ [async] [await] [diesel_async::AsyncConnection] [$crate::backend::AsyncBackend]);
+    };
+    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*]) => {
+        $($kw)* fn lock_nowait<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::backend::statement::{LockNowait, Statement};
+            use diesel::sql_types::{BigInt, Unsigned};
+            // A locking read sees rows other transactions are inserting and fails on them too.
+            if Statement::<LockNowait>::new(counter, 0)
+                .get_result::<i64>(conn) $(.$aw)*
+                .optional()?
+                .is_some()
+            {
+                return Ok(());
+            }
+            // Missing: create it, waiting at most a second (InnoDB's smallest lock wait) should
+            // another transaction be creating it at the same moment.
+            let previous: u64 = diesel::select(diesel::dsl::sql::<Unsigned<BigInt>>(
+                "@@SESSION.innodb_lock_wait_timeout",
+            ))
+            .get_result(conn) $(.$aw)* ?;
+            conn.batch_execute("SET SESSION innodb_lock_wait_timeout = 1") $(.$aw)* ?;
+            let created = <Self as $($this)*>::create_row(conn, counter) $(.$aw)*;
+            conn.batch_execute(&format!(
+                "SET SESSION innodb_lock_wait_timeout = {previous}"
+            )) $(.$aw)* ?;
+            created?;
+            Statement::<LockNowait>::new(counter, 0)
+                .get_result::<i64>(conn) $(.$aw)*
+                .optional()
+                .map(drop)
+        }
+    };
+}
+use lock_nowait;
+
+/// The statements of the allocator core on diesel-async's `AsyncMysqlConnection`.
+#[cfg(feature = "async-mysql")]
+mod nonblocking {
+    use diesel::mysql::Mysql;
+    use diesel::prelude::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult};
+    use diesel_async::RunQueryDsl;
+
+    impl super::super::AsyncBackend for Mysql {
+        super::reserve!(async);
+
+        super::super::core_queries!(async, for_update);
+
+        super::lock_nowait!(async);
     }
 }

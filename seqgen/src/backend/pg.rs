@@ -12,7 +12,6 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{BigInt, Nullable};
 
-use super::statement::{LockNowait, Statement};
 use crate::schema::db_key;
 
 impl super::sealed::Sealed for Pg {}
@@ -47,57 +46,112 @@ impl super::Backend for Pg {
     const DURABLE_COMMIT: &'static str =
         "(SELECT set_config('synchronous_commit', 'on', true)) AS durable";
 
-    super::upsert_reserve!();
+    super::upsert_reserve!(sync);
 
-    super::shared_queries!();
+    super::core_queries!(sync);
 
-    fn reserve_identified<C>(
-        conn: &mut C,
-        request: &super::Request<'_>,
-    ) -> QueryResult<Option<super::Identified>>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        ReserveIdentified(request).get_result(conn).map(
-            |(fingerprint, durability, token, batch, shape, count, last)| {
-                Some(super::Identified {
-                    found: super::Found {
-                        fingerprint: Self::complete_fingerprint(fingerprint),
-                        durability,
-                        token,
-                        batch,
-                        shape,
-                    },
-                    count,
-                    last,
+    super::admin_queries!();
+
+    reserve_identified!(sync);
+
+    lock_nowait!(sync);
+}
+
+/// [`Backend::reserve_identified`](super::Backend::reserve_identified) and
+/// [`Backend::lock_nowait`](super::Backend::lock_nowait), for both drivers (see
+/// `core_queries!`).
+macro_rules! reserve_identified {
+    (sync) => {
+        $crate::backend::pg::reserve_identified!(@ [] [] [diesel::connection::LoadConnection]);
+    };
+    (async) => {
+        $crate::backend::pg::reserve_identified!(@ [async] [await] [diesel_async::AsyncConnection]);
+    };
+    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*]) => {
+        $($kw)* fn reserve_identified<C>(
+            conn: &mut C,
+            request: &$crate::backend::Request<'_>,
+        ) -> QueryResult<Option<$crate::backend::Identified>>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            $crate::backend::pg::ReserveIdentified(request)
+                .get_result(conn) $(.$aw)*
+                .map(|(fingerprint, durability, token, batch, shape, count, last)| {
+                    Some($crate::backend::Identified {
+                        found: $crate::backend::Found {
+                            fingerprint: <Self as $crate::backend::Backend>::complete_fingerprint(
+                                fingerprint,
+                            ),
+                            durability,
+                            token,
+                            batch,
+                            shape,
+                        },
+                        count,
+                        last,
+                    })
                 })
-            },
-        )
-    }
-
-    fn lock_nowait<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<()>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        let lock = |conn: &mut C| {
-            Statement::<LockNowait>::new(counter, 0)
-                .get_result::<i64>(conn)
-                .optional()
-        };
-        if lock(conn)?.is_some() {
-            return Ok(());
         }
-        // The row is missing, or another transaction is creating it (invisible to us until it
-        // commits, and our insert would wait for it): create it without waiting long.
-        let previous: String =
-            diesel::select(diesel::dsl::sql::<Text>("current_setting('lock_timeout')"))
-                .get_result(conn)?;
-        conn.batch_execute("SET LOCAL lock_timeout = '1ms'")?;
-        Self::create_row(conn, counter)?;
-        diesel::sql_query("SELECT set_config('lock_timeout', $1, true)")
-            .bind::<Text, _>(&previous)
-            .execute(conn)?;
-        lock(conn).map(drop)
+    };
+}
+use reserve_identified;
+
+macro_rules! lock_nowait {
+    (sync) => {
+        $crate::backend::pg::lock_nowait!(@ [] [] [diesel::connection::LoadConnection] [$crate::backend::Backend]);
+    };
+    (async) => {
+        $crate::backend::pg::lock_nowait!(@ [async] [await] [diesel_async::AsyncConnection] [$crate::backend::AsyncBackend]);
+    };
+    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*]) => {
+        $($kw)* fn lock_nowait<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::backend::statement::{LockNowait, Statement};
+            use diesel::sql_types::Text;
+            if Statement::<LockNowait>::new(counter, 0)
+                .get_result::<i64>(conn) $(.$aw)*
+                .optional()?
+                .is_some()
+            {
+                return Ok(());
+            }
+            // The row is missing, or another transaction is creating it (invisible to us until
+            // it commits, and our insert would wait for it): create it without waiting long.
+            let previous: String =
+                diesel::select(diesel::dsl::sql::<Text>("current_setting('lock_timeout')"))
+                    .get_result(conn) $(.$aw)* ?;
+            conn.batch_execute("SET LOCAL lock_timeout = '1ms'") $(.$aw)* ?;
+            <Self as $($this)*>::create_row(conn, counter) $(.$aw)* ?;
+            diesel::sql_query("SELECT set_config('lock_timeout', $1, true)")
+                .bind::<Text, _>(&previous)
+                .execute(conn) $(.$aw)* ?;
+            Statement::<LockNowait>::new(counter, 0)
+                .get_result::<i64>(conn) $(.$aw)*
+                .optional()
+                .map(drop)
+        }
+    };
+}
+use lock_nowait;
+
+/// The statements of the allocator core on diesel-async's `AsyncPgConnection`.
+#[cfg(feature = "async-postgres")]
+mod nonblocking {
+    use diesel::pg::Pg;
+    use diesel::prelude::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult};
+    use diesel_async::RunQueryDsl;
+
+    impl super::super::AsyncBackend for Pg {
+        super::super::upsert_reserve!(async);
+
+        super::super::core_queries!(async);
+
+        super::reserve_identified!(async);
+
+        super::lock_nowait!(async);
     }
 }
 

@@ -33,54 +33,92 @@ impl super::Backend for Sqlite {
     const DURABILITY_SETTING: &'static str = "synchronous";
     const DURABLE: &'static str = "1";
 
-    super::upsert_reserve!();
+    super::upsert_reserve!(sync);
 
     fn complete_fingerprint(file: String) -> String {
         file_fingerprint(file)
     }
 
-    super::shared_queries!();
+    super::core_queries!(sync);
+
+    super::admin_queries!();
 
     fn lock_for_writing<C>(conn: &mut C) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>,
     {
-        touch(conn, super::Counter::TOKEN).map(drop)
+        touch!(conn, super::Counter::TOKEN).map(drop)
     }
 
-    fn lock_nowait<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<()>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        // SQLite locks the whole database, not rows: take its write lock with a no-op update,
-        // with the busy timeout off for that one statement.
-        #[derive(QueryableByName)]
-        struct BusyTimeout {
-            #[diesel(sql_type = diesel::sql_types::Integer)]
-            timeout: i32,
-        }
-        let previous = diesel::sql_query("PRAGMA busy_timeout").get_result::<BusyTimeout>(conn)?;
-        diesel::sql_query("PRAGMA busy_timeout = 0").execute(conn)?;
-        let touched = touch(conn, counter);
-        diesel::sql_query(format!("PRAGMA busy_timeout = {}", previous.timeout)).execute(conn)?;
-        if touched? == 0 {
-            // We hold the write lock now: creating the row cannot wait.
-            Self::create_row(conn, counter)?;
-        }
-        Ok(())
-    }
+    lock_nowait!(sync);
 }
 
 /// Takes the database's write lock (waiting through the busy timeout, if one is set) with an
 /// update of the row of `counter` that changes nothing: a write statement takes the lock even
 /// where it matches no row. How many rows it matched.
-fn touch<C>(conn: &mut C, counter: super::Counter<'_>) -> QueryResult<usize>
-where
-    C: LoadConnection<Backend = Sqlite>,
-{
-    diesel::update(db_key::table.find((counter.key, counter.scope, counter.period)))
-        .set(db_key::current_value.eq(db_key::current_value))
-        .execute(conn)
+macro_rules! touch {
+    ($conn:ident, $counter:expr $(, $aw:tt)?) => {{
+        let counter = $counter;
+        diesel::update(
+            $crate::schema::db_key::table.find((counter.key, counter.scope, counter.period)),
+        )
+        .set($crate::schema::db_key::current_value.eq($crate::schema::db_key::current_value))
+        .execute($conn) $(.$aw)?
+    }};
+}
+use touch;
+
+/// [`Backend::lock_nowait`](super::Backend::lock_nowait), for both drivers (see
+/// `core_queries!`).
+macro_rules! lock_nowait {
+    (sync) => {
+        $crate::backend::sqlite::lock_nowait!(@ [] [] [diesel::connection::LoadConnection] [$crate::backend::Backend]);
+    };
+    (async) => {
+        $crate::backend::sqlite::lock_nowait!(@ [async] [await] [diesel_async::AsyncConnection] [$crate::backend::AsyncBackend]);
+    };
+    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*]) => {
+        $($kw)* fn lock_nowait<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            // SQLite locks the whole database, not rows: take its write lock with a no-op
+            // update, with the busy timeout off for that one statement.
+            #[derive(diesel::QueryableByName)]
+            struct BusyTimeout {
+                #[diesel(sql_type = diesel::sql_types::Integer)]
+                timeout: i32,
+            }
+            let previous = diesel::sql_query("PRAGMA busy_timeout")
+                .get_result::<BusyTimeout>(conn) $(.$aw)* ?;
+            diesel::sql_query("PRAGMA busy_timeout = 0").execute(conn) $(.$aw)* ?;
+            let touched = $crate::backend::sqlite::touch!(conn, counter $(, $aw)*);
+            diesel::sql_query(format!("PRAGMA busy_timeout = {}", previous.timeout))
+                .execute(conn) $(.$aw)* ?;
+            if touched? == 0 {
+                // We hold the write lock now: creating the row cannot wait.
+                <Self as $($this)*>::create_row(conn, counter) $(.$aw)* ?;
+            }
+            Ok(())
+        }
+    };
+}
+use lock_nowait;
+
+/// The statements of the allocator core on diesel-async's `SyncConnectionWrapper`.
+#[cfg(feature = "async-sqlite")]
+mod nonblocking {
+    use diesel::prelude::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult};
+    use diesel::sqlite::Sqlite;
+    use diesel_async::RunQueryDsl;
+
+    impl super::super::AsyncBackend for Sqlite {
+        super::super::upsert_reserve!(async);
+
+        super::super::core_queries!(async);
+
+        super::lock_nowait!(async);
+    }
 }
 
 /// `sqlite:` + the file + its device and inode; an in-memory or temporary database has no

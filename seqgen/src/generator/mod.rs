@@ -9,6 +9,7 @@ mod take;
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
@@ -18,12 +19,13 @@ use crate::backend::Backend;
 use crate::batch::BatchPolicy;
 use crate::cache::KeyState;
 use crate::clock::{Clock, SystemClock};
+use crate::driver::{drive, Blocking, Driver};
 use crate::error::{Error, Result};
 use crate::identity::{identify, Identity, NonDurable};
 use crate::pool::PoolReserve;
 use crate::retry::retrying;
 use crate::stats::KeyStats;
-use seqgen_core::__private::{CacheKey, PrehashedHasher};
+use seqgen_core::__private::{CacheKey, Period, PrehashedHasher};
 use seqgen_core::Spec;
 
 /// The next generator's [`Inner::uid`].
@@ -112,6 +114,42 @@ const MAX_SCOPES: usize = 4096;
 
 type ScopedKeys =
     HashMap<CacheKey, HashMap<Box<str>, Arc<KeyState>>, BuildHasherDefault<PrehashedHasher>>;
+
+/// What hands counters out as formatted IDs, appended to `ids`.
+pub(crate) fn formatted<'a>(
+    spec: &'a Spec,
+    ids: &'a mut Vec<String>,
+) -> impl FnMut(&Period, Range<u64>) -> Result<()> + 'a {
+    |period, counters| {
+        ids.extend(counters.map(|c| spec.format(&period.text, c)));
+        Ok(())
+    }
+}
+
+/// What hands counters out as `i64` IDs to `push`; refuses a spec that is not
+/// [numeric](Spec::is_numeric).
+pub(crate) fn numeric<'a>(
+    spec: &'a Spec,
+    mut push: impl FnMut(i64) + 'a,
+) -> Result<impl FnMut(&Period, Range<u64>) -> Result<()> + 'a> {
+    if !spec.is_numeric() {
+        return Err(Error::NotNumeric {
+            key: spec.key().to_owned(),
+        });
+    }
+    Ok(move |period: &Period, counters: Range<u64>| {
+        for c in counters {
+            // `take` refused counters past the capacity; a widened counter can still outgrow
+            // the 18 digits of an i64.
+            push(spec.numeric_in(period, c).ok_or_else(|| Error::Overflow {
+                key: spec.key().to_owned(),
+                period: period.text.clone(),
+                max: c - 1,
+            })?);
+        }
+        Ok(())
+    })
+}
 
 /// Refuses a scope `spec` cannot count in: any for an unscoped spec, none (`""`) for a scoped
 /// one, and text `db_key.scope` cannot hold exactly.
@@ -335,10 +373,7 @@ impl Generator {
         C::Backend: Backend,
     {
         let mut ids = Vec::with_capacity(n);
-        self.take(conn, spec, scope, n as u64, |period, counters| {
-            ids.extend(counters.map(|c| spec.format(&period.text, c)));
-            Ok(())
-        })?;
+        self.take(conn, spec, scope, n as u64, formatted(spec, &mut ids))?;
         Ok(ids)
     }
 
@@ -349,7 +384,7 @@ impl Generator {
         C::Backend: Backend,
     {
         let mut id = 0;
-        self.take_numeric(conn, spec, scope, 1, |n| id = n)?;
+        self.take(conn, spec, scope, 1, numeric(spec, |n| id = n)?)?;
         Ok(id)
     }
 
@@ -367,7 +402,13 @@ impl Generator {
         C::Backend: Backend,
     {
         let mut ids = Vec::with_capacity(n);
-        self.take_numeric(conn, spec, scope, n as u64, |id| ids.push(id))?;
+        self.take(
+            conn,
+            spec,
+            scope,
+            n as u64,
+            numeric(spec, |id| ids.push(id))?,
+        )?;
         Ok(ids)
     }
 
@@ -401,18 +442,23 @@ impl Generator {
         C: LoadConnection,
         C::Backend: Backend,
     {
+        drive(self.release_on(&mut Blocking(conn)))
+    }
+
+    /// [`release`](Self::release) on `db`.
+    pub(crate) async fn release_on<D: Driver>(&self, db: &mut D) -> Result<u64> {
         let Some(database) = self.inner.database.get() else {
             return Ok(0); // never reserved a block
         };
         // Lowering a counter of another database would hand its numbers out twice.
-        let (found, _) = identify(conn, "", false)?;
+        let (found, _) = identify(db, "", false).await?;
         if !database.matches(&found) {
             return Err(Error::DifferentDatabase);
         }
         let mut given_back = 0;
         for state in self.states() {
             // No reservation of this key (in the foreground or ahead) runs meanwhile.
-            let _turn = state.turn();
+            let _turn = state.turn(db).await;
             // The spare block first: the current one can go back only after it.
             let unused = state.cursor().give_back();
             state.publish();
@@ -428,7 +474,8 @@ impl Generator {
                 state.lower_held(&period.text, next - 1);
                 let counter = state.counter(&period.text);
                 let unused = end - next;
-                if retrying(|| C::Backend::give_back(conn, counter, held_end, value))? {
+                let give_back = async |db: &mut D| db.give_back(counter, held_end, value).await;
+                if retrying(db, give_back).await? {
                     state.count_given_back(unused);
                     given_back += unused;
                 } else {
@@ -484,38 +531,6 @@ impl Generator {
                 .map(|state| state.stats())
                 .chain(retired),
         )
-    }
-
-    fn take_numeric<C>(
-        &self,
-        conn: &mut C,
-        spec: &Spec,
-        scope: &str,
-        n: u64,
-        mut push: impl FnMut(i64),
-    ) -> Result<()>
-    where
-        C: LoadConnection,
-        C::Backend: Backend,
-    {
-        let not_numeric = || Error::NotNumeric {
-            key: spec.key().to_owned(),
-        };
-        if !spec.is_numeric() {
-            return Err(not_numeric());
-        }
-        self.take(conn, spec, scope, n, |period, counters| {
-            for c in counters {
-                // `take` refused counters past the capacity; a widened counter can still
-                // outgrow the 18 digits of an i64.
-                push(spec.numeric_in(period, c).ok_or_else(|| Error::Overflow {
-                    key: spec.key().to_owned(),
-                    period: period.text.clone(),
-                    max: c - 1,
-                })?);
-            }
-            Ok(())
-        })
     }
 
     /// Remembers the database this generator serves, or refuses a different one.

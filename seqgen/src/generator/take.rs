@@ -10,18 +10,32 @@ use diesel::connection::LoadConnection;
 use super::{check_scope, Generator};
 use crate::backend::Backend;
 use crate::cache::{block_ending_at, checked, largest, refused, serve, KeyState};
+use crate::driver::{drive, Blocking, Driver};
 use crate::error::{Error, Result};
 use crate::identity::{identify, Identity};
 use crate::reserve::{check_shape, reserve_block, reserve_fitting, same_shape, Retry};
 use crate::trace::event;
-use crate::transaction::in_transaction;
 use seqgen_core::__private::Period;
 use seqgen_core::{Mode, Spec};
+
+/// What serving from memory left to do.
+pub(super) enum Rest {
+    /// Nothing: every number was served from the cached block.
+    Nothing,
+    /// Gapless mode: the numbers are taken in the caller's transaction.
+    Gapless { nowait: bool },
+    /// `need` more numbers of `period`, from a reservation of `state`'s key.
+    Reserve {
+        state: Arc<KeyState>,
+        period: Period,
+        need: u64,
+    },
+}
 
 impl Generator {
     /// Takes `n` counters of `spec`'s current period in `scope` (`""` unscoped) and hands them
     /// to `emit` as ranges in order: from the cached block, the block reserved ahead, then a
-    /// new reservation.
+    /// new reservation on `conn`.
     pub(super) fn take<C, F>(
         &self,
         conn: &mut C,
@@ -35,23 +49,51 @@ impl Generator {
         C::Backend: Backend,
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
+        match self.serve(spec, scope, n, &mut emit)? {
+            Rest::Nothing => Ok(()),
+            rest => drive(self.take_rest(&mut Blocking(conn), spec, scope, n, rest, emit)),
+        }
+    }
+
+    /// [`take`](Self::take) on `db`.
+    pub(crate) async fn take_on<D, F>(
+        &self,
+        db: &mut D,
+        spec: &Spec,
+        scope: &str,
+        n: u64,
+        mut emit: F,
+    ) -> Result<()>
+    where
+        D: Driver,
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
+    {
+        match self.serve(spec, scope, n, &mut emit)? {
+            Rest::Nothing => Ok(()),
+            rest => self.take_rest(db, spec, scope, n, rest, emit).await,
+        }
+    }
+
+    /// Serves what it can of `n` counters from memory, and says what is left to do. This is
+    /// the hot path: the key's state from the spec's memo slot (a plain load), else from the
+    /// map under a read lock; one mutex; no allocation but the caller's; no database.
+    pub(super) fn serve<F>(&self, spec: &Spec, scope: &str, n: u64, emit: &mut F) -> Result<Rest>
+    where
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
+    {
         if spec.is_scoped() || !scope.is_empty() {
             check_scope(spec, scope)?;
         }
         if n == 0 {
-            return Ok(());
+            return Ok(Rest::Nothing);
         }
         if let Mode::Gapless { nowait } = spec.mode() {
-            return self
-                .take_gapless(conn, spec, scope, n, nowait, emit)
-                .inspect_err(|e| self.count_conflict(spec, scope, e));
+            return Ok(Rest::Gapless { nowait });
         }
         let clock = &*self.inner.clock;
         let mut need = n;
 
-        // 1. Numbers from the committed block, if it belongs to the current period. This is
-        // the hot path: the key's state from the spec's memo slot (a plain load), else from
-        // the map under a read lock; one mutex; no allocation but the caller's. The read
+        // Numbers from the committed block, if it belongs to the current period. The read
         // guard, if taken, ends with this block: `insert_key` takes the write lock.
         let known = {
             let keys;
@@ -81,14 +123,14 @@ impl Generator {
                 Some(state) => {
                     let mut cursor = state.cursor();
                     cursor.roll_to(spec, clock);
-                    serve(&mut cursor, spec, &mut need, &mut emit)?;
+                    serve(&mut cursor, spec, &mut need, emit)?;
                     if need == 0 {
                         if cursor.wants_ahead() {
                             let period = cursor.period.clone();
                             drop(cursor);
                             self.reserve_ahead(spec, state, period);
                         }
-                        return Ok(());
+                        return Ok(Rest::Nothing);
                     }
                     if scope.is_empty() {
                         self.memoize(spec, state);
@@ -113,27 +155,83 @@ impl Generator {
         if need > largest(spec) {
             return Err(refused(spec, &period, need));
         }
+        Ok(Rest::Reserve {
+            state,
+            period,
+            need,
+        })
+    }
 
-        // 2. Inside the caller's transaction without a second connection: take exactly what is
-        // needed in that transaction and cache nothing, since a rollback takes it back.
-        let in_transaction = in_transaction(conn);
+    /// What [`serve`](Self::serve) left to do, on `db`: the gapless numbers, or a reservation.
+    pub(super) async fn take_rest<D, F>(
+        &self,
+        db: &mut D,
+        spec: &Spec,
+        scope: &str,
+        n: u64,
+        rest: Rest,
+        emit: F,
+    ) -> Result<()>
+    where
+        D: Driver,
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
+    {
+        match rest {
+            Rest::Nothing => Ok(()),
+            Rest::Gapless { nowait } => self
+                .take_gapless(db, spec, scope, n, nowait, emit)
+                .await
+                .inspect_err(|e| self.count_conflict(spec, scope, e)),
+            Rest::Reserve {
+                state,
+                period,
+                need,
+            } => {
+                self.reserve_rest(db, spec, scope, state, period, need, emit)
+                    .await
+            }
+        }
+    }
+
+    /// Reserves the `need` numbers the cached block of `state` could not serve.
+    #[allow(clippy::too_many_arguments)] // what `serve` found
+    async fn reserve_rest<D, F>(
+        &self,
+        db: &mut D,
+        spec: &Spec,
+        scope: &str,
+        state: Arc<KeyState>,
+        period: Period,
+        mut need: u64,
+        mut emit: F,
+    ) -> Result<()>
+    where
+        D: Driver,
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
+    {
+        let pool = db.pool(self.inner.pool.as_deref());
+        // 1. Inside the caller's transaction without a second connection: take exactly what
+        // is needed in that transaction and cache nothing, since a rollback takes it back.
+        let in_transaction = db.in_transaction();
         let through_pool =
-            in_transaction && C::Backend::RESERVE_BESIDE_TRANSACTION && self.inner.pool.is_some();
+            in_transaction && D::Backend::RESERVE_BESIDE_TRANSACTION && pool.is_some();
         if in_transaction && !through_pool {
-            let claim = self.shape_before_reserving(conn, spec, &state)?;
-            let reserving = state.reserving(&period.text, C::Backend::NAME, "in transaction");
-            let (last, _) = reserve_fitting(conn, spec, scope, &period, need, need, Retry::No)
+            let claim = self.shape_before_reserving(db, spec, &state).await?;
+            let reserving = state.reserving(&period.text, D::Backend::NAME, "in transaction");
+            let (last, _) = reserve_fitting(db, spec, scope, &period, need, need, Retry::No)
+                .await
                 .inspect_err(|e| self.count_conflict(spec, scope, e))?;
             reserving.took(need);
-            self.claim_shape(conn, spec, &state, claim)?;
+            self.claim_shape(db, spec, &state, claim).await?;
             self.inner.reservations.fetch_add(1, Ordering::Relaxed);
             let mine = block_ending_at(last, need)?;
             return emit(&period, checked(spec, &period, mine)?);
         }
 
-        // 3. Refill: one thread reserves (here, or ahead in the background), the others wait
-        // here and then find the new block.
-        let _turn = state.turn();
+        // 2. Refill: one caller reserves (here, or ahead in the background), the others wait
+        // here and then find the new block. Nothing below holds a lock across an await: a
+        // task dropped while reserving ends its turn, and its block is a hole.
+        let _turn = state.turn(db).await;
         {
             let mut cursor = state.cursor();
             if cursor.period == period {
@@ -145,25 +243,25 @@ impl Generator {
         }
         let non_durable = self.inner.non_durable;
         let batch = state.batch().next(self.inner.batch, spec, Instant::now());
-        let reserving = state.reserving(&period.text, C::Backend::NAME, "foreground");
-        let (identity, last, count) = match self.inner.pool.as_deref() {
+        let reserving = state.reserving(&period.text, D::Backend::NAME, "foreground");
+        let (identity, last, count) = match pool {
             Some(pool) if through_pool => {
                 // The caller's database (its token only if it has one yet): the pool must
                 // point at the same one. Only the token row is read, which no reservation
                 // ever locks.
-                let (expected, _) = identify(conn, "", false)?;
+                let (expected, _) = identify(db, "", false).await?;
                 pool.reserve(spec, scope, &period, need, batch, non_durable, &expected)?
             }
             // Outside a transaction: the statement commits before it returns, so the block
             // may be cached.
-            _ => reserve_block(conn, spec, scope, &period, need, batch, non_durable, None)?,
+            _ => reserve_block(db, spec, scope, &period, need, batch, non_durable, None).await?,
         };
         reserving.took(count);
         let block = self.accept_block(spec, &state, &period, identity, last, count)?;
         let mine = block.start..block.start + need;
         // With a pool, the block after this one is reserved in the background before this one
         // runs dry (not on SQLite, whose one writer the app's own transactions need).
-        let ahead = self.inner.pool.is_some() && C::Backend::RESERVE_BESIDE_TRANSACTION;
+        let ahead = pool.is_some() && D::Backend::RESERVE_BESIDE_TRANSACTION;
         state
             .cursor()
             .refill(&period, mine.end..block.end, &block, ahead);
@@ -279,24 +377,20 @@ impl Generator {
     /// whether no shape is recorded yet, so that [`claim_shape`](Self::claim_shape) records it
     /// after the reservation: recording it first would lock the key's row before the counter
     /// row, and a `nowait` transaction would then wait on that lock instead of saying busy.
-    pub(super) fn shape_before_reserving<C>(
+    pub(super) async fn shape_before_reserving<D: Driver>(
         &self,
-        conn: &mut C,
+        db: &mut D,
         spec: &Spec,
         state: &KeyState,
-    ) -> Result<bool>
-    where
-        C: LoadConnection,
-        C::Backend: Backend,
-    {
+    ) -> Result<bool> {
         if state.shape_known(spec.shape()) {
             return Ok(false);
         }
-        match self.inner.pool.as_deref() {
+        match db.pool(self.inner.pool.as_deref()) {
             // Claimed beside the transaction, in autocommit: no lock is held for the caller.
-            Some(pool) if C::Backend::CREATE_ROWS_BESIDE_TRANSACTION => pool.check_shape(spec)?,
-            _ if !C::Backend::READS_FIRST_IN_TRANSACTION => return Ok(true),
-            _ => match C::Backend::identify(conn, spec.key())?.shape {
+            Some(pool) if D::Backend::CREATE_ROWS_BESIDE_TRANSACTION => pool.check_shape(spec)?,
+            _ if !D::Backend::READS_FIRST_IN_TRANSACTION => return Ok(true),
+            _ => match db.identify(spec.key()).await?.shape {
                 Some(recorded) => same_shape(spec, recorded)?,
                 None => return Ok(true),
             },
@@ -309,22 +403,18 @@ impl Generator {
     /// [`shape_before_reserving`](Self::shape_before_reserving) found none, or refuses the
     /// spec if another shape was recorded meanwhile (the caller then rolls back, which gives
     /// the number back).
-    pub(super) fn claim_shape<C>(
+    pub(super) async fn claim_shape<D: Driver>(
         &self,
-        conn: &mut C,
+        db: &mut D,
         spec: &Spec,
         state: &KeyState,
         claim: bool,
-    ) -> Result<()>
-    where
-        C: LoadConnection,
-        C::Backend: Backend,
-    {
+    ) -> Result<()> {
         if claim {
             // Read first (on SQLite the reservation holds the write lock by now, so reading is
             // safe): a recorded shape costs one statement, only a missing one is claimed.
-            let recorded = C::Backend::read_shape(conn, spec.key())?;
-            check_shape(conn, spec, recorded, Retry::No)?;
+            let recorded = db.read_shape(spec.key()).await?;
+            check_shape(db, spec, recorded, Retry::No).await?;
             state.remember_shape(spec.shape());
         }
         Ok(())

@@ -1,0 +1,261 @@
+//! How the allocator reaches the database: one core, two drivers.
+//!
+//! Everything that decides (which numbers to serve, whether and what to reserve, whether a
+//! block may be cached, which database this is) is written once, as `async` code over a
+//! [`Driver`]: the statements it runs are its only await points, besides waiting for another
+//! caller's reservation of the same key. [`Blocking`] drives it on a Diesel connection, whose
+//! futures are ready at once ([`drive`] polls them once); with an `async-*` feature,
+//! `NonBlocking` drives it on a diesel-async connection. No lock is held across an await.
+
+use std::future::Future;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use diesel::connection::{LoadConnection, TransactionManager};
+use diesel::{Connection, QueryResult};
+use event_listener::{EventListener, Listener};
+
+use crate::backend::{Backend, Counter, Found, Identified, Request};
+use crate::pool::PoolReserve;
+
+/// The statements the allocator core runs, on one connection.
+pub(crate) trait Driver {
+    /// The database's backend.
+    type Backend: Backend;
+
+    /// The generator's r2d2 pool, where this driver may use it: a blocking pool's call would
+    /// stall an async runtime, so only [`Blocking`] does.
+    fn pool<'g>(&self, pool: Option<&'g dyn PoolReserve>) -> Option<&'g dyn PoolReserve>;
+
+    /// Whether the connection is inside a transaction Diesel knows of. A connection whose
+    /// transaction state is broken counts as inside one: nothing reserved on it is cached.
+    fn in_transaction(&mut self) -> bool;
+
+    /// [`Backend::reserve`].
+    async fn reserve(
+        &mut self,
+        counter: Counter<'_>,
+        count: i64,
+        limit: i64,
+    ) -> QueryResult<Option<i64>>;
+
+    /// [`Backend::reserve_identified`].
+    async fn reserve_identified(
+        &mut self,
+        request: &Request<'_>,
+    ) -> QueryResult<Option<Identified>>;
+
+    /// [`Backend::identify`].
+    async fn identify(&mut self, key: &str) -> QueryResult<Found>;
+
+    /// [`Backend::create_token`].
+    async fn create_token(&mut self, token: i64) -> QueryResult<()>;
+
+    /// [`Backend::claim_shape`].
+    async fn claim_shape(&mut self, key: &str, shape: &str) -> QueryResult<Option<String>>;
+
+    /// [`Backend::read_shape`].
+    async fn read_shape(&mut self, key: &str) -> QueryResult<Option<String>>;
+
+    /// [`Backend::give_back`].
+    async fn give_back(
+        &mut self,
+        counter: Counter<'_>,
+        held_end: i64,
+        value: i64,
+    ) -> QueryResult<bool>;
+
+    /// [`Backend::lock_nowait`], in a savepoint: a busy row leaves the caller's transaction
+    /// usable (PostgreSQL would otherwise abort it).
+    async fn lock_nowait(&mut self, counter: Counter<'_>) -> QueryResult<()>;
+
+    /// Waits until `ended` is notified: another caller's reservation of a key ended.
+    async fn wait(&mut self, ended: EventListener);
+
+    /// Pauses between two attempts of a statement the database aborted.
+    async fn pause(time: Duration);
+}
+
+/// Runs the core on a Diesel connection: every statement completes before its future is
+/// polled, and waits block the thread.
+pub(crate) struct Blocking<'c, C>(pub(crate) &'c mut C);
+
+impl<C> Driver for Blocking<'_, C>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    type Backend = C::Backend;
+
+    fn pool<'g>(&self, pool: Option<&'g dyn PoolReserve>) -> Option<&'g dyn PoolReserve> {
+        pool
+    }
+
+    fn in_transaction(&mut self) -> bool {
+        in_transaction(self.0)
+    }
+
+    async fn reserve(
+        &mut self,
+        counter: Counter<'_>,
+        count: i64,
+        limit: i64,
+    ) -> QueryResult<Option<i64>> {
+        C::Backend::reserve(self.0, counter, count, limit)
+    }
+
+    async fn reserve_identified(
+        &mut self,
+        request: &Request<'_>,
+    ) -> QueryResult<Option<Identified>> {
+        C::Backend::reserve_identified(self.0, request)
+    }
+
+    async fn identify(&mut self, key: &str) -> QueryResult<Found> {
+        C::Backend::identify(self.0, key)
+    }
+
+    async fn create_token(&mut self, token: i64) -> QueryResult<()> {
+        C::Backend::create_token(self.0, token)
+    }
+
+    async fn claim_shape(&mut self, key: &str, shape: &str) -> QueryResult<Option<String>> {
+        C::Backend::claim_shape(self.0, key, shape)
+    }
+
+    async fn read_shape(&mut self, key: &str) -> QueryResult<Option<String>> {
+        C::Backend::read_shape(self.0, key)
+    }
+
+    async fn give_back(
+        &mut self,
+        counter: Counter<'_>,
+        held_end: i64,
+        value: i64,
+    ) -> QueryResult<bool> {
+        C::Backend::give_back(self.0, counter, held_end, value)
+    }
+
+    async fn lock_nowait(&mut self, counter: Counter<'_>) -> QueryResult<()> {
+        self.0
+            .transaction(|conn| C::Backend::lock_nowait(conn, counter))
+    }
+
+    async fn wait(&mut self, ended: EventListener) {
+        ended.wait();
+    }
+
+    async fn pause(time: Duration) {
+        std::thread::sleep(time);
+    }
+}
+
+/// Whether the connection is inside a transaction Diesel knows of. A connection whose
+/// transaction state is broken counts as inside one: nothing reserved on it is cached.
+pub(crate) fn in_transaction<C: Connection>(conn: &mut C) -> bool {
+    C::TransactionManager::transaction_manager_status_mut(conn)
+        .transaction_depth()
+        .map_or(true, |depth| depth.is_some())
+}
+
+/// The output of `future`, whose every await point is ready at once: the core on a
+/// [`Blocking`] driver.
+pub(crate) fn drive<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(output) => output,
+        // A blocking driver's futures never wait: they block instead.
+        Poll::Pending => unreachable!("a blocking driver's future was not ready"),
+    }
+}
+
+/// Runs the core on a diesel-async connection.
+#[cfg(seqgen_async)]
+pub(crate) struct NonBlocking<'c, C>(pub(crate) &'c mut C);
+
+#[cfg(seqgen_async)]
+impl<C> Driver for NonBlocking<'_, C>
+where
+    C: diesel_async::AsyncConnection,
+    C::Backend: crate::backend::AsyncBackend,
+{
+    type Backend = C::Backend;
+
+    fn pool<'g>(&self, _pool: Option<&'g dyn PoolReserve>) -> Option<&'g dyn PoolReserve> {
+        None
+    }
+
+    fn in_transaction(&mut self) -> bool {
+        use diesel_async::TransactionManager as _;
+        C::TransactionManager::transaction_manager_status_mut(self.0)
+            .transaction_depth()
+            .map_or(true, |depth| depth.is_some())
+    }
+
+    async fn reserve(
+        &mut self,
+        counter: Counter<'_>,
+        count: i64,
+        limit: i64,
+    ) -> QueryResult<Option<i64>> {
+        <C::Backend as crate::backend::AsyncBackend>::reserve(self.0, counter, count, limit).await
+    }
+
+    async fn reserve_identified(
+        &mut self,
+        request: &Request<'_>,
+    ) -> QueryResult<Option<Identified>> {
+        <C::Backend as crate::backend::AsyncBackend>::reserve_identified(self.0, request).await
+    }
+
+    async fn identify(&mut self, key: &str) -> QueryResult<Found> {
+        <C::Backend as crate::backend::AsyncBackend>::identify(self.0, key).await
+    }
+
+    async fn create_token(&mut self, token: i64) -> QueryResult<()> {
+        <C::Backend as crate::backend::AsyncBackend>::create_token(self.0, token).await
+    }
+
+    async fn claim_shape(&mut self, key: &str, shape: &str) -> QueryResult<Option<String>> {
+        <C::Backend as crate::backend::AsyncBackend>::claim_shape(self.0, key, shape).await
+    }
+
+    async fn read_shape(&mut self, key: &str) -> QueryResult<Option<String>> {
+        <C::Backend as crate::backend::AsyncBackend>::read_shape(self.0, key).await
+    }
+
+    async fn give_back(
+        &mut self,
+        counter: Counter<'_>,
+        held_end: i64,
+        value: i64,
+    ) -> QueryResult<bool> {
+        <C::Backend as crate::backend::AsyncBackend>::give_back(self.0, counter, held_end, value)
+            .await
+    }
+
+    async fn lock_nowait(&mut self, counter: Counter<'_>) -> QueryResult<()> {
+        let (key, scope, period) = (
+            counter.key.to_owned(),
+            counter.scope.to_owned(),
+            counter.period.to_owned(),
+        );
+        self.0
+            .transaction(async move |conn| {
+                let counter = Counter::new(&key, &scope, &period);
+                <C::Backend as crate::backend::AsyncBackend>::lock_nowait(conn, counter).await
+            })
+            .await
+    }
+
+    async fn wait(&mut self, ended: EventListener) {
+        ended.await;
+    }
+
+    async fn pause(time: Duration) {
+        tokio::time::sleep(time).await;
+    }
+}

@@ -230,13 +230,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// Wraps a database error, recognising the missing-table case.
     pub(crate) fn from_db(err: diesel::result::Error) -> Self {
-        use diesel::result::{DatabaseErrorKind, Error as DieselError};
         if crate::backend::is_missing_table(&err) {
             Error::MissingTable(err)
-        } else if matches!(
-            err,
-            DieselError::DatabaseError(DatabaseErrorKind::SerializationFailure, _)
-        ) {
+        } else if crate::backend::is_conflict(&err) {
             Error::TransactionConflict(err)
         } else {
             Error::Database(err)

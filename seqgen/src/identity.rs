@@ -53,7 +53,7 @@ pub(crate) async fn identify<D: Driver>(
 ) -> Result<(Found, Option<Identity>)> {
     let mut found = db.identify(key).await?;
     if found.token.is_none() && create {
-        crate::retry::retrying(db, async |db| db.create_token(random_token()).await).await?;
+        crate::retry::retrying!(D, db.create_token(random_token()).await)?;
         found = db.identify(key).await?;
     }
     let identity = found

@@ -260,13 +260,16 @@ where
     ))
 }
 
+/// Per ID field, the records to fill by scope (empty for an unscoped field).
+pub(crate) type FillPlan = Vec<BTreeMap<String, Vec<usize>>>;
+
 /// The records of each scoped field of `rows` by scope (an empty map for an unscoped
 /// field), with every scope checked, so that nothing is filled when one is wrong; `None`
 /// when there is nothing to fill.
 pub(crate) fn plan_fill<T: DistributedId>(
     rows: &mut [T],
     in_transaction: bool,
-) -> Result<Option<Vec<BTreeMap<String, Vec<usize>>>>> {
+) -> Result<Option<FillPlan>> {
     if rows.is_empty() {
         return Ok(None);
     }
@@ -313,7 +316,7 @@ pub(crate) async fn fill_on<T: DistributedId, D: Driver>(
     rows: &mut [T],
     generator: &Generator,
     db: &mut D,
-    mut scopes: Vec<BTreeMap<String, Vec<usize>>>,
+    mut scopes: FillPlan,
     filled: &mut Vec<(usize, usize)>,
 ) -> Result<()> {
     for (index, field) in T::__id_fields().iter().enumerate() {

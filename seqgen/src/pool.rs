@@ -139,9 +139,7 @@ mod r2d2_pool {
             if C::Backend::read(conn, counter)?.is_some() {
                 return Ok(());
             }
-            drive(retrying(&mut Blocking(conn), async |db| {
-                C::Backend::create_row(db.0, counter)
-            }))
+            drive(async { retrying!(Blocking<C>, C::Backend::create_row(conn, counter)) })
         }
 
         fn check_shape(&self, spec: &Spec) -> Result<()> {

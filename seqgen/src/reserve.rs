@@ -39,7 +39,7 @@ pub(crate) async fn reserve_block<D: Driver>(
         largest: largest(spec) as i64,
         shape: spec.shape(),
     };
-    let identified = retrying(db, async |db| db.reserve_identified(&request).await).await?;
+    let identified = retrying!(D, db.reserve_identified(&request).await)?;
     let (found, reserved) = match identified {
         Some(Identified { found, count, last }) => (found, Some((last, count))),
         None => (db.identify(spec.key()).await?, None),
@@ -81,10 +81,10 @@ pub(crate) async fn check_shape<D: Driver>(
     let recorded = match recorded {
         Some(recorded) => recorded,
         None => {
-            let claim = async |db: &mut D| db.claim_shape(spec.key(), spec.shape()).await;
+            let (key, shape) = (spec.key(), spec.shape());
             match retry {
-                Retry::Yes => retrying(db, claim).await?,
-                Retry::No => claim(db).await?,
+                Retry::Yes => retrying!(D, db.claim_shape(key, shape).await)?,
+                Retry::No => db.claim_shape(key, shape).await?,
             }
             .unwrap_or_default()
         }
@@ -134,22 +134,19 @@ pub(crate) async fn reserve_fitting<D: Driver>(
 ) -> Result<(i64, u64)> {
     let largest = largest(spec);
     let counter = Counter::new(spec.key(), scope, &period.text);
-    let mut attempt = async |count: u64| -> Result<Option<i64>> {
-        // Both fit in an i64: `need <= largest` was checked, and `count` is capped below.
-        let (count_sql, limit) = ((count as i64), (largest - count) as i64);
-        let reserve = async |db: &mut D| db.reserve(counter, count_sql, limit).await;
-        match retry {
-            Retry::Yes => retrying(db, reserve).await,
-            Retry::No => Ok(reserve(db).await?),
-        }
-    };
     let count = count.min(largest);
-    if let Some(last) = attempt(count).await? {
-        return Ok((last, count));
-    }
-    if count > need {
-        if let Some(last) = attempt(need).await? {
-            return Ok((last, need));
+    for count in [count, need] {
+        // Both fit in an i64: `need <= largest` was checked, and `count` is capped above.
+        let (count_sql, limit) = ((count as i64), (largest - count) as i64);
+        let last = match retry {
+            Retry::Yes => retrying!(D, db.reserve(counter, count_sql, limit).await)?,
+            Retry::No => db.reserve(counter, count_sql, limit).await?,
+        };
+        if let Some(last) = last {
+            return Ok((last, count));
+        }
+        if count <= need {
+            break; // even the numbers needed do not fit
         }
     }
     Err(refused(spec, period, need))

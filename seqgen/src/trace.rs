@@ -7,14 +7,16 @@
 //! went back and a refused shape are `error`-worthy states the caller also gets as errors, so
 //! they are `warn` here, for the operator. `info` stays quiet in a healthy app.
 
-/// The span of one reservation, entered until [`took`](ReservationSpan::took) or dropped.
+/// The span of one reservation, open until [`took`](ReservationSpan::took) or dropped. Not
+/// entered: a reservation may await, and an entered span must not be held across an await
+/// (it would wrap whatever else the thread runs meanwhile).
 pub(crate) struct ReservationSpan {
     #[cfg(feature = "tracing")]
-    span: tracing::span::EnteredSpan,
+    span: tracing::Span,
 }
 
 impl ReservationSpan {
-    /// Enters the span of a reservation of `key` in `period` on `backend`, made `how`
+    /// Opens the span of a reservation of `key` in `period` on `backend`, made `how`
     /// (`"foreground"`, `"ahead"`, `"in transaction"`, `"gapless"`).
     #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
     pub(crate) fn start(key: &str, period: &str, backend: &'static str, how: &'static str) -> Self {
@@ -28,8 +30,7 @@ impl ReservationSpan {
                 backend,
                 how,
                 count = tracing::field::Empty,
-            )
-            .entered(),
+            ),
         }
     }
 

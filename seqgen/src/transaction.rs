@@ -4,7 +4,7 @@ use diesel::Connection;
 
 use crate::driver::drive;
 use crate::error::{Error, Result};
-use crate::retry::with_retries;
+use crate::retry::retry_loop;
 
 /// Runs `work` in a transaction (`conn.transaction(work)`) and runs it again, from the start,
 /// when the database aborts it with a serialization failure or a deadlock
@@ -31,9 +31,11 @@ where
     C: Connection,
     F: FnMut(&mut C) -> Result<T>,
 {
-    drive(with_retries(
-        async || conn.transaction(&mut work),
-        |e| matches!(e, Error::TransactionConflict(_)),
-        async |time| std::thread::sleep(time),
-    ))
+    let conflict = |e: &Error| matches!(e, Error::TransactionConflict(_));
+    drive(async { retry_loop!(sleep, conflict, conn.transaction(&mut work)) })
+}
+
+/// The pause between two attempts of a blocking transaction.
+async fn sleep(time: std::time::Duration) {
+    std::thread::sleep(time);
 }

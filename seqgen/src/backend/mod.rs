@@ -484,6 +484,21 @@ pub(crate) fn is_busy(err: &diesel::result::Error) -> bool {
     }
 }
 
+/// Whether the database aborted a statement (or the transaction around it) to keep
+/// transactions serializable or to break a deadlock, so that running it again may succeed:
+/// Diesel's `SerializationFailure` kind, and MySQL's deadlock (1213), which diesel-async's
+/// MySQL connection reports without a kind.
+pub(crate) fn is_conflict(err: &diesel::result::Error) -> bool {
+    use diesel::result::{DatabaseErrorKind, Error as DieselError};
+    match err {
+        DieselError::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => true,
+        DieselError::DatabaseError(_, info) => info
+            .message()
+            .starts_with("Deadlock found when trying to get lock"),
+        _ => false,
+    }
+}
+
 /// Whether `err` says the `db_key` table (or a column a later migration adds) is missing.
 /// The three backends word it differently: "no such table: db_key",
 /// `relation "db_key" does not exist`, "Table 'test.db_key' doesn't exist".

@@ -474,8 +474,7 @@ impl Generator {
                 state.lower_held(&period.text, next - 1);
                 let counter = state.counter(&period.text);
                 let unused = end - next;
-                let give_back = async |db: &mut D| db.give_back(counter, held_end, value).await;
-                if retrying(db, give_back).await? {
+                if retrying!(D, db.give_back(counter, held_end, value).await)? {
                     state.count_given_back(unused);
                     given_back += unused;
                 } else {

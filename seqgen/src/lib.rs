@@ -58,6 +58,8 @@
 )]
 
 pub mod admin;
+#[cfg(seqgen_async)]
+pub mod r#async;
 pub mod backend;
 mod batch;
 mod cache;

@@ -1,0 +1,714 @@
+//! The behaviour suite on diesel-async's connections: `AsyncPgConnection`,
+//! `AsyncMysqlConnection`, and SQLite through `SyncConnectionWrapper`. Each scenario mirrors one
+//! of the blocking suite's (periods, batches, transactions, gapless with rollbacks, policies,
+//! identity, release), plus what only tasks can do: many tasks on one key, and futures dropped
+//! mid-reservation.
+#![cfg(any(
+    feature = "async-sqlite",
+    feature = "async-postgres",
+    feature = "async-mysql"
+))]
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{TimeZone, Utc};
+use common::{assert_distinct, TestConnection, TestDb};
+use diesel::connection::SimpleConnection;
+use diesel::{Connection, ExpressionMethods, Insertable, QueryDsl};
+use diesel_async::{AsyncConnection, RunQueryDsl, TransactionManager};
+use seqgen::r#async as sq;
+use seqgen::{DistributedId, Error, FixedClock, Sequence, Spec};
+
+/// An async connection the suite runs on, beside the blocking one its database is set up with.
+trait AsyncTest: AsyncConnection<Backend: seqgen::backend::AsyncBackend> + 'static {
+    /// The blocking connection of the same backend (migrations, lock holders, checks).
+    type Sync: TestConnection;
+    /// A new connection to the test database at `url`.
+    fn open(url: &str) -> impl std::future::Future<Output = Self> + Send;
+    /// Runs `sql` (Diesel's statements are concrete per backend, the tests generic).
+    fn execute(&mut self, sql: String) -> impl std::future::Future<Output = usize> + Send;
+}
+
+#[cfg(feature = "async-sqlite")]
+type AsyncSqlite =
+    diesel_async::sync_connection_wrapper::SyncConnectionWrapper<diesel::SqliteConnection>;
+
+#[cfg(feature = "async-sqlite")]
+impl AsyncTest for AsyncSqlite {
+    type Sync = diesel::SqliteConnection;
+    async fn open(url: &str) -> Self {
+        let mut conn = diesel::SqliteConnection::establish(url).unwrap();
+        seqgen::sqlite::configure(&mut conn).unwrap();
+        AsyncSqlite::new(conn)
+    }
+    async fn execute(&mut self, sql: String) -> usize {
+        diesel::sql_query(sql).execute(self).await.unwrap()
+    }
+}
+
+#[cfg(feature = "async-postgres")]
+impl AsyncTest for diesel_async::AsyncPgConnection {
+    type Sync = diesel::PgConnection;
+    async fn open(url: &str) -> Self {
+        Self::establish(url).await.unwrap()
+    }
+    async fn execute(&mut self, sql: String) -> usize {
+        diesel::sql_query(sql).execute(self).await.unwrap()
+    }
+}
+
+#[cfg(feature = "async-mysql")]
+impl AsyncTest for diesel_async::AsyncMysqlConnection {
+    type Sync = diesel::MysqlConnection;
+    async fn open(url: &str) -> Self {
+        Self::establish(url).await.unwrap()
+    }
+    async fn execute(&mut self, sql: String) -> usize {
+        diesel::sql_query(sql).execute(self).await.unwrap()
+    }
+}
+
+/// Instantiates `async fn name<A: AsyncTest>(db: TestDb<A::Sync>)` once per enabled async
+/// backend, on a multi-threaded runtime (tasks move between threads, so futures must be
+/// `Send`).
+macro_rules! async_tests {
+    ($($test:ident),* $(,)?) => {
+        #[cfg(feature = "async-sqlite")]
+        mod sqlite {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $test() {
+                if let Some(db) = $crate::common::TestDb::open(stringify!($test)) {
+                    super::$test::<super::AsyncSqlite>(db).await;
+                }
+            })*
+        }
+        #[cfg(feature = "async-postgres")]
+        mod postgres {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $test() {
+                if let Some(db) = $crate::common::TestDb::open(stringify!($test)) {
+                    super::$test::<diesel_async::AsyncPgConnection>(db).await;
+                }
+            })*
+        }
+        #[cfg(feature = "async-mysql")]
+        mod mysql {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $test() {
+                if let Some(db) = $crate::common::TestDb::open(stringify!($test)) {
+                    super::$test::<diesel_async::AsyncMysqlConnection>(db).await;
+                }
+            })*
+        }
+    };
+}
+
+async_tests!(
+    a_block_serves_from_memory_and_the_next_continues,
+    many_tasks_and_two_instances_never_repeat,
+    every_period_starts_at_one,
+    inside_a_transaction_a_rollback_gives_the_numbers_back,
+    gapless_committed_numbers_are_exactly_one_to_n,
+    nowait_says_busy_and_leaves_the_transaction_usable,
+    sequences_count_per_scope_and_refuse_outside_a_transaction,
+    numeric_ids_check_digits_and_scopes,
+    a_generator_refuses_another_database,
+    release_gives_the_unused_numbers_back,
+    a_dropped_reservation_never_serves_a_number_twice,
+);
+
+fn spec(db: &TestDb<impl TestConnection>, name: &str, batch: u32) -> Spec {
+    Spec::builder(db.key(name))
+        .prefix("A")
+        .date("")
+        .pad(6)
+        .batch(batch)
+        .build()
+        .unwrap()
+}
+
+fn gapless(db: &TestDb<impl TestConnection>, name: &str) -> Spec {
+    Spec::builder(db.key(name))
+        .prefix("G")
+        .date("")
+        .pad(6)
+        .gapless()
+        .build()
+        .unwrap()
+}
+
+fn counter(id: &str) -> u64 {
+    id[id.len() - 6..].parse().unwrap()
+}
+
+/// A generator whose blocks are always the spec's `batch`.
+fn fixed() -> sq::Generator {
+    sq::Generator::from(seqgen::Generator::builder().fixed_batch().build())
+}
+
+/// Runs `work` in a transaction begun and ended by hand, committing on `Ok` and rolling back
+/// on `Err`, as `conn.transaction` would.
+async fn in_transaction<A: AsyncTest, T>(
+    conn: &mut A,
+    work: impl AsyncFnOnce(&mut A) -> seqgen::Result<T>,
+) -> seqgen::Result<T> {
+    A::TransactionManager::begin_transaction(conn).await?;
+    match work(conn).await {
+        Ok(value) => {
+            A::TransactionManager::commit_transaction(conn).await?;
+            Ok(value)
+        }
+        Err(e) => {
+            A::TransactionManager::rollback_transaction(conn).await?;
+            Err(e)
+        }
+    }
+}
+
+fn rollback() -> Error {
+    Error::Database(diesel::result::Error::RollbackTransaction)
+}
+
+/// One reservation serves a block from memory; the next block continues after it.
+async fn a_block_serves_from_memory_and_the_next_continues<A: AsyncTest>(db: TestDb<A::Sync>) {
+    let mut conn = A::open(&db.url).await;
+    let spec = spec(&db, "orders", 10);
+    let generator = fixed();
+    let mut ids = vec![generator.next_id(&mut conn, &spec).await.unwrap()];
+    ids.extend(generator.next_ids(&mut conn, &spec, 9).await.unwrap());
+    assert_eq!(generator.reservations(), 1);
+    ids.extend(generator.next_ids(&mut conn, &spec, 3).await.unwrap());
+    assert_eq!(generator.reservations(), 2);
+    let counters: Vec<u64> = ids.iter().map(|id| counter(id)).collect();
+    assert_eq!(counters, (1..=13).collect::<Vec<_>>());
+    assert_eq!(generator.stats()[0].served_from_memory, 9);
+    // The default generator of this database, beside it, reserves its own block.
+    let next = sq::next_id(&mut conn, &spec).await.unwrap();
+    assert_eq!(counter(&next), 21);
+}
+
+/// 32 tasks on one key through one generator, and a second generator (another instance) at
+/// the same time: every ID distinct, and the tasks of one generator share its reservations.
+async fn many_tasks_and_two_instances_never_repeat<A: AsyncTest>(db: TestDb<A::Sync>) {
+    let spec = Arc::new(spec(&db, "busy", 50));
+    let instances = [fixed(), fixed()];
+    let url = Arc::new(db.url.clone());
+    let mut tasks = Vec::new();
+    for task in 0..32 {
+        let (spec, url) = (Arc::clone(&spec), Arc::clone(&url));
+        let generator = instances[task % 2].clone();
+        tasks.push(tokio::spawn(async move {
+            let mut conn = A::open(&url).await;
+            let mut ids = Vec::new();
+            for round in 0..25 {
+                if round % 5 == 0 {
+                    ids.extend(generator.next_ids(&mut conn, &spec, 3).await.unwrap());
+                } else {
+                    ids.push(generator.next_id(&mut conn, &spec).await.unwrap());
+                }
+            }
+            ids
+        }));
+    }
+    let mut all = Vec::new();
+    for task in tasks {
+        all.extend(task.await.unwrap());
+    }
+    assert_eq!(all.len(), 32 * (20 + 5 * 3));
+    assert_distinct(&all);
+    // Each generator served 560 numbers from blocks of 50: at most a block per 50 (and one
+    // per task that found a block too small for its 3).
+    for generator in &instances {
+        assert!(
+            generator.reservations() <= 560 / 50 + 16 + 1,
+            "{generator:?}"
+        );
+    }
+}
+
+/// A dated spec restarts at 1 in every period, on the generator's clock.
+async fn every_period_starts_at_one<A: AsyncTest>(db: TestDb<A::Sync>) {
+    let mut conn = A::open(&db.url).await;
+    let clock = Arc::new(FixedClock::new(
+        Utc.with_ymd_and_hms(2026, 11, 23, 23, 59, 0).unwrap(),
+    ));
+    let generator = sq::Generator::from(
+        seqgen::Generator::builder()
+            .clock(Arc::clone(&clock))
+            .build(),
+    );
+    let spec = Spec::builder(db.key("daily"))
+        .prefix("D")
+        .date("%Y%m%d")
+        .pad(4)
+        .batch(5)
+        .build()
+        .unwrap();
+    assert_eq!(
+        generator.next_ids(&mut conn, &spec, 2).await.unwrap(),
+        ["D202611230001", "D202611230002"]
+    );
+    clock.set(Utc.with_ymd_and_hms(2026, 11, 24, 0, 0, 1).unwrap());
+    assert_eq!(
+        generator.next_id(&mut conn, &spec).await.unwrap(),
+        "D202611240001"
+    );
+}
+
+/// Without a pool, batched numbers needed inside a transaction are taken in it, uncached: a
+/// rollback gives them back and the next caller gets them.
+async fn inside_a_transaction_a_rollback_gives_the_numbers_back<A: AsyncTest>(db: TestDb<A::Sync>) {
+    let mut conn = A::open(&db.url).await;
+    let spec = spec(&db, "in_tx", 100);
+    let generator = fixed();
+    let rolled_back = in_transaction(&mut conn, async |conn| {
+        let ids = generator.next_ids(conn, &spec, 2).await?;
+        assert_eq!(ids.iter().map(|id| counter(id)).collect::<Vec<_>>(), [1, 2]);
+        Err::<(), _>(rollback())
+    })
+    .await;
+    assert!(matches!(rolled_back, Err(Error::Database(_))));
+    let committed = in_transaction(&mut conn, async |conn| generator.next_id(conn, &spec).await)
+        .await
+        .unwrap();
+    assert_eq!(counter(&committed), 1);
+    // Nothing was cached from inside the transactions: outside, a block follows them.
+    assert_eq!(
+        counter(&generator.next_id(&mut conn, &spec).await.unwrap()),
+        2
+    );
+}
+
+/// Creates `async_gapless_numbers` once per test binary (concurrent `CREATE TABLE IF NOT EXISTS`
+/// can fail on PostgreSQL).
+fn rows_table<C: TestConnection>(db: &TestDb<C>) {
+    static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = CREATING.lock().unwrap_or_else(|e| e.into_inner());
+    db.connect()
+        .batch_execute(
+            "CREATE TABLE IF NOT EXISTS async_gapless_numbers \
+             (run VARCHAR(191) NOT NULL, id VARCHAR(64) NOT NULL, PRIMARY KEY (run, id))",
+        )
+        .unwrap();
+}
+
+/// 8 tasks, each on its own connection, insert rows in transactions that take a gapless
+/// number; 10 % roll back after taking it. The committed numbers are exactly 1..=N.
+async fn gapless_committed_numbers_are_exactly_one_to_n<A: AsyncTest>(db: TestDb<A::Sync>) {
+    rows_table(&db);
+    let spec = Arc::new(gapless(&db, "invoices"));
+    let run = Arc::new(db.key("run"));
+    let url = Arc::new(db.url.clone());
+    let mut tasks = Vec::new();
+    for task in 0..8u32 {
+        let (spec, run, url) = (Arc::clone(&spec), Arc::clone(&run), Arc::clone(&url));
+        tasks.push(tokio::spawn(async move {
+            let mut conn = A::open(&url).await;
+            let mut committed = 0;
+            for attempt in 0..15u32 {
+                let roll_back = (task * 15 + attempt) % 10 == 3;
+                let result = in_transaction(&mut conn, async |conn| {
+                    let id = sq::next_id(conn, &spec).await?;
+                    conn.execute(format!(
+                        "INSERT INTO async_gapless_numbers (id, run) VALUES ('{id}', '{run}')"
+                    ))
+                    .await;
+                    if roll_back {
+                        return Err(rollback());
+                    }
+                    Ok(())
+                })
+                .await;
+                match result {
+                    Ok(()) => committed += 1,
+                    Err(Error::Database(diesel::result::Error::RollbackTransaction)) => {}
+                    // InnoDB's gap locks on the period's first row: the caller runs it again.
+                    Err(Error::TransactionConflict(_)) => {}
+                    Err(e) => panic!("{e}"),
+                }
+            }
+            committed
+        }));
+    }
+    let mut committed = 0;
+    for task in tasks {
+        committed += task.await.unwrap();
+    }
+    let mut check = db.connect();
+    let ids = A::Sync::texts(
+        &mut check,
+        &format!("SELECT id AS text FROM async_gapless_numbers WHERE run = '{run}'"),
+    );
+    let numbers: BTreeSet<u64> = ids.iter().map(|id| counter(id)).collect();
+    assert_eq!(ids.len(), committed);
+    assert_eq!(numbers, (1..=committed as u64).collect(), "{ids:?}");
+    assert!(committed >= 100, "only {committed} of 120 committed");
+}
+
+/// A `nowait` sequence whose counter another transaction holds fails with `Busy` at once and
+/// leaves the caller's transaction usable.
+async fn nowait_says_busy_and_leaves_the_transaction_usable<A: AsyncTest>(db: TestDb<A::Sync>) {
+    let key = db.key("receipts");
+    let sequence = Sequence::new(key.as_str()).unwrap().nowait().unwrap();
+    let (mut holder, mut waiter) = (A::open(&db.url).await, A::open(&db.url).await);
+    // The row exists first (a missing row takes the nowait creation path, tested blocking).
+    in_transaction(&mut holder, async |conn| {
+        sq::next_values_of(conn, &sequence, "", 1).await
+    })
+    .await
+    .unwrap();
+    A::TransactionManager::begin_transaction(&mut holder)
+        .await
+        .unwrap();
+    assert_eq!(
+        sq::next_values_of(&mut holder, &sequence, "", 1)
+            .await
+            .unwrap(),
+        [2]
+    );
+    let busy = in_transaction(&mut waiter, async |conn| {
+        let busy = sq::next_values_of(conn, &sequence, "", 1).await;
+        assert!(matches!(busy, Err(Error::Busy { .. })), "{busy:?}");
+        // The transaction still works after the refusal.
+        sq::next_value(conn, &db.key("other")).await
+    })
+    .await;
+    // SQLite has one writer: while the holder writes, the other key waits too.
+    if A::Sync::NAME != "sqlite" {
+        assert_eq!(busy.unwrap(), 1);
+    }
+    A::TransactionManager::commit_transaction(&mut holder)
+        .await
+        .unwrap();
+}
+
+/// Plain gapless counters: per scope, and refused outside a transaction unless allowed.
+async fn sequences_count_per_scope_and_refuse_outside_a_transaction<A: AsyncTest>(
+    db: TestDb<A::Sync>,
+) {
+    let mut conn = A::open(&db.url).await;
+    let key = db.key("lines");
+    assert!(matches!(
+        sq::next_value(&mut conn, &key).await,
+        Err(Error::OutsideTransaction { .. })
+    ));
+    let scoped = Sequence::new(key.as_str()).unwrap().scoped().unwrap();
+    let values = in_transaction(&mut conn, async |conn| {
+        let mut values = sq::next_values_of(conn, &scoped, "order-1", 2).await?;
+        values.extend(sq::next_values_of(conn, &scoped, "order-2", 1).await?);
+        values.extend(sq::next_values_of(conn, &scoped, "order-1", 1).await?);
+        Ok(values)
+    })
+    .await
+    .unwrap();
+    assert_eq!(values, [1, 2, 1, 3]);
+    let allowed = Sequence::new(db.key("tickets"))
+        .unwrap()
+        .allow_outside_transaction();
+    assert_eq!(
+        sq::next_values_of(&mut conn, &allowed, "", 2)
+            .await
+            .unwrap(),
+        [1, 2]
+    );
+}
+
+/// Policies on the async path: `i64` IDs, check digits, scopes, a spec that cannot fit.
+async fn numeric_ids_check_digits_and_scopes<A: AsyncTest>(db: TestDb<A::Sync>) {
+    let mut conn = A::open(&db.url).await;
+    let generator = fixed();
+    let numbers = Spec::builder(db.key("numbers"))
+        .date("")
+        .pad(8)
+        .batch(5)
+        .build()
+        .unwrap();
+    assert_eq!(generator.next_number(&mut conn, &numbers).await.unwrap(), 1);
+    assert_eq!(
+        generator
+            .next_numbers(&mut conn, &numbers, 2)
+            .await
+            .unwrap(),
+        [2, 3]
+    );
+    let text = spec(&db, "text", 5);
+    assert!(matches!(
+        generator.next_number(&mut conn, &text).await,
+        Err(Error::NotNumeric { .. })
+    ));
+    let checked = Spec::builder(db.key("checked"))
+        .prefix("C")
+        .date("")
+        .pad(5)
+        .check(seqgen::Check::Luhn)
+        .build()
+        .unwrap();
+    let id = generator.next_id(&mut conn, &checked).await.unwrap();
+    assert!(checked.verify(&id), "{id}");
+    let scoped = Spec::builder(db.key("scoped"))
+        .prefix("S")
+        .date("")
+        .pad(3)
+        .batch(5)
+        .scoped()
+        .build()
+        .unwrap();
+    let a = generator
+        .next_id_in(&mut conn, &scoped, "acme")
+        .await
+        .unwrap();
+    let b = generator
+        .next_id_in(&mut conn, &scoped, "globex")
+        .await
+        .unwrap();
+    let a2 = sq::next_ids_in(&mut conn, &scoped, "acme", 1)
+        .await
+        .unwrap();
+    assert_eq!((a.as_str(), b.as_str()), ("S001", "S001"));
+    assert_eq!(a2, ["S006"]); // the default generator's own block
+    assert!(matches!(
+        generator.next_id(&mut conn, &scoped).await,
+        Err(Error::ScopeMismatch { .. })
+    ));
+    let tiny = Spec::builder(db.key("tiny"))
+        .date("")
+        .pad(1)
+        .batch(5)
+        .build()
+        .unwrap();
+    assert!(matches!(
+        generator.next_numbers(&mut conn, &tiny, 10).await,
+        Err(Error::Overflow { .. })
+    ));
+}
+
+/// A generator that reserved on one database refuses to reserve on another.
+async fn a_generator_refuses_another_database<A: AsyncTest>(db: TestDb<A::Sync>) {
+    let other = db.scratch("other");
+    seqgen::run_migrations(&mut other.connect()).unwrap();
+    let spec = spec(&db, "identity", 1);
+    let generator = fixed();
+    let mut conn = A::open(&db.url).await;
+    generator.next_id(&mut conn, &spec).await.unwrap();
+    let mut elsewhere = A::open(&other.url).await;
+    assert!(matches!(
+        generator.next_id(&mut elsewhere, &spec).await,
+        Err(Error::DifferentDatabase)
+    ));
+    // The block the refused reservation took there is a hole, never served; the default
+    // generators tell the two databases apart, and each counts on its own.
+    assert_eq!(
+        counter(&sq::next_id(&mut elsewhere, &spec).await.unwrap()),
+        2
+    );
+}
+
+/// `release` gives back what a generator holds: the next instance continues without a hole.
+async fn release_gives_the_unused_numbers_back<A: AsyncTest>(db: TestDb<A::Sync>) {
+    let mut conn = A::open(&db.url).await;
+    let spec = spec(&db, "released", 100);
+    let generator = fixed();
+    assert_eq!(
+        counter(&generator.next_id(&mut conn, &spec).await.unwrap()),
+        1
+    );
+    assert_eq!(generator.release(&mut conn).await.unwrap(), 99);
+    assert_eq!(
+        counter(&fixed().next_id(&mut conn, &spec).await.unwrap()),
+        2
+    );
+    // Nothing it held is served afterwards: it reserves again.
+    assert_eq!(
+        counter(&generator.next_id(&mut conn, &spec).await.unwrap()),
+        102
+    );
+}
+
+diesel::table! {
+    async_orders (order_no) {
+        order_no -> Text,
+        invoice_no -> Nullable<Text>,
+        item -> Text,
+    }
+}
+
+#[derive(Insertable, DistributedId, Clone)]
+#[diesel(table_name = async_orders)]
+struct NewOrder {
+    #[distributed_id(key = "async_orders", prefix = "O", date = "", pad = 8, batch = 20)]
+    order_no: String,
+    item: String,
+}
+
+#[derive(Insertable, DistributedId)]
+#[diesel(table_name = async_orders)]
+struct NewInvoicedOrder {
+    #[distributed_id(key = "async_orders", prefix = "O", date = "", pad = 8, batch = 20)]
+    order_no: String,
+    #[distributed_id(key = "async_invoices", prefix = "I", date = "", pad = 8, gapless)]
+    invoice_no: Option<String>,
+    item: String,
+}
+
+/// `insert_into(..).values(..).execute(..)`: batched fields filled and inserted, a bulk with
+/// one reservation; a gapless field in a savepoint whose failure leaves the records unfilled.
+macro_rules! derived_insert_tests {
+    ($($module:ident, $feature:literal: $conn:ty;)*) => {$(
+        #[cfg(feature = $feature)]
+        mod $module {
+            use super::*;
+            type A = $conn;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn a_derived_insert_fills_and_a_failed_gapless_one_unfills() {
+                let Some(db) = TestDb::<<A as AsyncTest>::Sync>::open("derived_insert") else {
+                    return;
+                };
+
+    {
+        static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one = CREATING.lock().unwrap_or_else(|e| e.into_inner());
+        db.connect()
+            .batch_execute(
+                "CREATE TABLE IF NOT EXISTS async_orders (order_no VARCHAR(64) PRIMARY KEY, \
+                 invoice_no VARCHAR(64) UNIQUE, item VARCHAR(64) NOT NULL)",
+            )
+            .unwrap();
+    }
+    let mut conn = A::open(&db.url).await;
+    let mut one = NewOrder {
+        order_no: String::new(),
+        item: "tea".into(),
+    };
+    let inserted = sq::insert_into(async_orders::table)
+        .values(&mut one)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(inserted, 1);
+    assert!(one.order_no.starts_with('O'), "{}", one.order_no);
+    let generator = fixed();
+    let mut bulk = vec![one.clone(); 5];
+    bulk.iter_mut().for_each(|order| order.order_no.clear());
+    // One reservation for the bulk; inserted row by row (diesel-async's SQLite wrapper has
+    // no multi-row insert).
+    sq::assign_ids_with(&mut bulk, &generator, &mut conn)
+        .await
+        .unwrap();
+    for order in &mut bulk {
+        sq::insert_into(async_orders::table)
+            .values(order)
+            .with_generator(&generator)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    assert_eq!(generator.reservations(), 1);
+    let ids: Vec<&str> = bulk.iter().map(|o| o.order_no.as_str()).collect();
+    assert_distinct(&ids);
+
+    // Gapless: in a savepoint of its own; a failing insert (a duplicate order number) rolls
+    // the invoice number back and leaves it unset, and the next insert takes it.
+    let mut clash = NewInvoicedOrder {
+        order_no: one.order_no.clone(),
+        invoice_no: None,
+        item: "clash".into(),
+    };
+    let failed = sq::insert_into(async_orders::table)
+        .values(&mut clash)
+        .execute(&mut conn)
+        .await;
+    assert!(failed.is_err());
+    assert_eq!(clash.invoice_no, None);
+    let mut ok = NewInvoicedOrder {
+        order_no: String::new(),
+        invoice_no: None,
+        item: "ok".into(),
+    };
+    sq::insert_into(async_orders::table)
+        .values(&mut ok)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let taken: Vec<Option<String>> = diesel::RunQueryDsl::load(
+        async_orders::table
+            .filter(async_orders::invoice_no.is_not_null())
+            .select(async_orders::invoice_no),
+        &mut db.connect(),
+    )
+    .unwrap();
+    // The static key is shared with earlier runs on the servers: the new number is the
+    // highest, and no number repeats.
+    let invoice = ok.invoice_no.clone().unwrap();
+    assert!(taken.iter().flatten().all(|i| *i <= invoice), "{taken:?}");
+    assert_distinct(&taken);
+            }
+        }
+    )*};
+}
+
+derived_insert_tests! {
+    derive_sqlite, "async-sqlite": AsyncSqlite;
+    derive_postgres, "async-postgres": diesel_async::AsyncPgConnection;
+    derive_mysql, "async-mysql": diesel_async::AsyncMysqlConnection;
+}
+
+/// A reservation that waits for a row another connection holds, dropped by a timeout (and a
+/// task waiting for its turn, dropped with it), leaves the generator sound: once the lock is
+/// gone it serves again, and nothing is ever served twice, by it or by another instance.
+async fn a_dropped_reservation_never_serves_a_number_twice<A: AsyncTest>(db: TestDb<A::Sync>) {
+    let spec = Arc::new(spec(&db, "dropped", 10));
+    let generator = fixed();
+    let mut served = generator
+        .next_ids(&mut A::open(&db.url).await, &spec, 10)
+        .await
+        .unwrap();
+    // Another connection holds the counter row (SQLite: the database's write lock).
+    let mut holder = db.connect();
+    let lock = match A::Sync::NAME {
+        "sqlite" => "BEGIN IMMEDIATE".to_owned(),
+        _ => format!(
+            "BEGIN; SELECT current_value FROM db_key WHERE key_name = '{}' FOR UPDATE",
+            spec.key()
+        ),
+    };
+    holder.batch_execute(&lock).unwrap();
+    let (reserving, waiting) = {
+        let (g1, g2) = (generator.clone(), generator.clone());
+        let (s1, s2) = (Arc::clone(&spec), Arc::clone(&spec));
+        let url = db.url.clone();
+        let mut c1 = A::open(&url).await;
+        let mut c2 = A::open(&url).await;
+        let reserving = tokio::spawn(async move {
+            tokio::time::timeout(Duration::from_millis(300), g1.next_id(&mut c1, &s1)).await
+        });
+        // Started after the first holds the turn: it waits for it.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let waiting = tokio::spawn(async move {
+            tokio::time::timeout(Duration::from_millis(300), g2.next_id(&mut c2, &s2)).await
+        });
+        (reserving.await.unwrap(), waiting.await.unwrap())
+    };
+    assert!(reserving.is_err(), "not blocked: {reserving:?}");
+    assert!(waiting.is_err(), "not blocked: {waiting:?}");
+    holder.batch_execute("COMMIT").unwrap();
+    // The turn ended with the dropped futures: new connections get numbers at once.
+    let mut conn = A::open(&db.url).await;
+    let more = tokio::time::timeout(
+        Duration::from_secs(10),
+        generator.next_ids(&mut conn, &spec, 15),
+    )
+    .await
+    .expect("the generator is stuck after a dropped reservation")
+    .unwrap();
+    served.extend(more);
+    served.extend(fixed().next_ids(&mut conn, &spec, 15).await.unwrap());
+    assert_distinct(&served);
+    // The dropped reservation's block, if the database took it, is a hole: later numbers are
+    // above every number served before.
+    assert!(served[10..].iter().all(|id| counter(id) > 10), "{served:?}");
+}

@@ -1,13 +1,26 @@
 // The db_key migrations are embedded with `embed_migrations!`: rebuild when their SQL changes.
 fn main() {
     println!("cargo:rerun-if-changed=../migrations");
-    // `seqgen_async`: any of the `async-*` features, for the code all three share.
-    println!("cargo::rustc-check-cfg=cfg(seqgen_async)");
-    let features = ["ASYNC_SQLITE", "ASYNC_POSTGRES", "ASYNC_MYSQL"];
-    if features
-        .iter()
-        .any(|f| std::env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
-    {
-        println!("cargo::rustc-cfg=seqgen_async");
+    let on = |features: &[&str]| {
+        features
+            .iter()
+            .any(|f| std::env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
+    };
+    // Shorthands for the code several features share.
+    let async_backend = on(&["ASYNC_SQLITE", "ASYNC_POSTGRES", "ASYNC_MYSQL"]);
+    let async_pool = async_backend && on(&["DEADPOOL", "BB8"]);
+    let cfgs = [
+        // any `async-*` backend
+        ("seqgen_async", async_backend),
+        // a pool of async connections, and a backend to use it with
+        ("seqgen_async_pool", async_pool),
+        // any pool a generator can reserve through
+        ("seqgen_pool", async_pool || on(&["R2D2"])),
+    ];
+    for (cfg, set) in cfgs {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+        if set {
+            println!("cargo::rustc-cfg={cfg}");
+        }
     }
 }

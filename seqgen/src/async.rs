@@ -72,6 +72,8 @@ use crate::error::Result;
 use crate::generator::{formatted, numeric};
 use crate::insert::Records;
 use crate::model::{fill_on, gapless_field, plan_fill, unfill, DistributedId};
+#[cfg(seqgen_async_pool)]
+pub use crate::pool::async_pools::AsyncPool;
 use crate::stats::KeyStats;
 use crate::Sequence;
 use seqgen_core::Spec;
@@ -240,6 +242,19 @@ impl Generator {
     pub fn stats(&self) -> Vec<KeyStats> {
         self.inner.stats()
     }
+}
+
+/// Gives the process-wide default generator of the pool's database (the one behind this
+/// module's free functions, [`assign_ids`] and [`insert_into`]) a pool of diesel-async
+/// connections (diesel-async's deadpool or bb8 pool, the `deadpool` and `bb8` features), as
+/// [`crate::use_pool`] does for r2d2: blocks needed inside your transactions are then reserved
+/// beside them (PostgreSQL, MySQL), and the next block of a key is reserved on a task before
+/// the current one runs dry. Call it once at start-up, per database, inside the runtime.
+#[cfg(seqgen_async_pool)]
+pub async fn use_pool(pool: impl AsyncPool) -> Result<()> {
+    let identity = crate::pool::PoolReserve::identify(&pool).await?;
+    crate::global::install_pool(identity, Box::new(pool));
+    Ok(())
 }
 
 /// The process-wide default generator of the database `conn` reaches (one query tells it),

@@ -23,8 +23,9 @@ pub(crate) trait Driver {
     /// The database's backend.
     type Backend: Backend;
 
-    /// The generator's r2d2 pool, where this driver may use it: a blocking pool's call would
-    /// stall an async runtime, so only [`Blocking`] does.
+    /// The generator's pool, where this driver may use it: a blocking (r2d2) pool for
+    /// [`Blocking`], an async one (deadpool, bb8) for the async driver. A blocking pool's call
+    /// would stall an async runtime; an async pool needs one.
     fn pool<'g>(&self, pool: Option<&'g dyn PoolReserve>) -> Option<&'g dyn PoolReserve>;
 
     /// Whether the connection is inside a transaction Diesel knows of. A connection whose
@@ -38,6 +39,14 @@ pub(crate) trait Driver {
         count: i64,
         limit: i64,
     ) -> QueryResult<Option<i64>>;
+
+    /// [`Backend::read`].
+    #[cfg_attr(not(seqgen_pool), allow(dead_code))] // for the pools' own work
+    async fn read(&mut self, counter: Counter<'_>) -> QueryResult<Option<i64>>;
+
+    /// [`Backend::create_row`].
+    #[cfg_attr(not(seqgen_pool), allow(dead_code))]
+    async fn create_row(&mut self, counter: Counter<'_>) -> QueryResult<()>;
 
     /// [`Backend::reserve_identified`].
     async fn reserve_identified(
@@ -88,7 +97,7 @@ where
     type Backend = C::Backend;
 
     fn pool<'g>(&self, pool: Option<&'g dyn PoolReserve>) -> Option<&'g dyn PoolReserve> {
-        pool
+        pool.filter(|pool| pool.blocking())
     }
 
     fn in_transaction(&mut self) -> bool {
@@ -102,6 +111,14 @@ where
         limit: i64,
     ) -> QueryResult<Option<i64>> {
         C::Backend::reserve(self.0, counter, count, limit)
+    }
+
+    async fn read(&mut self, counter: Counter<'_>) -> QueryResult<Option<i64>> {
+        C::Backend::read(self.0, counter)
+    }
+
+    async fn create_row(&mut self, counter: Counter<'_>) -> QueryResult<()> {
+        C::Backend::create_row(self.0, counter)
     }
 
     async fn reserve_identified(
@@ -184,8 +201,8 @@ where
 {
     type Backend = C::Backend;
 
-    fn pool<'g>(&self, _pool: Option<&'g dyn PoolReserve>) -> Option<&'g dyn PoolReserve> {
-        None
+    fn pool<'g>(&self, pool: Option<&'g dyn PoolReserve>) -> Option<&'g dyn PoolReserve> {
+        pool.filter(|pool| !pool.blocking())
     }
 
     fn in_transaction(&mut self) -> bool {
@@ -202,6 +219,14 @@ where
         limit: i64,
     ) -> QueryResult<Option<i64>> {
         <C::Backend as crate::backend::AsyncBackend>::reserve(self.0, counter, count, limit).await
+    }
+
+    async fn read(&mut self, counter: Counter<'_>) -> QueryResult<Option<i64>> {
+        <C::Backend as crate::backend::AsyncBackend>::read(self.0, counter).await
+    }
+
+    async fn create_row(&mut self, counter: Counter<'_>) -> QueryResult<()> {
+        <C::Backend as crate::backend::AsyncBackend>::create_row(self.0, counter).await
     }
 
     async fn reserve_identified(

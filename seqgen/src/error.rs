@@ -210,6 +210,12 @@ pub enum Error {
     #[cfg(feature = "r2d2")]
     Pool(#[source] diesel::r2d2::PoolError),
 
+    /// The async connection pool given to the generator (deadpool, bb8) could not hand out a
+    /// connection.
+    #[error("could not get a connection from the generator's pool: {0}")]
+    #[cfg(seqgen_async_pool)]
+    AsyncPool(String),
+
     /// The database refused or failed a statement.
     #[error(transparent)]
     Database(diesel::result::Error),

@@ -53,18 +53,19 @@ where
     C: diesel::r2d2::R2D2Connection + LoadConnection + 'static,
     C::Backend: Backend,
 {
-    let identity = {
-        let mut conn = pool.get().map_err(crate::Error::Pool)?;
-        drive(identify(&mut Blocking(&mut *conn), "", true))?
-            .1
-            .ok_or(crate::Error::DifferentDatabase)?
-    };
-    let generator = Generator::default_for(identity.clone(), Some(Box::new(pool)));
+    let identity = drive(crate::pool::PoolReserve::identify(&pool))?;
+    install_pool(identity, Box::new(pool));
+    Ok(())
+}
+
+/// Makes the default generator of the database `identity` one with `pool`.
+#[cfg(seqgen_pool)]
+pub(crate) fn install_pool(identity: Identity, pool: Box<dyn crate::pool::PoolReserve>) {
+    let generator = Generator::default_for(identity.clone(), Some(pool));
     // A generator this replaces keeps serving the block it holds: both are disjoint.
     defaults().insert(identity, generator);
     // Connections that remembered the replaced generator look theirs up again.
     GENERATION.fetch_add(1, Ordering::AcqRel);
-    Ok(())
 }
 
 /// Counts the [`use_pool`] calls, so that a connection which remembered its database's

@@ -22,7 +22,8 @@ use crate::error::{Error, Result};
 
 /// One database, as told apart by [`identify`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Identity {
+// `pub` in a private module: unnameable outside, as the pools' sealed trait needs.
+pub struct Identity {
     fingerprint: Box<str>,
     token: i64,
 }
@@ -77,7 +78,7 @@ pub fn accept_non_durable_server() {
 
 /// Who decides whether a non-durable server is accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum NonDurable {
+pub enum NonDurable {
     Refuse,
     Accept,
     /// The process-wide setting, [`accept_non_durable_server`].

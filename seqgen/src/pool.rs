@@ -1,5 +1,9 @@
-//! A second connection for reservations beside the caller's transaction: an r2d2 pool, behind
-//! the `r2d2` feature. The generator sees it through [`PoolReserve`] only.
+//! A second connection for reservations beside the caller's transaction: an r2d2 pool (the
+//! `r2d2` feature) for blocking connections, a deadpool or bb8 pool (the `deadpool` and `bb8`
+//! features) for diesel-async's. The generator sees it through [`PoolReserve`] only.
+
+use std::future::Future;
+use std::pin::Pin;
 
 use crate::backend::{Counter, Found};
 use crate::error::Result;
@@ -7,42 +11,87 @@ use crate::identity::{Identity, NonDurable};
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
 
-/// A type-erased r2d2 pool that can reserve a block on one of its connections.
-pub(crate) trait PoolReserve: Send + Sync {
+/// What a pool's work returns: a future, ready at once for a blocking (r2d2) pool.
+pub type PoolFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>;
+
+/// A type-erased pool that can reserve a block on one of its connections: an r2d2 pool for
+/// the blocking driver, a deadpool or bb8 pool of diesel-async connections for the async one.
+// `pub` in a private module: nameable nowhere outside, usable as the bound of `AsyncPool`.
+pub trait PoolReserve: Send + Sync {
+    /// Whether its connections block (r2d2): the blocking driver uses it and reserves ahead
+    /// on a thread. Otherwise the async driver uses it and reserves ahead on a task.
+    fn blocking(&self) -> bool;
+
     /// Reserves a block on the pool's database, which must be the one `expected` describes;
     /// returns its identity, the last number of the block and its size.
     #[allow(clippy::too_many_arguments)] // each is one fact about the reservation
-    fn reserve(
-        &self,
-        spec: &Spec,
-        scope: &str,
-        period: &Period,
+    fn reserve<'a>(
+        &'a self,
+        spec: &'a Spec,
+        scope: &'a str,
+        period: &'a Period,
         need: u64,
         batch: u64,
         non_durable: NonDurable,
-        expected: &Found,
-    ) -> Result<(Identity, i64, u64)>;
+        expected: &'a Found,
+    ) -> PoolFuture<'a, (Identity, i64, u64)>;
 
     /// Reserves a block of `batch` numbers on the pool's database, if a connection is idle
-    /// right now (`None` otherwise: the threads that hold them may be waiting for this very
+    /// right now (`None` otherwise: the callers that hold them may be waiting for this very
     /// block); returns its identity, the last number of the block and its size.
-    fn reserve_ahead(
-        &self,
-        spec: &Spec,
-        scope: &str,
-        period: &Period,
+    fn reserve_ahead<'a>(
+        &'a self,
+        spec: &'a Spec,
+        scope: &'a str,
+        period: &'a Period,
         batch: u64,
         non_durable: NonDurable,
-    ) -> Result<Option<(Identity, i64, u64)>>;
+    ) -> PoolFuture<'a, Option<(Identity, i64, u64)>>;
 
     /// Creates the row of `counter` unless it exists, in autocommit.
-    fn create_row(&self, counter: Counter<'_>) -> Result<()>;
+    fn create_row<'a>(&'a self, counter: Counter<'a>) -> PoolFuture<'a, ()>;
 
     /// The backend's name, for traces.
     fn backend(&self) -> &'static str;
 
     /// Checks (and records, if none is) the shape of `spec`'s key, in autocommit.
-    fn check_shape(&self, spec: &Spec) -> Result<()>;
+    fn check_shape<'a>(&'a self, spec: &'a Spec) -> PoolFuture<'a, ()>;
+
+    /// The identity of the pool's database, its token created if it has none yet.
+    #[cfg_attr(not(seqgen_pool), allow(dead_code))]
+    fn identify(&self) -> PoolFuture<'_, Identity>;
+}
+
+/// The pool work of the core, on one pooled connection whatever the pool: written once for
+/// the blocking and the async pools.
+#[cfg(seqgen_pool)]
+mod work {
+    use super::*;
+    use crate::driver::Driver;
+    use crate::reserve::{check_shape, Retry};
+    use crate::retry::retrying;
+
+    /// Creates the row of `counter` unless it exists, in autocommit.
+    pub(super) async fn create_row<D: Driver>(db: &mut D, counter: Counter<'_>) -> Result<()> {
+        if db.read(counter).await?.is_some() {
+            return Ok(());
+        }
+        retrying!(D, db.create_row(counter).await)
+    }
+
+    /// The identity of `db`'s database, its token created if it has none yet.
+    pub(super) async fn identity<D: Driver>(db: &mut D) -> Result<Identity> {
+        crate::identity::identify(db, "", true)
+            .await?
+            .1
+            .ok_or(crate::Error::DifferentDatabase)
+    }
+
+    /// Checks (and records, if none is) the shape of `spec`'s key, in autocommit.
+    pub(super) async fn shape<D: Driver>(db: &mut D, spec: &Spec) -> Result<()> {
+        let recorded = db.identify(spec.key()).await?.shape;
+        check_shape(db, spec, recorded, Retry::Yes).await
+    }
 }
 
 /// The r2d2 extensions of `conn` when it is a connection checked out of an r2d2 pool (passed
@@ -67,13 +116,12 @@ mod r2d2_pool {
     use diesel::connection::LoadConnection;
     use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
 
-    use super::PoolReserve;
+    use super::{work, PoolFuture, PoolReserve};
     use crate::backend::{Backend, Counter, Found};
     use crate::driver::{drive, Blocking};
     use crate::error::{Error, Result};
     use crate::identity::{Identity, NonDurable};
-    use crate::reserve::{check_shape, reserve_block, Retry};
-    use crate::retry::retrying;
+    use crate::reserve::reserve_block;
     use seqgen_core::__private::Period;
     use seqgen_core::Spec;
 
@@ -82,72 +130,93 @@ mod r2d2_pool {
         C: R2D2Connection + LoadConnection + 'static,
         C::Backend: Backend,
     {
+        fn blocking(&self) -> bool {
+            true
+        }
+
         fn backend(&self) -> &'static str {
             C::Backend::NAME
         }
 
-        fn reserve(
-            &self,
-            spec: &Spec,
-            scope: &str,
-            period: &Period,
+        fn reserve<'a>(
+            &'a self,
+            spec: &'a Spec,
+            scope: &'a str,
+            period: &'a Period,
             need: u64,
             batch: u64,
             non_durable: NonDurable,
-            expected: &Found,
-        ) -> Result<(Identity, i64, u64)> {
-            let mut pooled = self.get().map_err(Error::Pool)?;
-            drive(reserve_block(
-                &mut Blocking(&mut *pooled),
-                spec,
-                scope,
-                period,
-                need,
-                batch,
-                non_durable,
-                Some(expected),
-            ))
+            expected: &'a Found,
+        ) -> PoolFuture<'a, (Identity, i64, u64)> {
+            ready(self.get().map_err(Error::Pool).and_then(|mut pooled| {
+                let db = &mut Blocking(&mut *pooled);
+                let expected = Some(expected);
+                drive(reserve_block(
+                    db,
+                    spec,
+                    scope,
+                    period,
+                    need,
+                    batch,
+                    non_durable,
+                    expected,
+                ))
+            }))
         }
 
-        fn reserve_ahead(
-            &self,
-            spec: &Spec,
-            scope: &str,
-            period: &Period,
+        fn reserve_ahead<'a>(
+            &'a self,
+            spec: &'a Spec,
+            scope: &'a str,
+            period: &'a Period,
             batch: u64,
             non_durable: NonDurable,
-        ) -> Result<Option<(Identity, i64, u64)>> {
+        ) -> PoolFuture<'a, Option<(Identity, i64, u64)>> {
             let Some(mut pooled) = self.try_get() else {
-                return Ok(None);
+                return ready(Ok(None));
             };
-            drive(reserve_block(
-                &mut Blocking(&mut *pooled),
-                spec,
-                scope,
-                period,
-                1,
-                batch,
-                non_durable,
-                None,
-            ))
-            .map(Some)
+            let db = &mut Blocking(&mut *pooled);
+            ready(
+                drive(reserve_block(
+                    db,
+                    spec,
+                    scope,
+                    period,
+                    1,
+                    batch,
+                    non_durable,
+                    None,
+                ))
+                .map(Some),
+            )
         }
 
-        fn create_row(&self, counter: Counter<'_>) -> Result<()> {
-            let mut pooled = self.get().map_err(Error::Pool)?;
-            let conn: &mut C = &mut pooled;
-            if C::Backend::read(conn, counter)?.is_some() {
-                return Ok(());
-            }
-            drive(async { retrying!(Blocking<C>, C::Backend::create_row(conn, counter)) })
+        fn create_row<'a>(&'a self, counter: Counter<'a>) -> PoolFuture<'a, ()> {
+            ready(self.get().map_err(Error::Pool).and_then(|mut pooled| {
+                drive(work::create_row(&mut Blocking(&mut *pooled), counter))
+            }))
         }
 
-        fn check_shape(&self, spec: &Spec) -> Result<()> {
-            let mut pooled = self.get().map_err(Error::Pool)?;
-            let conn: &mut C = &mut pooled;
-            let recorded = C::Backend::identify(conn, spec.key())?.shape;
-            drive(check_shape(&mut Blocking(conn), spec, recorded, Retry::Yes))
+        fn check_shape<'a>(&'a self, spec: &'a Spec) -> PoolFuture<'a, ()> {
+            ready(
+                self.get()
+                    .map_err(Error::Pool)
+                    .and_then(|mut pooled| drive(work::shape(&mut Blocking(&mut *pooled), spec))),
+            )
         }
+
+        fn identify(&self) -> PoolFuture<'_, Identity> {
+            ready(
+                self.get()
+                    .map_err(Error::Pool)
+                    .and_then(|mut pooled| drive(work::identity(&mut Blocking(&mut *pooled)))),
+            )
+        }
+    }
+
+    /// A blocking pool's work, done: a future ready at once.
+    fn ready<'a, T: Send + 'a>(result: Result<T>) -> PoolFuture<'a, T> {
+        Box::pin(std::future::ready(result))
     }
 
     impl crate::GeneratorBuilder {
@@ -159,6 +228,148 @@ mod r2d2_pool {
             C: R2D2Connection + LoadConnection + 'static,
             C::Backend: Backend,
         {
+            self.pool = Some(Box::new(pool));
+            self
+        }
+    }
+}
+
+/// The pools of diesel-async connections (the `deadpool` and `bb8` features), for the async
+/// driver: the same work as r2d2's, awaited.
+#[cfg(seqgen_async_pool)]
+pub(crate) mod async_pools {
+    use diesel_async::AsyncConnectionCore;
+
+    use super::{work, PoolFuture, PoolReserve};
+    use crate::backend::{Backend, Counter, Found};
+    use crate::driver::NonBlocking;
+    use crate::error::Error;
+    use crate::identity::{Identity, NonDurable};
+    use crate::reserve::reserve_block;
+    use seqgen_core::__private::Period;
+    use seqgen_core::Spec;
+
+    /// `impl PoolReserve` for one pool type: how it hands out a connection (`$get`) and
+    /// whether one is idle now (`$idle`).
+    macro_rules! async_pool {
+        (
+            $pool_feature:literal, $pool:ident,
+            |$p:ident| get: $get:expr, idle: $idle:expr,
+            $($feature:literal: $conn:ty),*
+        ) => {$(
+            #[cfg(all(feature = $pool_feature, feature = $feature))]
+            impl AsyncPool for diesel_async::pooled_connection::$pool::Pool<$conn> {}
+
+            #[cfg(all(feature = $pool_feature, feature = $feature))]
+            impl PoolReserve for diesel_async::pooled_connection::$pool::Pool<$conn> {
+                fn blocking(&self) -> bool {
+                    false
+                }
+
+                fn backend(&self) -> &'static str {
+                    <<$conn as AsyncConnectionCore>::Backend as Backend>::NAME
+                }
+
+                fn reserve<'a>(
+                    &'a self,
+                    spec: &'a Spec,
+                    scope: &'a str,
+                    period: &'a Period,
+                    need: u64,
+                    batch: u64,
+                    non_durable: NonDurable,
+                    expected: &'a Found,
+                ) -> PoolFuture<'a, (Identity, i64, u64)> {
+                    Box::pin(async move {
+                        let $p = self;
+                        let mut conn = $get.map_err(|e| Error::AsyncPool(e.to_string()))?;
+                        let db = &mut NonBlocking(&mut *conn);
+                        let expected = Some(expected);
+                        reserve_block(db, spec, scope, period, need, batch, non_durable, expected)
+                            .await
+                    })
+                }
+
+                fn reserve_ahead<'a>(
+                    &'a self,
+                    spec: &'a Spec,
+                    scope: &'a str,
+                    period: &'a Period,
+                    batch: u64,
+                    non_durable: NonDurable,
+                ) -> PoolFuture<'a, Option<(Identity, i64, u64)>> {
+                    Box::pin(async move {
+                        let $p = self;
+                        if !$idle {
+                            return Ok(None);
+                        }
+                        let mut conn = $get.map_err(|e| Error::AsyncPool(e.to_string()))?;
+                        let db = &mut NonBlocking(&mut *conn);
+                        reserve_block(db, spec, scope, period, 1, batch, non_durable, None)
+                            .await
+                            .map(Some)
+                    })
+                }
+
+                fn create_row<'a>(&'a self, counter: Counter<'a>) -> PoolFuture<'a, ()> {
+                    Box::pin(async move {
+                        let $p = self;
+                        let mut conn = $get.map_err(|e| Error::AsyncPool(e.to_string()))?;
+                        work::create_row(&mut NonBlocking(&mut *conn), counter).await
+                    })
+                }
+
+                fn check_shape<'a>(&'a self, spec: &'a Spec) -> PoolFuture<'a, ()> {
+                    Box::pin(async move {
+                        let $p = self;
+                        let mut conn = $get.map_err(|e| Error::AsyncPool(e.to_string()))?;
+                        work::shape(&mut NonBlocking(&mut *conn), spec).await
+                    })
+                }
+
+                fn identify(&self) -> PoolFuture<'_, Identity> {
+                    Box::pin(async move {
+                        let $p = self;
+                        let mut conn = $get.map_err(|e| Error::AsyncPool(e.to_string()))?;
+                        work::identity(&mut NonBlocking(&mut *conn)).await
+                    })
+                }
+            }
+        )*};
+    }
+
+    async_pool!(
+        "deadpool", deadpool,
+        |pool| get: pool.get().await, idle: pool.status().available > 0,
+        "async-postgres": diesel_async::AsyncPgConnection,
+        "async-mysql": diesel_async::AsyncMysqlConnection,
+        "async-sqlite": diesel_async::sync_connection_wrapper::SyncConnectionWrapper<
+            diesel::SqliteConnection,
+        >
+    );
+    async_pool!(
+        "bb8", bb8,
+        |pool| get: pool.get().await, idle: pool.state().idle_connections > 0,
+        "async-postgres": diesel_async::AsyncPgConnection,
+        "async-mysql": diesel_async::AsyncMysqlConnection,
+        "async-sqlite": diesel_async::sync_connection_wrapper::SyncConnectionWrapper<
+            diesel::SqliteConnection,
+        >
+    );
+
+    /// A pool of diesel-async connections a [`Generator`](crate::Generator) can reserve
+    /// through: diesel-async's deadpool pool (the `deadpool` feature) or bb8 pool (`bb8`).
+    /// Sealed.
+    pub trait AsyncPool: PoolReserve + 'static {}
+
+    impl crate::GeneratorBuilder {
+        /// A pool of diesel-async connections to the same database (diesel-async's deadpool
+        /// or bb8 pool), for the async API ([`seqgen::r#async`](crate::async)): blocks needed inside your
+        /// transactions are reserved on its connections beside them (PostgreSQL, MySQL), and
+        /// the next block of a key is reserved on a task before the current one runs dry.
+        /// Without it, numbers taken inside a transaction are taken in that transaction,
+        /// uncached, and refills wait for a round trip.
+        pub fn async_pool(mut self, pool: impl AsyncPool) -> Self {
             self.pool = Some(Box::new(pool));
             self
         }

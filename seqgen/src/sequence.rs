@@ -81,11 +81,13 @@ impl Sequence {
 
     /// The spec of a sequence: no date part, 18 digits, gapless.
     /// The spec of the counter.
+    #[cfg(seqgen_async)]
     pub(crate) fn counter_spec(&self) -> &Spec {
         &self.spec
     }
 
     /// Whether a number may be taken outside a transaction (in one of its own).
+    #[cfg(seqgen_async)]
     pub(crate) fn outside_transaction(&self) -> bool {
         self.outside_transaction
     }

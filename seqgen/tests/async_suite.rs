@@ -712,3 +712,83 @@ async fn a_dropped_reservation_never_serves_a_number_twice<A: AsyncTest>(db: Tes
     // above every number served before.
     assert!(served[10..].iter().all(|id| counter(id) > 10), "{served:?}");
 }
+
+/// With a pool of async connections (diesel-async's deadpool and bb8 pools), a block needed
+/// inside a transaction is reserved beside it and cached (a rollback does not take it back),
+/// and the next block is reserved on a task before the current one runs dry. PostgreSQL and
+/// MySQL: on SQLite the number is taken in the caller's transaction (one writer).
+macro_rules! pool_tests {
+    ($($module:ident, $feature:literal: $conn:ty;)*) => {$(
+        #[cfg(all(feature = $feature, feature = "deadpool", feature = "bb8"))]
+        mod $module {
+            use super::*;
+            use diesel_async::pooled_connection::{bb8, deadpool, AsyncDieselConnectionManager};
+            type A = $conn;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn a_pool_reserves_beside_transactions_and_ahead() {
+                let Some(db) = TestDb::<<A as AsyncTest>::Sync>::open("pools") else {
+                    return;
+                };
+                let manager = || AsyncDieselConnectionManager::<A>::new(&db.url);
+                let deadpool = deadpool::Pool::<A>::builder(manager())
+                    .max_size(3)
+                    .build()
+                    .unwrap();
+                let bb8 = bb8::Pool::<A>::builder()
+                    .max_size(3)
+                    .build(manager())
+                    .await
+                    .unwrap();
+                let deadpool = seqgen::Generator::builder().fixed_batch().async_pool(deadpool);
+                let bb8 = seqgen::Generator::builder().fixed_batch().async_pool(bb8);
+                for (name, builder) in [("deadpool", deadpool), ("bb8", bb8)] {
+                    let generator = sq::Generator::from(builder.build());
+                    beside_and_ahead(&db, &generator, name).await;
+                }
+                // The default generator of the database, given a pool.
+                let pool = deadpool::Pool::<A>::builder(manager()).max_size(2).build().unwrap();
+                sq::use_pool(pool).await.unwrap();
+                let spec = spec(&db, "default_pool", 10);
+                let mut conn = A::open(&db.url).await;
+                let first = in_transaction(&mut conn, async |conn| {
+                    sq::next_id(conn, &spec).await?;
+                    Err::<(), _>(rollback())
+                })
+                .await;
+                assert!(first.is_err());
+                // Reserved beside the rolled-back transaction and cached: the next is 2.
+                assert_eq!(counter(&sq::next_id(&mut conn, &spec).await.unwrap()), 2);
+            }
+
+            async fn beside_and_ahead(db: &TestDb<<A as AsyncTest>::Sync>, generator: &sq::Generator, name: &str) {
+                let spec = spec(db, name, 10);
+                let mut conn = A::open(&db.url).await;
+                let rolled_back = in_transaction(&mut conn, async |conn| {
+                    assert_eq!(counter(&generator.next_id(conn, &spec).await?), 1);
+                    Err::<(), _>(rollback())
+                })
+                .await;
+                assert!(rolled_back.is_err());
+                assert_eq!(generator.reservations(), 1);
+                // 2..=8 from the block: past 80 %, the next block is reserved on a task.
+                let ids = generator.next_ids(&mut conn, &spec, 7).await.unwrap();
+                assert_eq!(counter(&ids[0]), 2);
+                let waited = std::time::Instant::now();
+                while generator.reservations() < 2 {
+                    assert!(waited.elapsed() < Duration::from_secs(10), "{name}: nothing reserved ahead");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                let next = generator.next_ids(&mut conn, &spec, 5).await.unwrap();
+                let counters: Vec<u64> = next.iter().map(|id| counter(id)).collect();
+                assert_eq!(counters, [9, 10, 11, 12, 13], "{name}");
+                assert_eq!(generator.reservations(), 2, "{name}: the spare was served");
+            }
+        }
+    )*};
+}
+
+pool_tests! {
+    pool_postgres, "async-postgres": diesel_async::AsyncPgConnection;
+    pool_mysql, "async-mysql": diesel_async::AsyncMysqlConnection;
+}

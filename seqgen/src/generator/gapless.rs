@@ -50,7 +50,7 @@ impl Generator {
         };
         if let Some(pool) = beside {
             if !state.row_known(&period.text) {
-                pool.create_row(counter)?;
+                pool.create_row(counter).await?;
             }
         }
         if nowait {

@@ -250,7 +250,8 @@ impl Generator {
                 // point at the same one. Only the token row is read, which no reservation
                 // ever locks.
                 let (expected, _) = identify(db, "", false).await?;
-                pool.reserve(spec, scope, &period, need, batch, non_durable, &expected)?
+                pool.reserve(spec, scope, &period, need, batch, non_durable, &expected)
+                    .await?
             }
             // Outside a transaction: the statement commits before it returns, so the block
             // may be cached.
@@ -276,42 +277,55 @@ impl Generator {
     }
 
     /// Starts reserving the block after the current one of `state` on a pool connection in
-    /// the background, unless a reservation of the key is under way. A caller that finds the
-    /// current block empty before it arrives waits for it rather than reserving again.
+    /// the background (on a thread with a blocking pool, on a task of the current Tokio
+    /// runtime with an async one), unless a reservation of the key is under way. A caller that
+    /// finds the current block empty before it arrives waits for it rather than reserving
+    /// again.
     fn reserve_ahead(&self, spec: &Spec, state: &Arc<KeyState>, period: Period) {
-        // Taken here, before the thread starts, so that no caller can slip in between.
+        let Some(pool) = self.inner.pool.as_deref() else {
+            return;
+        };
+        // Taken here, before the work starts, so that no caller can slip in between.
         let Some(turn) = KeyState::try_turn(state) else {
             return;
         };
         let (generator, spec, state) = (self.clone(), spec.clone(), Arc::clone(state));
-        // A thread that cannot start drops the turn with its closure: the foreground refills.
-        let _ = std::thread::Builder::new()
-            .name("seqgen-ahead".into())
-            .spawn(move || {
-                // A failure is left to the foreground: a caller that finds both blocks empty
-                // reserves on its own connection and reports what fails there.
-                let filled = generator.fill_spare(&spec, &state, &period);
-                if let Err(_error) = &filled {
-                    event!(
-                        warn,
-                        key = spec.key(),
-                        error = %_error,
-                        "reserving the next block ahead failed; the foreground will reserve it"
-                    );
-                }
-                if !matches!(filled, Ok(true)) {
-                    // Still in the turn and without a spare: the block is the one that asked.
-                    state.cursor().stop_ahead(&period);
-                }
-                drop(turn);
-            });
+        let work = async move {
+            // A failure is left to the foreground: a caller that finds both blocks empty
+            // reserves on its own connection and reports what fails there.
+            let filled = generator.fill_spare(&spec, &state, &period).await;
+            if let Err(_error) = &filled {
+                event!(
+                    warn,
+                    key = spec.key(),
+                    error = %_error,
+                    "reserving the next block ahead failed; the foreground will reserve it"
+                );
+            }
+            if !matches!(filled, Ok(true)) {
+                // Still in the turn and without a spare: the block is the one that asked.
+                state.cursor().stop_ahead(&period);
+            }
+            drop(turn);
+        };
+        // Work that cannot start drops the turn with it: the foreground refills.
+        if pool.blocking() {
+            let _ = std::thread::Builder::new()
+                .name("seqgen-ahead".into())
+                .spawn(move || drive(work));
+        } else {
+            #[cfg(seqgen_async)]
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(work);
+            }
+        }
     }
 
     /// Reserves the spare block of `state` through the pool, in the turn the caller took,
     /// with every check of a reservation in the foreground: the pool must reach the database
     /// this generator serves, and a block at or below numbers it held is dropped, never served.
     /// Returns whether a spare block is kept.
-    fn fill_spare(&self, spec: &Spec, state: &KeyState, period: &Period) -> Result<bool> {
+    async fn fill_spare(&self, spec: &Spec, state: &KeyState, period: &Period) -> Result<bool> {
         let Some(pool) = self.inner.pool.as_deref() else {
             return Ok(false);
         };
@@ -323,9 +337,11 @@ impl Generator {
         }
         let batch = state.batch().next(self.inner.batch, spec, Instant::now());
         let reserving = state.reserving(&period.text, pool.backend(), "ahead");
-        let Some((identity, last, count)) =
-            pool.reserve_ahead(spec, state.scope(), period, batch, self.inner.non_durable)?
-        else {
+        let non_durable = self.inner.non_durable;
+        let reserved = pool
+            .reserve_ahead(spec, state.scope(), period, batch, non_durable)
+            .await?;
+        let Some((identity, last, count)) = reserved else {
             return Ok(false); // no idle connection: the foreground refills
         };
         reserving.took(count);
@@ -388,7 +404,9 @@ impl Generator {
         }
         match db.pool(self.inner.pool.as_deref()) {
             // Claimed beside the transaction, in autocommit: no lock is held for the caller.
-            Some(pool) if D::Backend::CREATE_ROWS_BESIDE_TRANSACTION => pool.check_shape(spec)?,
+            Some(pool) if D::Backend::CREATE_ROWS_BESIDE_TRANSACTION => {
+                pool.check_shape(spec).await?
+            }
             _ if !D::Backend::READS_FIRST_IN_TRANSACTION => return Ok(true),
             _ => match db.identify(spec.key()).await?.shape {
                 Some(recorded) => same_shape(spec, recorded)?,

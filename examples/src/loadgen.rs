@@ -110,6 +110,15 @@ pub struct Args {
     /// after it
     #[arg(long)]
     pub release_on_exit: bool,
+    /// Run --threads tasks (not threads) on a Tokio runtime, each ID on a diesel-async
+    /// connection checked out of a deadpool pool of --connections (`seqgen::r#async`; build
+    /// with an `async-*` feature). A dropped connection fails the run instead of being retried
+    #[arg(long = "async")]
+    pub run_async: bool,
+    /// With --async: the pool's connections for the tasks (the generator has a pool of 2)
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "run_async",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub connections: u32,
 }
 
 fn positive_seconds(text: &str) -> Result<f64, String> {
@@ -228,6 +237,20 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Runs a load against the database the URL names.
 pub fn run(args: &Args) -> Result<Report, BoxError> {
+    if args.run_async {
+        #[cfg(any(
+            feature = "async-sqlite",
+            feature = "async-postgres",
+            feature = "async-mysql"
+        ))]
+        return nonblocking::run(args);
+        #[cfg(not(any(
+            feature = "async-sqlite",
+            feature = "async-postgres",
+            feature = "async-mysql"
+        )))]
+        return Err("built without an async backend: add --features async-sqlite (or async-postgres, async-mysql)".into());
+    }
     let url = args.url.as_str();
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         #[cfg(feature = "postgres")]
@@ -325,35 +348,8 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
             create_rows_table(&mut *conn)?;
         }
     }
-    let spec = Spec::builder(args.key.clone())
-        .prefix("L")
-        .date(args.date.clone())
-        .pad(12)
-        .batch(args.batch);
-    let spec = if args.series.is_empty() {
-        spec
-    } else {
-        spec.series(args.series.clone(), args.series_max)
-    };
-    let spec = if args.scopes > 0 { spec.scoped() } else { spec };
-    let spec = Arc::new(match args.mode {
-        Mode::Batched => spec.build()?,
-        Mode::Gapless => spec.gapless().build()?,
-    });
-    let generator = Generator::builder()
-        .clock(OffsetClock(TimeDelta::seconds(args.clock_offset_secs)))
-        .pool(pool.clone());
-    let generator = if args.accept_non_durable_server {
-        generator.accept_non_durable_server()
-    } else {
-        generator
-    };
-    let generator = if args.fixed_batch {
-        generator.fixed_batch()
-    } else {
-        generator
-    }
-    .build();
+    let spec = Arc::new(spec_of(args)?);
+    let generator = generator_of(args).pool(pool.clone()).build();
 
     let started = Instant::now();
     let deadline = args.seconds.map(|s| started + Duration::from_secs_f64(s));
@@ -379,10 +375,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                     if !more || failed.load(Ordering::Relaxed) {
                         return Ok(done);
                     }
-                    let scope = match args.scopes {
-                        0 => String::new(),
-                        n => format!("s{}", rand::random_range(0..n)),
-                    };
+                    let scope = random_scope(&args);
                     let t0 = Instant::now();
                     let roll_back = args.insert && rand::random_bool(args.rollback);
                     // What an app does when the database restarts: the library returns the
@@ -436,10 +429,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                         done.committed += 1;
                         if let Some(out) = &mut out {
                             // One write per line: a process killed mid-run leaves whole lines.
-                            match args.scopes {
-                                0 => append_line(out, &id)?,
-                                _ => append_line(out, &format!("{scope} {id}"))?,
-                            }
+                            append_line(out, &out_line(&args, &scope, &id))?;
                         }
                     }
                 }
@@ -463,20 +453,67 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
     } else {
         0
     };
-    let pct = |quantile: f64| total.latency_us.value_at_quantile(quantile);
-    Ok(Report {
-        backend,
-        args: args.clone(),
-        ids: total.ids,
-        committed: total.committed,
-        seconds,
-        reservations: generator.reservations(),
-        released,
-        reconnects: total.reconnects,
-        p50_us: pct(0.50),
-        p99_us: pct(0.99),
-        p999_us: pct(0.999),
+    Ok(total.report(backend, args, seconds, generator.reservations(), released))
+}
+
+/// The spec the arguments describe: `L` + 12-digit counter, with the date part, series,
+/// scopes and mode asked for.
+fn spec_of(args: &Args) -> Result<Spec, BoxError> {
+    let spec = Spec::builder(args.key.clone())
+        .prefix("L")
+        .date(args.date.clone())
+        .pad(12)
+        .batch(args.batch);
+    let spec = if args.series.is_empty() {
+        spec
+    } else {
+        spec.series(args.series.clone(), args.series_max)
+    };
+    let spec = if args.scopes > 0 { spec.scoped() } else { spec };
+    Ok(match args.mode {
+        Mode::Batched => spec.build()?,
+        Mode::Gapless => spec.gapless().build()?,
     })
+}
+
+/// The generator the arguments describe, but for its pool.
+fn generator_of(args: &Args) -> seqgen::GeneratorBuilder {
+    let generator =
+        Generator::builder().clock(OffsetClock(TimeDelta::seconds(args.clock_offset_secs)));
+    let generator = if args.accept_non_durable_server {
+        generator.accept_non_durable_server()
+    } else {
+        generator
+    };
+    if args.fixed_batch {
+        generator.fixed_batch()
+    } else {
+        generator
+    }
+}
+
+/// A scope picked at random among `--scopes` (`""` without scopes).
+fn random_scope(args: &Args) -> String {
+    match args.scopes {
+        0 => String::new(),
+        n => format!("s{}", rand::random_range(0..n)),
+    }
+}
+
+/// The row key of an ID of `scope`: IDs repeat across scopes, so the key names the scope too.
+fn row_key(spec: &Spec, scope: &str) -> String {
+    match scope {
+        "" => spec.key().to_owned(),
+        scope => format!("{}/{scope}", spec.key()),
+    }
+}
+
+/// An `--out` line.
+fn out_line(args: &Args, scope: &str, id: &str) -> String {
+    match args.scopes {
+        0 => id.to_owned(),
+        _ => format!("{scope} {id}"),
+    }
 }
 
 /// Up to about a minute of attempts, 20 ms apart at first, then up to 1 s (with jitter, so that
@@ -537,12 +574,7 @@ fn insert_one<C: LoadgenConnection>(
 ) -> Result<Option<String>, BoxError> {
     let result = conn.transaction(|conn| {
         let id = generator.next_id_in(conn, spec, scope)?;
-        // IDs repeat across scopes: the row's key names the scope too.
-        let key = match scope {
-            "" => spec.key().to_owned(),
-            scope => format!("{}/{scope}", spec.key()),
-        };
-        C::insert_row(conn, &key, &id)?;
+        C::insert_row(conn, &row_key(spec, scope), &id)?;
         if roll_back {
             return Err(seqgen::Error::Database(DieselError::RollbackTransaction));
         }
@@ -556,7 +588,7 @@ fn insert_one<C: LoadgenConnection>(
 }
 
 /// `loadgen_rows`, created once; several processes may race to create it.
-fn create_rows_table<C: LoadgenConnection>(conn: &mut C) -> Result<(), BoxError> {
+pub(crate) fn create_rows_table<C: LoadgenConnection>(conn: &mut C) -> Result<(), BoxError> {
     let mut attempt = 0;
     loop {
         match conn.batch_execute(
@@ -613,7 +645,39 @@ impl Worker {
         self.reconnects += other.reconnects;
         let _ = self.latency_us.add(&other.latency_us);
     }
+
+    /// The report of a run whose workers' sum this is.
+    fn report(
+        &self,
+        backend: &'static str,
+        args: &Args,
+        seconds: f64,
+        reservations: u64,
+        released: u64,
+    ) -> Report {
+        let pct = |quantile: f64| self.latency_us.value_at_quantile(quantile);
+        Report {
+            backend,
+            args: args.clone(),
+            ids: self.ids,
+            committed: self.committed,
+            seconds,
+            reservations,
+            released,
+            reconnects: self.reconnects,
+            p50_us: pct(0.50),
+            p99_us: pct(0.99),
+            p999_us: pct(0.999),
+        }
+    }
 }
+
+#[cfg(any(
+    feature = "async-sqlite",
+    feature = "async-postgres",
+    feature = "async-mysql"
+))]
+mod nonblocking;
 
 #[cfg(test)]
 mod tests {

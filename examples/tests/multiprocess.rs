@@ -48,7 +48,7 @@ fn main() -> ExitCode {
             Err(_) => println!("skipping the multi-process tests on {feature}: set {var}"),
         }
     }
-    let scenarios: [(&str, Scenario); 7] = [
+    let mut scenarios: Vec<(&str, Scenario)> = vec![
         ("four_processes_four_threads", four_processes_four_threads),
         ("killed_and_restarted", killed_and_restarted),
         ("clocks_a_day_apart", clocks_a_day_apart),
@@ -63,9 +63,16 @@ fn main() -> ExitCode {
             scoped_gapless_with_rollbacks,
         ),
     ];
+    if ASYNC {
+        scenarios.push((
+            "async_four_processes_32_tasks",
+            async_four_processes_32_tasks,
+        ));
+        scenarios.push(("async_gapless_with_rollbacks", async_gapless_with_rollbacks));
+    }
     let (mut passed, mut failed) = (0, 0);
     for (backend, url) in &backends {
-        for (name, scenario) in scenarios {
+        for &(name, scenario) in &scenarios {
             let started = Instant::now();
             match scenario(dir.path(), url) {
                 Ok(()) => {
@@ -90,6 +97,15 @@ fn main() -> ExitCode {
         ExitCode::FAILURE
     }
 }
+
+/// Whether loadgen has `--async` for every enabled backend (the features `async-sqlite`,
+/// `async-postgres`, `async-mysql` come together in CI's `--all-features`).
+const ASYNC: bool = cfg!(all(
+    any(feature = "async-sqlite", not(feature = "sqlite")),
+    any(feature = "async-postgres", not(feature = "postgres")),
+    any(feature = "async-mysql", not(feature = "mysql")),
+    feature = "async"
+));
 
 /// A key no earlier run used (server databases keep their counters).
 fn fresh_key(name: &str) -> String {
@@ -454,6 +470,79 @@ fn scoped_gapless_with_rollbacks(dir: &Path, url: &str) -> Result<(), String> {
     if !(1_500..2_000).contains(&committed) {
         return Err(format!(
             "expected about 1800 committed IDs, got {committed}"
+        ));
+    }
+    Ok(())
+}
+
+/// `seqgen::r#async`: 4 processes × 32 tasks on one key, each ID inserted in a transaction
+/// (a tenth rolled back) through a deadpool pool. Never a duplicate.
+fn async_four_processes_32_tasks(dir: &Path, url: &str) -> Result<(), String> {
+    let ids = run_on_new_key(
+        dir,
+        url,
+        "async",
+        4,
+        &[
+            "--async",
+            "--threads",
+            "32",
+            "--ids",
+            "2000",
+            "--batch",
+            "50",
+            "--insert",
+            "--rollback",
+            "0.1",
+        ],
+    )?;
+    if !(7_000..8_000).contains(&ids.len()) {
+        return Err(format!(
+            "expected about 7200 committed IDs, got {}",
+            ids.len()
+        ));
+    }
+    check_distinct(&ids)
+}
+
+/// `seqgen::r#async` in gapless mode: 4 processes × 32 tasks, a tenth of the transactions
+/// rolled back after taking their number: the committed numbers are exactly 1..=N.
+fn async_gapless_with_rollbacks(dir: &Path, url: &str) -> Result<(), String> {
+    let ids = run_on_new_key(
+        dir,
+        url,
+        "async_gapless",
+        4,
+        &[
+            "--async",
+            "--threads",
+            "32",
+            "--ids",
+            "250",
+            "--mode",
+            "gapless",
+            "--insert",
+            "--rollback",
+            "0.1",
+        ],
+    )?;
+    let mut numbers: Vec<u64> = ids
+        .iter()
+        .map(|id| id[1..].parse().map_err(|_| format!("not an ID: {id}")))
+        .collect::<Result<_, _>>()?;
+    numbers.sort_unstable();
+    if numbers != (1..=numbers.len() as u64).collect::<Vec<_>>() {
+        return Err(format!(
+            "{} committed numbers are not exactly 1..={} (last {:?})",
+            numbers.len(),
+            numbers.len(),
+            numbers.last()
+        ));
+    }
+    if !(800..1_000).contains(&numbers.len()) {
+        return Err(format!(
+            "expected about 900 committed IDs, got {}",
+            numbers.len()
         ));
     }
     Ok(())

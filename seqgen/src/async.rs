@@ -353,13 +353,45 @@ where
     }
 }
 
-/// Runs `work` in a transaction (a savepoint inside the caller's), begun and ended by hand
-/// rather than with `conn.transaction`, which needs `work`'s future to be `Send` for every
-/// lifetime, more than the compiler can prove of generic code. A future dropped inside leaves
-/// the transaction open, which diesel-async's pools notice; nothing taken in it is cached.
-async fn transaction<C, O>(conn: &mut C, work: impl AsyncFnOnce(&mut C) -> Result<O>) -> Result<O>
+/// Runs `work` in a transaction (a savepoint inside the caller's): commits when it returns
+/// `Ok`, rolls back when it returns `Err`, like diesel-async's `conn.transaction(..)`.
+///
+/// Use it where `conn.transaction` will not compile around seqgen's futures: it wants the
+/// closure's future to be `Send` for every lifetime of its argument, which the compiler cannot
+/// always show for futures that hold references (rust-lang/rust#110338, "implementation of
+/// `Send` is not general enough"), notably in generic code. This one asks nothing of the
+/// future: the transaction is begun and ended by hand. A future dropped inside it (a timeout)
+/// leaves the transaction open; diesel-async's pools discard such a connection, and nothing a
+/// generator took in it was cached.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # use diesel::prelude::*;
+/// # use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+/// # use diesel_async::AsyncConnection;
+/// # let dir = tempfile::tempdir()?;
+/// # let url = dir.path().join("app.db").display().to_string();
+/// # seqgen::run_migrations(&mut SqliteConnection::establish(&url)?)?;
+/// # let mut conn = SyncConnectionWrapper::<SqliteConnection>::establish(&url).await?;
+/// let invoices = seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
+/// let number = seqgen::r#async::transaction(&mut conn, async |conn| {
+///     let number = seqgen::r#async::next_id(conn, &invoices).await?;
+///     // ... insert the invoice with its number, in the same transaction ...
+///     Ok::<_, seqgen::Error>(number)
+/// })
+/// .await?;
+/// assert_eq!(number, "INV000001");
+/// # Ok(())
+/// # }
+/// ```
+pub async fn transaction<C, T, E>(
+    conn: &mut C,
+    work: impl AsyncFnOnce(&mut C) -> std::result::Result<T, E>,
+) -> std::result::Result<T, E>
 where
     C: AsyncConnection,
+    E: From<diesel::result::Error>,
 {
     use diesel_async::TransactionManager;
     C::TransactionManager::begin_transaction(conn).await?;

@@ -267,6 +267,8 @@ pub(crate) struct Reserving<'a> {
     state: &'a KeyState,
     started: Instant,
     /// This thread's retries before the reservation (see [`crate::retry::retries_so_far`]).
+    /// A task that moved to another thread meanwhile reads another thread's count: on the
+    /// async path the statistic is approximate (never negative).
     retries_before: u64,
     span: trace::ReservationSpan,
 }
@@ -281,7 +283,7 @@ impl Reserving<'_> {
             span,
         } = self;
         span.took(numbers);
-        let retries = crate::retry::retries_so_far() - retries_before;
+        let retries = crate::retry::retries_so_far().saturating_sub(retries_before);
         let took = started.elapsed();
         state.count(|stats| {
             stats.reservations += 1;

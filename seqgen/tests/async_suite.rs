@@ -150,25 +150,6 @@ fn fixed() -> sq::Generator {
     sq::Generator::from(seqgen::Generator::builder().fixed_batch().build())
 }
 
-/// Runs `work` in a transaction begun and ended by hand, committing on `Ok` and rolling back
-/// on `Err`, as `conn.transaction` would.
-async fn in_transaction<A: AsyncTest, T>(
-    conn: &mut A,
-    work: impl AsyncFnOnce(&mut A) -> seqgen::Result<T>,
-) -> seqgen::Result<T> {
-    A::TransactionManager::begin_transaction(conn).await?;
-    match work(conn).await {
-        Ok(value) => {
-            A::TransactionManager::commit_transaction(conn).await?;
-            Ok(value)
-        }
-        Err(e) => {
-            A::TransactionManager::rollback_transaction(conn).await?;
-            Err(e)
-        }
-    }
-}
-
 fn rollback() -> Error {
     Error::Database(diesel::result::Error::RollbackTransaction)
 }
@@ -265,14 +246,14 @@ async fn inside_a_transaction_a_rollback_gives_the_numbers_back<A: AsyncTest>(db
     let mut conn = A::open(&db.url).await;
     let spec = spec(&db, "in_tx", 100);
     let generator = fixed();
-    let rolled_back = in_transaction(&mut conn, async |conn| {
+    let rolled_back = sq::transaction(&mut conn, async |conn| {
         let ids = generator.next_ids(conn, &spec, 2).await?;
         assert_eq!(ids.iter().map(|id| counter(id)).collect::<Vec<_>>(), [1, 2]);
         Err::<(), _>(rollback())
     })
     .await;
     assert!(matches!(rolled_back, Err(Error::Database(_))));
-    let committed = in_transaction(&mut conn, async |conn| generator.next_id(conn, &spec).await)
+    let committed = sq::transaction(&mut conn, async |conn| generator.next_id(conn, &spec).await)
         .await
         .unwrap();
     assert_eq!(counter(&committed), 1);
@@ -311,7 +292,7 @@ async fn gapless_committed_numbers_are_exactly_one_to_n<A: AsyncTest>(db: TestDb
             let mut committed = 0;
             for attempt in 0..15u32 {
                 let roll_back = (task * 15 + attempt) % 10 == 3;
-                let result = in_transaction(&mut conn, async |conn| {
+                let result = sq::transaction(&mut conn, async |conn| {
                     let id = sq::next_id(conn, &spec).await?;
                     conn.execute(format!(
                         "INSERT INTO async_gapless_numbers (id, run) VALUES ('{id}', '{run}')"
@@ -356,7 +337,7 @@ async fn nowait_says_busy_and_leaves_the_transaction_usable<A: AsyncTest>(db: Te
     let sequence = Sequence::new(key.as_str()).unwrap().nowait().unwrap();
     let (mut holder, mut waiter) = (A::open(&db.url).await, A::open(&db.url).await);
     // The row exists first (a missing row takes the nowait creation path, tested blocking).
-    in_transaction(&mut holder, async |conn| {
+    sq::transaction(&mut holder, async |conn| {
         sq::next_values_of(conn, &sequence, "", 1).await
     })
     .await
@@ -370,7 +351,7 @@ async fn nowait_says_busy_and_leaves_the_transaction_usable<A: AsyncTest>(db: Te
             .unwrap(),
         [2]
     );
-    let busy = in_transaction(&mut waiter, async |conn| {
+    let busy = sq::transaction(&mut waiter, async |conn| {
         let busy = sq::next_values_of(conn, &sequence, "", 1).await;
         assert!(matches!(busy, Err(Error::Busy { .. })), "{busy:?}");
         // The transaction still works after the refusal.
@@ -397,11 +378,11 @@ async fn sequences_count_per_scope_and_refuse_outside_a_transaction<A: AsyncTest
         Err(Error::OutsideTransaction { .. })
     ));
     let scoped = Sequence::new(key.as_str()).unwrap().scoped().unwrap();
-    let values = in_transaction(&mut conn, async |conn| {
+    let values = sq::transaction(&mut conn, async |conn| {
         let mut values = sq::next_values_of(conn, &scoped, "order-1", 2).await?;
         values.extend(sq::next_values_of(conn, &scoped, "order-2", 1).await?);
         values.extend(sq::next_values_of(conn, &scoped, "order-1", 1).await?);
-        Ok(values)
+        Ok::<_, Error>(values)
     })
     .await
     .unwrap();
@@ -751,7 +732,7 @@ macro_rules! pool_tests {
                 sq::use_pool(pool).await.unwrap();
                 let spec = spec(&db, "default_pool", 10);
                 let mut conn = A::open(&db.url).await;
-                let first = in_transaction(&mut conn, async |conn| {
+                let first = sq::transaction(&mut conn, async |conn| {
                     sq::next_id(conn, &spec).await?;
                     Err::<(), _>(rollback())
                 })
@@ -764,7 +745,7 @@ macro_rules! pool_tests {
             async fn beside_and_ahead(db: &TestDb<<A as AsyncTest>::Sync>, generator: &sq::Generator, name: &str) {
                 let spec = spec(db, name, 10);
                 let mut conn = A::open(&db.url).await;
-                let rolled_back = in_transaction(&mut conn, async |conn| {
+                let rolled_back = sq::transaction(&mut conn, async |conn| {
                     assert_eq!(counter(&generator.next_id(conn, &spec).await?), 1);
                     Err::<(), _>(rollback())
                 })

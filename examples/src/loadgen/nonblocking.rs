@@ -1,0 +1,237 @@
+//! `--async`: the same load as `--threads` tasks on a multi-threaded Tokio runtime, each ID
+//! on a diesel-async connection from a deadpool pool, through `seqgen::r#async`. One generator
+//! per process, given the pool (reservations beside the inserting transactions, and ahead on
+//! a task), as an async app would hold it.
+
+use std::ops::DerefMut;
+
+use diesel_async::pooled_connection::deadpool::Pool as DeadPool;
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::AsyncConnection;
+use seqgen::r#async as sq;
+
+use super::*;
+
+/// A diesel-async connection loadgen runs on, beside the blocking one that sets the database
+/// up (migrations and `loadgen_rows`).
+pub(super) trait AsyncLoadgen:
+    AsyncConnection<Backend: seqgen::backend::AsyncBackend> + 'static
+{
+    /// The blocking connection of the same backend.
+    type Blocking: LoadgenConnection;
+    /// diesel-async's deadpool pool of this connection.
+    type Pool: sq::AsyncPool + Clone + Send + Sync;
+    /// A connection checked out of the pool.
+    type Pooled: DerefMut<Target = Self> + Send;
+    /// A pool of `size` connections to `url`.
+    fn pool(url: &str, size: usize) -> Result<Self::Pool, BoxError>;
+    /// A connection from `pool`.
+    fn get(
+        pool: &Self::Pool,
+    ) -> impl std::future::Future<Output = Result<Self::Pooled, BoxError>> + Send;
+    /// Inserts one row into `loadgen_rows` (Diesel's insert is concrete per backend).
+    fn insert_row(
+        &mut self,
+        key: &str,
+        id: &str,
+    ) -> impl std::future::Future<Output = Result<usize, DieselError>> + Send;
+}
+
+macro_rules! async_loadgen {
+    ($($feature:literal: $conn:ty, $blocking:ty, $setup:expr;)*) => {$(
+        #[cfg(feature = $feature)]
+        impl AsyncLoadgen for $conn {
+            type Blocking = $blocking;
+            type Pool = DeadPool<$conn>;
+            type Pooled = diesel_async::pooled_connection::deadpool::Object<$conn>;
+
+            fn pool(url: &str, size: usize) -> Result<Self::Pool, BoxError> {
+                let mut config = ManagerConfig::default();
+                if let Some(setup) = $setup {
+                    config.custom_setup = setup;
+                }
+                let manager = AsyncDieselConnectionManager::new_with_config(url, config);
+                Ok(DeadPool::builder(manager).max_size(size).build()?)
+            }
+
+            async fn get(pool: &Self::Pool) -> Result<Self::Pooled, BoxError> {
+                Ok(pool.get().await?)
+            }
+
+            async fn insert_row(&mut self, key: &str, id: &str) -> Result<usize, DieselError> {
+                let insert = diesel::insert_into(loadgen_rows::table)
+                    .values((loadgen_rows::key_name.eq(key), loadgen_rows::id.eq(id)));
+                diesel_async::RunQueryDsl::execute(insert, self).await
+            }
+        }
+    )*};
+}
+
+#[cfg(feature = "async-sqlite")]
+type AsyncSqlite =
+    diesel_async::sync_connection_wrapper::SyncConnectionWrapper<diesel::SqliteConnection>;
+
+/// How the pool opens a connection, where diesel-async's default will not do: SQLite needs
+/// seqgen's busy timeout and WAL on every connection.
+type Setup<C> = Option<diesel_async::pooled_connection::SetupCallback<C>>;
+
+#[cfg(feature = "async-sqlite")]
+fn sqlite_setup() -> Setup<AsyncSqlite> {
+    use diesel::Connection;
+    Some(Box::new(|url: &str| {
+        let url = url.to_owned();
+        Box::pin(async move {
+            let mut conn = diesel::SqliteConnection::establish(&url)?;
+            seqgen::sqlite::configure(&mut conn)
+                .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+            Ok(AsyncSqlite::new(conn))
+        })
+    }))
+}
+
+async_loadgen! {
+    "async-sqlite": AsyncSqlite, diesel::SqliteConnection, sqlite_setup();
+    "async-postgres": diesel_async::AsyncPgConnection, diesel::PgConnection,
+        None::<diesel_async::pooled_connection::SetupCallback<_>>;
+    "async-mysql": diesel_async::AsyncMysqlConnection, diesel::MysqlConnection,
+        None::<diesel_async::pooled_connection::SetupCallback<_>>;
+}
+
+/// Runs the load on a new runtime against the database the URL names.
+pub(super) fn run(args: &Args) -> Result<Report, BoxError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let url = args.url.as_str();
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        #[cfg(feature = "async-postgres")]
+        return runtime.block_on(run_on::<diesel_async::AsyncPgConnection>(args, "postgres"));
+        #[cfg(not(feature = "async-postgres"))]
+        return Err("built without async PostgreSQL: add --features async-postgres".into());
+    }
+    if url.starts_with("mysql://") {
+        #[cfg(feature = "async-mysql")]
+        return runtime.block_on(run_on::<diesel_async::AsyncMysqlConnection>(args, "mysql"));
+        #[cfg(not(feature = "async-mysql"))]
+        return Err("built without async MySQL: add --features async-mysql".into());
+    }
+    #[cfg(feature = "async-sqlite")]
+    return runtime.block_on(run_on::<AsyncSqlite>(args, "sqlite"));
+    #[cfg(not(feature = "async-sqlite"))]
+    Err("built without async SQLite: add --features async-sqlite".into())
+}
+
+async fn run_on<C: AsyncLoadgen>(args: &Args, backend: &'static str) -> Result<Report, BoxError> {
+    let url = args.url.strip_prefix("sqlite://").unwrap_or(&args.url);
+    {
+        let mut conn = <C::Blocking as diesel::Connection>::establish(url)?;
+        C::Blocking::setup(&mut conn)?;
+        seqgen::run_migrations(&mut conn)?;
+        if args.insert {
+            create_rows_table(&mut conn)?;
+        }
+    }
+    let pool = C::pool(url, args.connections as usize)?;
+    // The generator's own pool: were it the tasks' pool, tasks holding all its connections in
+    // transactions would wait for one more to reserve beside them, forever.
+    let reserving = C::pool(url, 2)?;
+    let spec = Arc::new(spec_of(args)?);
+    let generator = sq::Generator::from(generator_of(args).async_pool(reserving).build());
+
+    let started = Instant::now();
+    let deadline = args.seconds.map(|s| started + Duration::from_secs_f64(s));
+    let claimed = Arc::new(AtomicU64::new(0));
+    let tasks: Vec<_> = (0..args.threads)
+        .map(|_| {
+            let (pool, spec, generator, args) =
+                (pool.clone(), spec.clone(), generator.clone(), args.clone());
+            let claimed = claimed.clone();
+            tokio::spawn(async move {
+                let mut out = match &args.out {
+                    Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
+                    None => None,
+                };
+                let mut done = Worker::default();
+                loop {
+                    let more = match deadline {
+                        Some(deadline) => Instant::now() < deadline,
+                        None => claimed.fetch_add(1, Ordering::Relaxed) < args.ids,
+                    };
+                    if !more {
+                        return Ok::<_, BoxError>(done);
+                    }
+                    let scope = random_scope(&args);
+                    let t0 = Instant::now();
+                    let roll_back = args.insert && rand::random_bool(args.rollback);
+                    // As a request handler would: a connection from the pool per ID.
+                    let mut conn = C::get(&pool).await?;
+                    let result = if args.insert {
+                        insert_one(&mut *conn, &generator, &spec, &scope, roll_back).await
+                    } else {
+                        generator
+                            .next_id_in(&mut *conn, &spec, &scope)
+                            .await
+                            .map(Some)
+                            .map_err(BoxError::from)
+                    };
+                    let id = match result {
+                        Ok(id) => id,
+                        Err(e)
+                            if matches!(
+                                e.downcast_ref::<seqgen::Error>(),
+                                Some(seqgen::Error::SeriesExhausted { .. })
+                            ) =>
+                        {
+                            return Ok(done)
+                        }
+                        Err(e) => return Err(e),
+                    };
+                    done.record(t0.elapsed());
+                    done.ids += 1;
+                    if let Some(id) = id {
+                        done.committed += 1;
+                        if let Some(out) = &mut out {
+                            append_line(out, &out_line(&args, &scope, &id))?;
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut total = Worker::default();
+    for task in tasks {
+        total.merge(task.await??);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let released = if args.release_on_exit {
+        generator.release(&mut *C::get(&pool).await?).await?
+    } else {
+        0
+    };
+    Ok(total.report(backend, args, seconds, generator.reservations(), released))
+}
+
+/// Takes an ID of `scope` (`""` unscoped) and inserts it in one transaction; `None` when it
+/// was rolled back.
+async fn insert_one<C: AsyncLoadgen>(
+    conn: &mut C,
+    generator: &sq::Generator,
+    spec: &Spec,
+    scope: &str,
+    roll_back: bool,
+) -> Result<Option<String>, BoxError> {
+    let result = sq::transaction(conn, async |conn| {
+        let id = generator.next_id_in(conn, spec, scope).await?;
+        conn.insert_row(&row_key(spec, scope), &id).await?;
+        if roll_back {
+            return Err(seqgen::Error::Database(DieselError::RollbackTransaction));
+        }
+        Ok(id)
+    })
+    .await;
+    match result {
+        Ok(id) => Ok(Some(id)),
+        Err(seqgen::Error::Database(DieselError::RollbackTransaction)) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}

@@ -3,3 +3,5 @@
 
 pub mod bench_report;
 pub mod loadgen;
+#[cfg(feature = "async-sqlite")]
+pub mod orders_service;

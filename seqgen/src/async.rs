@@ -344,68 +344,14 @@ where
     let generator = Generator::new();
     let spec = sequence.counter_spec();
     if sequence.outside_transaction() && !NonBlocking(&mut *conn).in_transaction() {
-        transaction(conn, async |conn| {
-            generator.next_numbers_in(conn, spec, scope, n).await
-        })
-        .await
+        // By hand, not with `conn.transaction(async |conn| …)`: a future holding an async
+        // closure is not `Send` for every lifetime (rust-lang/rust#110338), and the caller's
+        // task must be.
+        begin(conn).await?;
+        let taken = generator.next_numbers_in(conn, spec, scope, n).await;
+        end(conn, taken).await
     } else {
         generator.next_numbers_in(conn, spec, scope, n).await
-    }
-}
-
-/// Runs `work` in a transaction (a savepoint inside the caller's): commits when it returns
-/// `Ok`, rolls back when it returns `Err`, like diesel-async's `conn.transaction(..)`.
-///
-/// Use it where `conn.transaction` will not compile around seqgen's futures: it wants the
-/// closure's future to be `Send` for every lifetime of its argument, which the compiler cannot
-/// always show for futures that hold references (rust-lang/rust#110338, "implementation of
-/// `Send` is not general enough"), notably in generic code. This one asks nothing of the
-/// future: the transaction is begun and ended by hand. A future dropped inside it (a timeout)
-/// leaves the transaction open; diesel-async's pools discard such a connection, and nothing a
-/// generator took in it was cached.
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// # use diesel::prelude::*;
-/// # use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
-/// # use diesel_async::AsyncConnection;
-/// # let dir = tempfile::tempdir()?;
-/// # let url = dir.path().join("app.db").display().to_string();
-/// # seqgen::run_migrations(&mut SqliteConnection::establish(&url)?)?;
-/// # let mut conn = SyncConnectionWrapper::<SqliteConnection>::establish(&url).await?;
-/// let invoices = seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
-/// let number = seqgen::r#async::transaction(&mut conn, async |conn| {
-///     let number = seqgen::r#async::next_id(conn, &invoices).await?;
-///     // ... insert the invoice with its number, in the same transaction ...
-///     Ok::<_, seqgen::Error>(number)
-/// })
-/// .await?;
-/// assert_eq!(number, "INV000001");
-/// # Ok(())
-/// # }
-/// ```
-pub async fn transaction<C, T, E>(
-    conn: &mut C,
-    work: impl AsyncFnOnce(&mut C) -> std::result::Result<T, E>,
-) -> std::result::Result<T, E>
-where
-    C: AsyncConnection,
-    E: From<diesel::result::Error>,
-{
-    use diesel_async::TransactionManager;
-    C::TransactionManager::begin_transaction(conn).await?;
-    match work(conn).await {
-        Ok(output) => {
-            C::TransactionManager::commit_transaction(conn).await?;
-            Ok(output)
-        }
-        Err(error) => {
-            // A failed rollback leaves the connection marked broken by diesel-async; the error
-            // that caused it is the one to report.
-            let _ = C::TransactionManager::rollback_transaction(conn).await;
-            Err(error)
-        }
     }
 }
 
@@ -513,13 +459,15 @@ where
         C::Backend: AsyncBackend,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
     {
-        self.execute_with(conn, async |target, records, conn| {
-            diesel::insert_into(target)
-                .values(records)
-                .execute(conn)
-                .await
-        })
-        .await
+        let (target, records, generator, gapless) = self.open(conn).await?;
+        let mut filled = Vec::new();
+        let result = async {
+            fill(records.as_rows(), generator, conn, &mut filled).await?;
+            let insert = diesel::insert_into(target).values(&*records);
+            Ok(insert.execute(conn).await?)
+        }
+        .await;
+        close(conn, gapless, result, records, &filled).await
     }
 
     /// Fills the IDs, inserts with `RETURNING`, and loads one row (PostgreSQL, SQLite).
@@ -530,13 +478,15 @@ where
         U: Send,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: LoadQuery<'b, C, U>,
     {
-        self.execute_with(conn, async |target, records, conn| {
-            diesel::insert_into(target)
-                .values(records)
-                .get_result(conn)
-                .await
-        })
-        .await
+        let (target, records, generator, gapless) = self.open(conn).await?;
+        let mut filled = Vec::new();
+        let result = async {
+            fill(records.as_rows(), generator, conn, &mut filled).await?;
+            let insert = diesel::insert_into(target).values(&*records);
+            Ok(insert.get_result(conn).await?)
+        }
+        .await;
+        close(conn, gapless, result, records, &filled).await
     }
 
     /// Fills the IDs, inserts with `RETURNING`, and loads every row (PostgreSQL, SQLite).
@@ -547,48 +497,80 @@ where
         U: Send,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: LoadQuery<'b, C, U>,
     {
-        self.execute_with(conn, async |target, records, conn| {
-            diesel::insert_into(target)
-                .values(records)
-                .get_results(conn)
-                .await
-        })
-        .await
+        let (target, records, generator, gapless) = self.open(conn).await?;
+        let mut filled = Vec::new();
+        let result = async {
+            fill(records.as_rows(), generator, conn, &mut filled).await?;
+            let insert = diesel::insert_into(target).values(&*records);
+            Ok(insert.get_results(conn).await?)
+        }
+        .await;
+        close(conn, gapless, result, records, &filled).await
     }
 
-    /// Fills the IDs, then runs your own diesel-async statement on the filled records, as
-    /// [`crate::InsertWithIds::execute_with`] does. With a gapless field, both run in one
-    /// transaction (a savepoint inside the caller's), so the number and the row commit or roll
-    /// back together, and a failure leaves the records as they were given.
-    pub async fn execute_with<C, O>(
-        self,
-        conn: &mut C,
-        insert: impl AsyncFnOnce(T, &R, &mut C) -> diesel::QueryResult<O>,
-    ) -> Result<O>
+    /// Starts the insert: with a gapless field, a transaction (a savepoint inside the
+    /// caller's), so that the number and the row commit or roll back together. (Written out
+    /// per statement rather than as one function taking the statement as an async closure: a
+    /// future holding one cannot be shown `Send`, rust-lang/rust#110338, and an axum handler's
+    /// must be.)
+    async fn open<C>(self, conn: &mut C) -> Result<(T, &'a mut R, Option<&'a Generator>, bool)>
     where
         C: AsyncConnection,
-        C::Backend: AsyncBackend,
     {
-        let InsertWithIds {
-            target,
-            records,
-            generator,
-        } = self;
-        if gapless_field::<R::Row>().is_none() {
-            fill(records.as_rows(), generator, conn, &mut Vec::new()).await?;
-            return Ok(insert(target, &*records, conn).await?);
+        let gapless = gapless_field::<R::Row>().is_some();
+        if gapless {
+            begin(conn).await?;
         }
-        let mut filled = Vec::new();
-        let result = transaction(conn, async |conn| {
-            fill(records.as_rows(), generator, conn, &mut filled).await?;
-            Ok(insert(target, &*records, conn).await?)
-        })
-        .await;
-        if result.is_err() {
-            // The rollback gave the gapless numbers back: the next caller gets them. Left in
-            // the records, a retry of this insert would reuse them — a duplicate.
-            unfill(records.as_rows(), &filled);
+        Ok((self.target, self.records, self.generator, gapless))
+    }
+}
+
+/// Ends an insert [`InsertWithIds::open`] started: commits or rolls back its transaction, if it
+/// has one, and on failure sets the IDs it filled back to unset (the rollback gave gapless
+/// numbers back to the next caller; left in the records, a retry would reuse them — a
+/// duplicate).
+async fn close<C, O, R>(
+    conn: &mut C,
+    transaction: bool,
+    result: Result<O>,
+    records: &mut R,
+    filled: &[(usize, usize)],
+) -> Result<O>
+where
+    C: AsyncConnection,
+    R: Records + ?Sized,
+{
+    if !transaction {
+        return result;
+    }
+    let result = end(conn, result).await;
+    if result.is_err() {
+        unfill(records.as_rows(), filled);
+    }
+    result
+}
+
+/// Begins a transaction (a savepoint inside the caller's) by hand; see [`end`].
+async fn begin<C: AsyncConnection>(conn: &mut C) -> Result<()> {
+    use diesel_async::TransactionManager;
+    Ok(C::TransactionManager::begin_transaction(conn).await?)
+}
+
+/// Ends the transaction [`begin`] began: commits after `Ok`, rolls back after `Err`. (seqgen's
+/// futures do not use `conn.transaction(async |conn| …)`: a future holding an async closure is
+/// not `Send` for every lifetime, rust-lang/rust#110338, and an axum handler's must be.)
+async fn end<C: AsyncConnection, O>(conn: &mut C, result: Result<O>) -> Result<O> {
+    use diesel_async::TransactionManager;
+    match result {
+        Ok(output) => {
+            C::TransactionManager::commit_transaction(conn).await?;
+            Ok(output)
         }
-        result
+        Err(error) => {
+            // A failed rollback leaves the connection marked broken by diesel-async; the error
+            // that caused it is the one to report.
+            let _ = C::TransactionManager::rollback_transaction(conn).await;
+            Err(error)
+        }
     }
 }

@@ -189,7 +189,10 @@ pub(crate) fn drive<F: Future>(future: F) -> F::Output {
     }
 }
 
-/// Runs the core on a diesel-async connection.
+/// Runs the core on a diesel-async connection. Nothing here (nor in the core) holds an async
+/// closure across an await: rustc cannot show such a future `Send` for every lifetime
+/// (rust-lang/rust#110338, "implementation of `Send` is not general enough"), and an axum
+/// handler's future must be.
 #[cfg(seqgen_async)]
 pub(crate) struct NonBlocking<'c, C>(pub(crate) &'c mut C);
 
@@ -263,17 +266,21 @@ where
     }
 
     async fn lock_nowait(&mut self, counter: Counter<'_>) -> QueryResult<()> {
-        let (key, scope, period) = (
-            counter.key.to_owned(),
-            counter.scope.to_owned(),
-            counter.period.to_owned(),
-        );
-        self.0
-            .transaction(async move |conn| {
-                let counter = Counter::new(&key, &scope, &period);
-                <C::Backend as crate::backend::AsyncBackend>::lock_nowait(conn, counter).await
-            })
-            .await
+        // The savepoint by hand: diesel-async's `transaction` takes an async closure (see
+        // above).
+        use diesel_async::TransactionManager as _;
+        C::TransactionManager::begin_transaction(self.0).await?;
+        let locked =
+            <C::Backend as crate::backend::AsyncBackend>::lock_nowait(self.0, counter).await;
+        match locked {
+            Ok(()) => C::TransactionManager::commit_transaction(self.0).await,
+            Err(e) => {
+                // Rolling back the savepoint keeps the caller's transaction usable; if even
+                // that fails, diesel-async marks the connection broken.
+                let _ = C::TransactionManager::rollback_transaction(self.0).await;
+                Err(e)
+            }
+        }
     }
 
     async fn wait(&mut self, ended: EventListener) {

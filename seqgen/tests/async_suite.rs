@@ -246,14 +246,16 @@ async fn inside_a_transaction_a_rollback_gives_the_numbers_back<A: AsyncTest>(db
     let mut conn = A::open(&db.url).await;
     let spec = spec(&db, "in_tx", 100);
     let generator = fixed();
-    let rolled_back = sq::transaction(&mut conn, async |conn| {
-        let ids = generator.next_ids(conn, &spec, 2).await?;
-        assert_eq!(ids.iter().map(|id| counter(id)).collect::<Vec<_>>(), [1, 2]);
-        Err::<(), _>(rollback())
-    })
-    .await;
+    let rolled_back = conn
+        .transaction(async |conn| {
+            let ids = generator.next_ids(conn, &spec, 2).await?;
+            assert_eq!(ids.iter().map(|id| counter(id)).collect::<Vec<_>>(), [1, 2]);
+            Err::<(), _>(rollback())
+        })
+        .await;
     assert!(matches!(rolled_back, Err(Error::Database(_))));
-    let committed = sq::transaction(&mut conn, async |conn| generator.next_id(conn, &spec).await)
+    let committed = conn
+        .transaction(async |conn| generator.next_id(conn, &spec).await)
         .await
         .unwrap();
     assert_eq!(counter(&committed), 1);
@@ -295,18 +297,19 @@ async fn gapless_committed_numbers_are_exactly_one_to_n<A: AsyncTest>(db: TestDb
                 // InnoDB's gap locks on the period's first row can abort a transaction: as an
                 // app would, run it again (a bounded number of times).
                 for _ in 0..20 {
-                    let result = sq::transaction(&mut conn, async |conn| {
-                        let id = sq::next_id(conn, &spec).await?;
-                        conn.execute(format!(
+                    let result = conn
+                        .transaction(async |conn| {
+                            let id = sq::next_id(conn, &spec).await?;
+                            conn.execute(format!(
                             "INSERT INTO async_gapless_numbers (id, run) VALUES ('{id}', '{run}')"
                         ))
+                            .await;
+                            if roll_back {
+                                return Err(rollback());
+                            }
+                            Ok(())
+                        })
                         .await;
-                        if roll_back {
-                            return Err(rollback());
-                        }
-                        Ok(())
-                    })
-                    .await;
                     match result {
                         Ok(()) => committed += 1,
                         Err(Error::Database(diesel::result::Error::RollbackTransaction)) => {}
@@ -341,11 +344,10 @@ async fn nowait_says_busy_and_leaves_the_transaction_usable<A: AsyncTest>(db: Te
     let sequence = Sequence::new(key.as_str()).unwrap().nowait().unwrap();
     let (mut holder, mut waiter) = (A::open(&db.url).await, A::open(&db.url).await);
     // The row exists first (a missing row takes the nowait creation path, tested blocking).
-    sq::transaction(&mut holder, async |conn| {
-        sq::next_values_of(conn, &sequence, "", 1).await
-    })
-    .await
-    .unwrap();
+    holder
+        .transaction(async |conn| sq::next_values_of(conn, &sequence, "", 1).await)
+        .await
+        .unwrap();
     A::TransactionManager::begin_transaction(&mut holder)
         .await
         .unwrap();
@@ -355,13 +357,14 @@ async fn nowait_says_busy_and_leaves_the_transaction_usable<A: AsyncTest>(db: Te
             .unwrap(),
         [2]
     );
-    let busy = sq::transaction(&mut waiter, async |conn| {
-        let busy = sq::next_values_of(conn, &sequence, "", 1).await;
-        assert!(matches!(busy, Err(Error::Busy { .. })), "{busy:?}");
-        // The transaction still works after the refusal.
-        sq::next_value(conn, &db.key("other")).await
-    })
-    .await;
+    let busy = waiter
+        .transaction(async |conn| {
+            let busy = sq::next_values_of(conn, &sequence, "", 1).await;
+            assert!(matches!(busy, Err(Error::Busy { .. })), "{busy:?}");
+            // The transaction still works after the refusal.
+            sq::next_value(conn, &db.key("other")).await
+        })
+        .await;
     // SQLite has one writer: while the holder writes, the other key waits too.
     if A::Sync::NAME != "sqlite" {
         assert_eq!(busy.unwrap(), 1);
@@ -382,14 +385,15 @@ async fn sequences_count_per_scope_and_refuse_outside_a_transaction<A: AsyncTest
         Err(Error::OutsideTransaction { .. })
     ));
     let scoped = Sequence::new(key.as_str()).unwrap().scoped().unwrap();
-    let values = sq::transaction(&mut conn, async |conn| {
-        let mut values = sq::next_values_of(conn, &scoped, "order-1", 2).await?;
-        values.extend(sq::next_values_of(conn, &scoped, "order-2", 1).await?);
-        values.extend(sq::next_values_of(conn, &scoped, "order-1", 1).await?);
-        Ok::<_, Error>(values)
-    })
-    .await
-    .unwrap();
+    let values = conn
+        .transaction(async |conn| {
+            let mut values = sq::next_values_of(conn, &scoped, "order-1", 2).await?;
+            values.extend(sq::next_values_of(conn, &scoped, "order-2", 1).await?);
+            values.extend(sq::next_values_of(conn, &scoped, "order-1", 1).await?);
+            Ok::<_, Error>(values)
+        })
+        .await
+        .unwrap();
     assert_eq!(values, [1, 2, 1, 3]);
     let allowed = Sequence::new(db.key("tickets"))
         .unwrap()
@@ -547,6 +551,19 @@ macro_rules! derived_insert_tests {
         mod $module {
             use super::*;
             type A = $conn;
+
+            /// Compiles only if seqgen's futures on this concrete connection are `Send` for
+            /// every lifetime, as axum handlers and `tokio::spawn` need: a gapless number
+            /// inside diesel-async's own `transaction`, an insert with a gapless field, a
+            /// `nowait` sequence (which once held diesel-async's transaction inside).
+            #[allow(dead_code, unused_must_use)]
+            fn futures_are_send(conn: &mut A, spec: &Spec, order: &mut NewInvoicedOrder) {
+                fn is_send<T: Send>(_: &T) {}
+                is_send(&conn.transaction(async |conn| sq::next_id(conn, spec).await));
+                is_send(&sq::insert_into(async_orders::table).values(order).execute(conn));
+                let sequence = Sequence::new("k").unwrap().nowait().unwrap();
+                is_send(&sq::next_values_of(conn, &sequence, "", 1));
+            }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn a_derived_insert_fills_and_a_failed_gapless_one_unfills() {
@@ -736,7 +753,7 @@ macro_rules! pool_tests {
                 sq::use_pool(pool).await.unwrap();
                 let spec = spec(&db, "default_pool", 10);
                 let mut conn = A::open(&db.url).await;
-                let first = sq::transaction(&mut conn, async |conn| {
+                let first = conn.transaction(async |conn| {
                     sq::next_id(conn, &spec).await?;
                     Err::<(), _>(rollback())
                 })
@@ -749,7 +766,7 @@ macro_rules! pool_tests {
             async fn beside_and_ahead(db: &TestDb<<A as AsyncTest>::Sync>, generator: &sq::Generator, name: &str) {
                 let spec = spec(db, name, 10);
                 let mut conn = A::open(&db.url).await;
-                let rolled_back = sq::transaction(&mut conn, async |conn| {
+                let rolled_back = conn.transaction(async |conn| {
                     assert_eq!(counter(&generator.next_id(conn, &spec).await?), 1);
                     Err::<(), _>(rollback())
                 })

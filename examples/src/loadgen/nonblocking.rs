@@ -77,16 +77,7 @@ type Setup<C> = Option<diesel_async::pooled_connection::SetupCallback<C>>;
 
 #[cfg(feature = "async-sqlite")]
 fn sqlite_setup() -> Setup<AsyncSqlite> {
-    use diesel::Connection;
-    Some(Box::new(|url: &str| {
-        let url = url.to_owned();
-        Box::pin(async move {
-            let mut conn = diesel::SqliteConnection::establish(&url)?;
-            seqgen::sqlite::configure(&mut conn)
-                .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
-            Ok(AsyncSqlite::new(conn))
-        })
-    }))
+    Some(Box::new(seqgen::sqlite::establish_async))
 }
 
 async_loadgen! {
@@ -220,15 +211,16 @@ async fn insert_one<C: AsyncLoadgen>(
     scope: &str,
     roll_back: bool,
 ) -> Result<Option<String>, BoxError> {
-    let result = sq::transaction(conn, async |conn| {
-        let id = generator.next_id_in(conn, spec, scope).await?;
-        conn.insert_row(&row_key(spec, scope), &id).await?;
-        if roll_back {
-            return Err(seqgen::Error::Database(DieselError::RollbackTransaction));
-        }
-        Ok(id)
-    })
-    .await;
+    let result = conn
+        .transaction(async |conn| {
+            let id = generator.next_id_in(conn, spec, scope).await?;
+            conn.insert_row(&row_key(spec, scope), &id).await?;
+            if roll_back {
+                return Err(seqgen::Error::Database(DieselError::RollbackTransaction));
+            }
+            Ok(id)
+        })
+        .await;
     match result {
         Ok(id) => Ok(Some(id)),
         Err(seqgen::Error::Database(DieselError::RollbackTransaction)) => Ok(None),

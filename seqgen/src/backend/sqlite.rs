@@ -145,6 +145,43 @@ pub fn configure(conn: &mut SqliteConnection) -> QueryResult<()> {
     conn.batch_execute(RECOMMENDED_PRAGMAS)
 }
 
+/// Opens a SQLite connection for diesel-async (`SyncConnectionWrapper`) with
+/// [`RECOMMENDED_PRAGMAS`] applied: what [`SqliteSetup`] does for r2d2, for the async API. Its
+/// shape is diesel-async's pool setup callback:
+///
+/// ```
+/// use diesel_async::pooled_connection::{deadpool::Pool, AsyncDieselConnectionManager, ManagerConfig};
+///
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let url = dir.path().join("app.db").display().to_string();
+/// let mut config = ManagerConfig::default();
+/// config.custom_setup = Box::new(seqgen::sqlite::establish_async);
+/// let manager = AsyncDieselConnectionManager::new_with_config(url, config);
+/// let pool = Pool::builder(manager).max_size(8).build()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[cfg(feature = "async-sqlite")]
+pub fn establish_async(
+    url: &str,
+) -> std::pin::Pin<
+    Box<
+        dyn std::future::Future<
+                Output = diesel::ConnectionResult<
+                    diesel_async::sync_connection_wrapper::SyncConnectionWrapper<SqliteConnection>,
+                >,
+            > + Send
+            + '_,
+    >,
+> {
+    let url = url.to_owned();
+    Box::pin(async move {
+        // Opening a file and three pragmas: quick enough not to need a blocking thread.
+        let mut conn = SqliteConnection::establish(&url)?;
+        configure(&mut conn).map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+        Ok(diesel_async::sync_connection_wrapper::SyncConnectionWrapper::new(conn))
+    })
+}
+
 #[cfg(feature = "r2d2")]
 /// An r2d2 connection customizer applying [`RECOMMENDED_PRAGMAS`] to every pooled connection.
 ///

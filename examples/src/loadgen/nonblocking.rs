@@ -6,7 +6,9 @@
 use std::ops::DerefMut;
 
 use diesel_async::pooled_connection::deadpool::Pool as DeadPool;
-use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::pooled_connection::{
+    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
+};
 use diesel_async::AsyncConnection;
 use seqgen::r#async as sq;
 
@@ -47,6 +49,9 @@ macro_rules! async_loadgen {
 
             fn pool(url: &str, size: usize) -> Result<Self::Pool, BoxError> {
                 let mut config = ManagerConfig::default();
+                // No test query at every checkout (diesel-async's default): a busy service's
+                // choice, and what lets the run measure seqgen rather than pings.
+                config.recycling_method = RecyclingMethod::Fast;
                 if let Some(setup) = $setup {
                     config.custom_setup = setup;
                 }

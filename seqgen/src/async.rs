@@ -56,10 +56,15 @@
 //! statement, is a hole, and the next caller reserves again.
 //!
 //! # Pools
-//! Connections from any pool work as they are. A [`Generator`] does not yet take an async
-//! pool to reserve beside your transactions: inside a transaction, batched numbers are taken
-//! in that transaction, uncached (see [`crate::Generator`], "Transactions"), and blocks are
-//! reserved in the foreground, by the task that finds the block empty.
+//! Connections from any pool work as they are. Give a generator a pool of its own (the
+//! `deadpool` or `bb8` feature: [`GeneratorBuilder::async_pool`](crate::GeneratorBuilder),
+//! or [`use_pool`] for the default generators) and on PostgreSQL and MySQL it reserves the
+//! blocks needed inside your transactions beside them, and the next block of a busy key on a
+//! task before the current one runs dry. Without one, batched numbers needed inside a
+//! transaction are taken in that transaction, uncached (see [`crate::Generator`],
+//! "Transactions"), and blocks are reserved by the task that finds the block empty. Its own
+//! pool, because tasks that hold every connection of a shared one inside transactions would
+//! each wait for one more.
 
 use diesel::query_builder::InsertStatement;
 use diesel::{Insertable, Table};

@@ -51,8 +51,29 @@ impl Generator {
     {
         match self.serve(spec, scope, n, &mut emit)? {
             Rest::Nothing => Ok(()),
-            rest => drive(self.take_rest(&mut Blocking(conn), spec, scope, n, rest, emit)),
+            rest => self.take_rest_blocking(conn, spec, scope, n, rest, emit),
         }
+    }
+
+    /// [`take_rest`](Self::take_rest) on a blocking connection. Not inlined: the future it
+    /// drives is large, and on the stack of `take` it would cost every cached call a probe of
+    /// that much stack.
+    #[inline(never)]
+    fn take_rest_blocking<C, F>(
+        &self,
+        conn: &mut C,
+        spec: &Spec,
+        scope: &str,
+        n: u64,
+        rest: Rest,
+        emit: F,
+    ) -> Result<()>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
+    {
+        drive(self.take_rest(&mut Blocking(conn), spec, scope, n, rest, emit))
     }
 
     /// [`take`](Self::take) on `db`.

@@ -306,6 +306,18 @@ impl Generator {
         let Some(pool) = self.inner.pool.as_deref() else {
             return;
         };
+        #[cfg(not(seqgen_async))]
+        let _ = pool; // only blocking pools exist without an async backend
+                      // An async pool reserves on a task of the caller's Tokio runtime; a blocking caller
+                      // of such a generator has none: the foreground refills, and the block stops asking.
+        #[cfg(seqgen_async)]
+        let runtime = match pool.blocking() {
+            true => None,
+            false => match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => Some(runtime),
+                Err(_) => return state.cursor().stop_ahead(&period),
+            },
+        };
         // Taken here, before the work starts, so that no caller can slip in between.
         let Some(turn) = KeyState::try_turn(state) else {
             return;
@@ -329,17 +341,15 @@ impl Generator {
             }
             drop(turn);
         };
-        // Work that cannot start drops the turn with it: the foreground refills.
-        if pool.blocking() {
-            let _ = std::thread::Builder::new()
-                .name("seqgen-ahead".into())
-                .spawn(move || drive(work));
-        } else {
-            #[cfg(seqgen_async)]
-            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                runtime.spawn(work);
-            }
+        #[cfg(seqgen_async)]
+        if let Some(runtime) = runtime {
+            runtime.spawn(work);
+            return;
         }
+        // A thread that cannot start drops the turn with its work: the foreground refills.
+        let _ = std::thread::Builder::new()
+            .name("seqgen-ahead".into())
+            .spawn(move || drive(work));
     }
 
     /// Reserves the spare block of `state` through the pool, in the turn the caller took,

@@ -9,7 +9,13 @@ fn main() {
     // Shorthands for the code several features share.
     let async_backend = on(&["ASYNC_SQLITE", "ASYNC_POSTGRES", "ASYNC_MYSQL"]);
     let async_pool = async_backend && on(&["DEADPOOL", "BB8"]);
+    let postgres = on(&["POSTGRES", "ASYNC_POSTGRES"]);
+    let mysql = on(&["MYSQL", "ASYNC_MYSQL"]);
     let cfgs = [
+        // PostgreSQL, blocking or async (diesel's backend with or without libpq)
+        ("seqgen_pg", postgres),
+        // MySQL / MariaDB, blocking or async
+        ("seqgen_mysql", mysql),
         // any `async-*` backend
         ("seqgen_async", async_backend),
         // a pool of async connections, and a backend to use it with

@@ -53,7 +53,7 @@
 // Without a backend feature there is nothing to reserve on: the crate still builds (as Diesel
 // does), with its database code unused.
 #![cfg_attr(
-    not(any(feature = "sqlite", feature = "postgres", feature = "mysql")),
+    not(any(feature = "sqlite", seqgen_pg, seqgen_mysql)),
     allow(dead_code, unused_imports, unused_macros)
 )]
 

@@ -98,17 +98,32 @@ mod work {
 /// as the `PooledConnection` itself, not dereferenced): a place that lives as long as the
 /// physical connection, and so can remember which database it reaches.
 #[cfg(feature = "r2d2")]
-pub(crate) fn extensions<C>(conn: &mut C) -> Option<&mut diesel::r2d2::Extensions>
-where
-    C: diesel::connection::LoadConnection + 'static,
-    C::Backend: crate::backend::Backend,
-{
+pub(crate) fn extensions<C: 'static>(conn: &mut C) -> Option<&mut diesel::r2d2::Extensions> {
     use diesel::r2d2::{ConnectionManager, PooledConnection};
-    type Pooled<B> =
-        PooledConnection<ConnectionManager<<B as crate::backend::Backend>::Connection>>;
+    type Pooled<C> = PooledConnection<ConnectionManager<C>>;
     let any: &mut dyn std::any::Any = conn;
-    let pooled = any.downcast_mut::<Pooled<C::Backend>>()?;
-    Some(PooledConnection::extensions_mut(pooled))
+    // Each blocking connection type of the enabled backends (the async features bring
+    // diesel's backends without their C clients, so without these types).
+    #[cfg(feature = "sqlite")]
+    if any.is::<Pooled<diesel::SqliteConnection>>() {
+        return any
+            .downcast_mut::<Pooled<diesel::SqliteConnection>>()
+            .map(PooledConnection::extensions_mut);
+    }
+    #[cfg(feature = "postgres")]
+    if any.is::<Pooled<diesel::PgConnection>>() {
+        return any
+            .downcast_mut::<Pooled<diesel::PgConnection>>()
+            .map(PooledConnection::extensions_mut);
+    }
+    #[cfg(feature = "mysql")]
+    if any.is::<Pooled<diesel::MysqlConnection>>() {
+        return any
+            .downcast_mut::<Pooled<diesel::MysqlConnection>>()
+            .map(PooledConnection::extensions_mut);
+    }
+    let _ = any;
+    None
 }
 
 #[cfg(feature = "r2d2")]

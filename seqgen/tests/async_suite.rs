@@ -794,3 +794,40 @@ pool_tests! {
     pool_postgres, "async-postgres": diesel_async::AsyncPgConnection;
     pool_mysql, "async-mysql": diesel_async::AsyncMysqlConnection;
 }
+
+/// Migrations without a blocking client library: through diesel-async's
+/// `AsyncConnectionWrapper`, inside `spawn_blocking`, as the README shows.
+macro_rules! wrapper_migration_tests {
+    ($($module:ident, $feature:literal: $conn:ty;)*) => {$(
+        #[cfg(feature = $feature)]
+        mod $module {
+            use super::*;
+            use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
+            type A = $conn;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn migrations_run_through_the_async_connection_wrapper() {
+                let Some(db) = TestDb::<<A as AsyncTest>::Sync>::open("wrapper_migrations") else {
+                    return;
+                };
+                let fresh = db.scratch("wrapper");
+                let url = fresh.url.clone();
+                tokio::task::spawn_blocking(move || {
+                    let mut conn =
+                        <AsyncConnectionWrapper<A> as Connection>::establish(&url).unwrap();
+                    seqgen::run_migrations(&mut conn).unwrap();
+                })
+                .await
+                .unwrap();
+                let mut conn = A::open(&fresh.url).await;
+                let spec = spec(&db, "wrapped", 5);
+                assert_eq!(counter(&sq::next_id(&mut conn, &spec).await.unwrap()), 1);
+            }
+        }
+    )*};
+}
+
+wrapper_migration_tests! {
+    wrapper_postgres, "async-postgres": diesel_async::AsyncPgConnection;
+    wrapper_mysql, "async-mysql": diesel_async::AsyncMysqlConnection;
+}

@@ -10,9 +10,9 @@ use diesel::QueryResult;
 use diesel_async::AsyncConnection;
 use diesel_migrations::EmbeddedMigrations;
 
-#[cfg(feature = "mysql")]
+#[cfg(seqgen_mysql)]
 mod mysql;
-#[cfg(feature = "postgres")]
+#[cfg(seqgen_pg)]
 mod pg;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
@@ -122,12 +122,6 @@ pub trait Backend: diesel::backend::Backend + sealed::Sealed {
     /// The embedded `db_key` migrations of this backend.
     #[doc(hidden)]
     const MIGRATIONS: EmbeddedMigrations;
-
-    /// Diesel's connection to this backend, whose r2d2-pooled form remembers the database it
-    /// reaches (see `pool.rs`).
-    #[cfg(feature = "r2d2")]
-    #[doc(hidden)]
-    type Connection: diesel::r2d2::R2D2Connection + Send + 'static;
 
     /// Adds `count` to `counter`, creating its row if it is missing, in one atomic step, and
     /// returns the new value: the numbers `new - count + 1 ..= new` are the caller's. A new row
@@ -853,7 +847,7 @@ macro_rules! admin_queries {
 
 /// The reservation of the backends with `RETURNING` (SQLite, PostgreSQL): one
 /// [`UpsertReturning`](statement::UpsertReturning), refused (no row) past the limit.
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[cfg(any(feature = "sqlite", seqgen_pg))]
 macro_rules! upsert_reserve {
     (sync) => {
         $crate::backend::upsert_reserve!(@ [] [] [diesel::connection::LoadConnection]);
@@ -881,5 +875,5 @@ macro_rules! upsert_reserve {
 }
 pub(crate) use admin_queries;
 pub(crate) use core_queries;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[cfg(any(feature = "sqlite", seqgen_pg))]
 pub(crate) use upsert_reserve;

@@ -55,8 +55,6 @@ impl super::Backend for Mysql {
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = true;
     const READS_FIRST_IN_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
-    #[cfg(feature = "r2d2")]
-    type Connection = diesel::MysqlConnection;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/mysql");
     // MariaDB has no server UUID: the server (host, port, data directory, server id) and the
     // schema. A `mysqldump | mariadb` clone lives in another schema or on another server.

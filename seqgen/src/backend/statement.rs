@@ -14,7 +14,7 @@ use diesel::{QueryResult, RunQueryDsl};
 /// A piece of a statement: SQL text, or where a value is bound.
 #[derive(Debug, Clone, Copy)]
 // MySQL alone (no RETURNING) builds its reservation from fewer pieces.
-#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
 pub(crate) enum Piece {
     Sql(&'static str),
     /// The backend's two-argument maximum: `GREATEST`, or `MAX` on SQLite.
@@ -146,7 +146,7 @@ impl Text for Identify {
 /// behind its own `start_value` jumps forward to it. When the counter is past the
 /// [limit](Piece::Limit) nothing is written and no row comes back: a refused request touches
 /// nothing. The statement commits durably whatever the session's setting.
-#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
 pub(crate) struct UpsertReturning;
 
 impl Text for UpsertReturning {
@@ -220,10 +220,10 @@ impl Text for CreateToken {
 
 /// Locks an existing counter row without waiting (PostgreSQL, MySQL): no row when it is
 /// missing, an error when another transaction holds it.
-#[cfg(any(feature = "postgres", feature = "mysql"))]
+#[cfg(any(seqgen_pg, seqgen_mysql))]
 pub(crate) struct LockNowait;
 
-#[cfg(any(feature = "postgres", feature = "mysql"))]
+#[cfg(any(seqgen_pg, seqgen_mysql))]
 impl Text for LockNowait {
     const PIECES: &'static [Piece] = &[
         Piece::Sql("SELECT current_value FROM db_key WHERE key_name = "),

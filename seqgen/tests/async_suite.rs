@@ -119,6 +119,7 @@ async_tests!(
     a_generator_refuses_another_database,
     release_gives_the_unused_numbers_back,
     a_dropped_reservation_never_serves_a_number_twice,
+    a_bulk_reserves_once_per_scope,
 );
 
 fn spec(db: &TestDb<impl TestConnection>, name: &str, batch: u32) -> Spec {
@@ -830,4 +831,44 @@ macro_rules! wrapper_migration_tests {
 wrapper_migration_tests! {
     wrapper_postgres, "async-postgres": diesel_async::AsyncPgConnection;
     wrapper_mysql, "async-mysql": diesel_async::AsyncMysqlConnection;
+}
+
+#[derive(DistributedId)]
+struct NewLine {
+    #[distributed_id(
+        key = "async_lines",
+        prefix = "L",
+        date = "",
+        pad = 4,
+        scope = "order_no"
+    )]
+    line_no: String,
+    order_no: String,
+}
+
+/// `assign_ids` on a bulk of 12 lines of 3 orders: one reservation per order (scope), each
+/// order's lines numbered from 1.
+async fn a_bulk_reserves_once_per_scope<A: AsyncTest>(db: TestDb<A::Sync>) {
+    let mut conn = A::open(&db.url).await;
+    // The key is the derive's own: orders unique to this run start at 1 on the servers too.
+    let orders: Vec<String> = (0..3).map(|i| db.key(&format!("order{i}"))).collect();
+    let mut lines: Vec<NewLine> = (0..12)
+        .map(|i| NewLine {
+            line_no: String::new(),
+            order_no: orders[i % 3].clone(),
+        })
+        .collect();
+    let generator = fixed();
+    sq::assign_ids_with(&mut lines, &generator, &mut conn)
+        .await
+        .unwrap();
+    assert_eq!(generator.reservations(), 3);
+    for order in &orders {
+        let numbers: Vec<&str> = lines
+            .iter()
+            .filter(|line| &line.order_no == order)
+            .map(|line| line.line_no.as_str())
+            .collect();
+        assert_eq!(numbers, ["L0001", "L0002", "L0003", "L0004"], "{order}");
+    }
 }

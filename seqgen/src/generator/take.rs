@@ -58,6 +58,7 @@ impl Generator {
     /// [`take_rest`](Self::take_rest) on a blocking connection. Not inlined: the future it
     /// drives is large, and on the stack of `take` it would cost every cached call a probe of
     /// that much stack.
+    #[cold]
     #[inline(never)]
     fn take_rest_blocking<C, F>(
         &self,

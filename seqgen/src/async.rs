@@ -72,7 +72,7 @@ use diesel_async::methods::{ExecuteDsl, LoadQuery};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 
 use crate::backend::AsyncBackend;
-use crate::driver::{Driver, NonBlocking};
+use crate::driver::{begin, end, Driver, NonBlocking};
 use crate::error::Result;
 use crate::generator::{formatted, numeric};
 use crate::insert::Records;
@@ -349,9 +349,6 @@ where
     let generator = Generator::new();
     let spec = sequence.counter_spec();
     if sequence.outside_transaction() && !NonBlocking(&mut *conn).in_transaction() {
-        // By hand, not with `conn.transaction(async |conn| …)`: a future holding an async
-        // closure is not `Send` for every lifetime (rust-lang/rust#110338), and the caller's
-        // task must be.
         begin(conn).await?;
         let taken = generator.next_numbers_in(conn, spec, scope, n).await;
         end(conn, taken).await
@@ -553,29 +550,4 @@ where
         unfill(records.as_rows(), filled);
     }
     result
-}
-
-/// Begins a transaction (a savepoint inside the caller's) by hand; see [`end`].
-async fn begin<C: AsyncConnection>(conn: &mut C) -> Result<()> {
-    use diesel_async::TransactionManager;
-    Ok(C::TransactionManager::begin_transaction(conn).await?)
-}
-
-/// Ends the transaction [`begin`] began: commits after `Ok`, rolls back after `Err`. (seqgen's
-/// futures do not use `conn.transaction(async |conn| …)`: a future holding an async closure is
-/// not `Send` for every lifetime, rust-lang/rust#110338, and an axum handler's must be.)
-async fn end<C: AsyncConnection, O>(conn: &mut C, result: Result<O>) -> Result<O> {
-    use diesel_async::TransactionManager;
-    match result {
-        Ok(output) => {
-            C::TransactionManager::commit_transaction(conn).await?;
-            Ok(output)
-        }
-        Err(error) => {
-            // A failed rollback leaves the connection marked broken by diesel-async; the error
-            // that caused it is the one to report.
-            let _ = C::TransactionManager::rollback_transaction(conn).await;
-            Err(error)
-        }
-    }
 }

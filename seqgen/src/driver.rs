@@ -170,7 +170,13 @@ where
 /// Whether the connection is inside a transaction Diesel knows of. A connection whose
 /// transaction state is broken counts as inside one: nothing reserved on it is cached.
 pub(crate) fn in_transaction<C: Connection>(conn: &mut C) -> bool {
-    C::TransactionManager::transaction_manager_status_mut(conn)
+    inside(C::TransactionManager::transaction_manager_status_mut(conn))
+}
+
+/// Whether `status` (Diesel's and diesel-async's alike) says a transaction is open; a broken
+/// state counts as open.
+fn inside(status: &mut diesel::connection::TransactionManagerStatus) -> bool {
+    status
         .transaction_depth()
         .map_or(true, |depth| depth.is_some())
 }
@@ -210,9 +216,9 @@ where
 
     fn in_transaction(&mut self) -> bool {
         use diesel_async::TransactionManager as _;
-        C::TransactionManager::transaction_manager_status_mut(self.0)
-            .transaction_depth()
-            .map_or(true, |depth| depth.is_some())
+        inside(C::TransactionManager::transaction_manager_status_mut(
+            self.0,
+        ))
     }
 
     async fn reserve(
@@ -266,21 +272,11 @@ where
     }
 
     async fn lock_nowait(&mut self, counter: Counter<'_>) -> QueryResult<()> {
-        // The savepoint by hand: diesel-async's `transaction` takes an async closure (see
-        // above).
-        use diesel_async::TransactionManager as _;
-        C::TransactionManager::begin_transaction(self.0).await?;
+        // In a savepoint: rolling it back keeps the caller's transaction usable.
+        begin(self.0).await?;
         let locked =
             <C::Backend as crate::backend::AsyncBackend>::lock_nowait(self.0, counter).await;
-        match locked {
-            Ok(()) => C::TransactionManager::commit_transaction(self.0).await,
-            Err(e) => {
-                // Rolling back the savepoint keeps the caller's transaction usable; if even
-                // that fails, diesel-async marks the connection broken.
-                let _ = C::TransactionManager::rollback_transaction(self.0).await;
-                Err(e)
-            }
-        }
+        end(self.0, locked).await
     }
 
     async fn wait(&mut self, ended: EventListener) {
@@ -289,5 +285,37 @@ where
 
     async fn pause(time: Duration) {
         tokio::time::sleep(time).await;
+    }
+}
+
+/// Begins a transaction (a savepoint inside the caller's) on a diesel-async connection, by
+/// hand: seqgen's futures never hold `conn.transaction(async |conn| …)`, since a future holding
+/// an async closure is not `Send` for every lifetime (rust-lang/rust#110338) and an axum
+/// handler's must be. See [`end`].
+#[cfg(seqgen_async)]
+pub(crate) async fn begin<C: diesel_async::AsyncConnection>(conn: &mut C) -> QueryResult<()> {
+    use diesel_async::TransactionManager as _;
+    C::TransactionManager::begin_transaction(conn).await
+}
+
+/// Ends the transaction [`begin`] began: commits after `Ok`, rolls back after `Err`.
+#[cfg(seqgen_async)]
+pub(crate) async fn end<C, T, E>(conn: &mut C, result: Result<T, E>) -> Result<T, E>
+where
+    C: diesel_async::AsyncConnection,
+    E: From<diesel::result::Error>,
+{
+    use diesel_async::TransactionManager as _;
+    match result {
+        Ok(output) => {
+            C::TransactionManager::commit_transaction(conn).await?;
+            Ok(output)
+        }
+        Err(error) => {
+            // A failed rollback leaves the connection marked broken by diesel-async; the
+            // error that caused it is the one to report.
+            let _ = C::TransactionManager::rollback_transaction(conn).await;
+            Err(error)
+        }
     }
 }

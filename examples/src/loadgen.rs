@@ -352,27 +352,19 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
     let generator = generator_of(args).pool(pool.clone()).build();
 
     let started = Instant::now();
-    let deadline = args.seconds.map(|s| started + Duration::from_secs_f64(s));
-    let claimed = Arc::new(AtomicU64::new(0));
+    let quota = Arc::new(Quota::new(args, started));
     let failed = Arc::new(AtomicBool::new(false));
     let workers: Vec<_> = (0..args.threads)
         .map(|_| {
             let (pool, spec, generator, args) =
                 (pool.clone(), spec.clone(), generator.clone(), args.clone());
-            let (claimed, failed) = (claimed.clone(), failed.clone());
+            let (quota, failed) = (quota.clone(), failed.clone());
             std::thread::spawn(move || -> Result<Worker, BoxError> {
                 let mut conn = Some(pool.get()?);
-                let mut out = match &args.out {
-                    Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
-                    None => None,
-                };
+                let mut out = open_out(&args)?;
                 let mut done = Worker::default();
                 loop {
-                    let more = match deadline {
-                        Some(deadline) => Instant::now() < deadline,
-                        None => claimed.fetch_add(1, Ordering::Relaxed) < args.ids,
-                    };
-                    if !more || failed.load(Ordering::Relaxed) {
+                    if !quota.more() || failed.load(Ordering::Relaxed) {
                         return Ok(done);
                     }
                     let scope = random_scope(&args);
@@ -410,28 +402,13 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                     let id = match result {
                         Ok(id) => id,
                         // The last series is full: the run is over, for every thread.
-                        Err(e)
-                            if matches!(
-                                e.downcast_ref::<seqgen::Error>(),
-                                Some(seqgen::Error::SeriesExhausted { .. })
-                            ) =>
-                        {
-                            return Ok(done)
-                        }
+                        Err(e) if series_exhausted(&e) => return Ok(done),
                         Err(e) => {
                             failed.store(true, Ordering::Relaxed);
                             return Err(e);
                         }
                     };
-                    done.record(t0.elapsed());
-                    done.ids += 1;
-                    if let Some(id) = id {
-                        done.committed += 1;
-                        if let Some(out) = &mut out {
-                            // One write per line: a process killed mid-run leaves whole lines.
-                            append_line(out, &out_line(&args, &scope, &id))?;
-                        }
-                    }
+                    done.took(t0.elapsed(), id, &mut out, &args, &scope)?;
                 }
             })
         })
@@ -490,6 +467,47 @@ fn generator_of(args: &Args) -> seqgen::GeneratorBuilder {
     } else {
         generator
     }
+}
+
+/// What a run may still take: `--ids` in all, or until `--seconds` have passed.
+struct Quota {
+    deadline: Option<Instant>,
+    claimed: AtomicU64,
+    ids: u64,
+}
+
+impl Quota {
+    fn new(args: &Args, started: Instant) -> Self {
+        Quota {
+            deadline: args.seconds.map(|s| started + Duration::from_secs_f64(s)),
+            claimed: AtomicU64::new(0),
+            ids: args.ids,
+        }
+    }
+
+    /// Whether one more ID may be taken (and, counting IDs, claims it).
+    fn more(&self) -> bool {
+        match self.deadline {
+            Some(deadline) => Instant::now() < deadline,
+            None => self.claimed.fetch_add(1, Ordering::Relaxed) < self.ids,
+        }
+    }
+}
+
+/// The `--out` file, opened for appending, if asked for.
+fn open_out(args: &Args) -> std::io::Result<Option<File>> {
+    args.out
+        .as_ref()
+        .map(|path| OpenOptions::new().create(true).append(true).open(path))
+        .transpose()
+}
+
+/// Whether `e` says the last series is full: the run is over.
+fn series_exhausted(e: &BoxError) -> bool {
+    matches!(
+        e.downcast_ref::<seqgen::Error>(),
+        Some(seqgen::Error::SeriesExhausted { .. })
+    )
 }
 
 /// A scope picked at random among `--scopes` (`""` without scopes).
@@ -633,10 +651,27 @@ impl Default for Worker {
 }
 
 impl Worker {
-    fn record(&mut self, latency: Duration) {
+    /// Counts an ID of `scope` taken in `latency`; one that committed (`Some`) is appended to
+    /// `out`, one write per line, so that a process killed mid-run leaves whole lines.
+    fn took(
+        &mut self,
+        latency: Duration,
+        id: Option<String>,
+        out: &mut Option<File>,
+        args: &Args,
+        scope: &str,
+    ) -> std::io::Result<()> {
         let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
         // Auto-resizing: a value only fails to record past u64 range.
         let _ = self.latency_us.record(micros);
+        self.ids += 1;
+        if let Some(id) = id {
+            self.committed += 1;
+            if let Some(out) = out {
+                append_line(out, &out_line(args, scope, &id))?;
+            }
+        }
+        Ok(())
     }
 
     fn merge(&mut self, other: Worker) {

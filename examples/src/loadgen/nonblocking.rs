@@ -135,25 +135,17 @@ async fn run_on<C: AsyncLoadgen>(args: &Args, backend: &'static str) -> Result<R
     let generator = sq::Generator::from(generator_of(args).async_pool(reserving).build());
 
     let started = Instant::now();
-    let deadline = args.seconds.map(|s| started + Duration::from_secs_f64(s));
-    let claimed = Arc::new(AtomicU64::new(0));
+    let quota = Arc::new(Quota::new(args, started));
     let tasks: Vec<_> = (0..args.threads)
         .map(|_| {
             let (pool, spec, generator, args) =
                 (pool.clone(), spec.clone(), generator.clone(), args.clone());
-            let claimed = claimed.clone();
+            let quota = quota.clone();
             tokio::spawn(async move {
-                let mut out = match &args.out {
-                    Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
-                    None => None,
-                };
+                let mut out = open_out(&args)?;
                 let mut done = Worker::default();
                 loop {
-                    let more = match deadline {
-                        Some(deadline) => Instant::now() < deadline,
-                        None => claimed.fetch_add(1, Ordering::Relaxed) < args.ids,
-                    };
-                    if !more {
+                    if !quota.more() {
                         return Ok::<_, BoxError>(done);
                     }
                     let scope = random_scope(&args);
@@ -172,24 +164,10 @@ async fn run_on<C: AsyncLoadgen>(args: &Args, backend: &'static str) -> Result<R
                     };
                     let id = match result {
                         Ok(id) => id,
-                        Err(e)
-                            if matches!(
-                                e.downcast_ref::<seqgen::Error>(),
-                                Some(seqgen::Error::SeriesExhausted { .. })
-                            ) =>
-                        {
-                            return Ok(done)
-                        }
+                        Err(e) if series_exhausted(&e) => return Ok(done),
                         Err(e) => return Err(e),
                     };
-                    done.record(t0.elapsed());
-                    done.ids += 1;
-                    if let Some(id) = id {
-                        done.committed += 1;
-                        if let Some(out) = &mut out {
-                            append_line(out, &out_line(&args, &scope, &id))?;
-                        }
-                    }
+                    done.took(t0.elapsed(), id, &mut out, &args, &scope)?;
                 }
             })
         })

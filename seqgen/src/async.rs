@@ -461,15 +461,20 @@ where
         C::Backend: AsyncBackend,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
     {
-        let (target, records, generator, gapless) = self.open(conn).await?;
-        let mut filled = Vec::new();
+        let (target, mut filling, generator) = self.open(conn).await?;
         let result = async {
-            fill(records.as_rows(), generator, conn, &mut filled).await?;
-            let insert = diesel::insert_into(target).values(&*records);
+            fill(
+                filling.records.as_rows(),
+                generator,
+                conn,
+                &mut filling.filled,
+            )
+            .await?;
+            let insert = diesel::insert_into(target).values(&*filling.records);
             Ok(insert.execute(conn).await?)
         }
         .await;
-        close(conn, gapless, result, records, &filled).await
+        close(conn, result, filling).await
     }
 
     /// Fills the IDs, inserts with `RETURNING`, and loads one row (PostgreSQL, SQLite).
@@ -480,15 +485,20 @@ where
         U: Send,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: LoadQuery<'b, C, U>,
     {
-        let (target, records, generator, gapless) = self.open(conn).await?;
-        let mut filled = Vec::new();
+        let (target, mut filling, generator) = self.open(conn).await?;
         let result = async {
-            fill(records.as_rows(), generator, conn, &mut filled).await?;
-            let insert = diesel::insert_into(target).values(&*records);
+            fill(
+                filling.records.as_rows(),
+                generator,
+                conn,
+                &mut filling.filled,
+            )
+            .await?;
+            let insert = diesel::insert_into(target).values(&*filling.records);
             Ok(insert.get_result(conn).await?)
         }
         .await;
-        close(conn, gapless, result, records, &filled).await
+        close(conn, result, filling).await
     }
 
     /// Fills the IDs, inserts with `RETURNING`, and loads every row (PostgreSQL, SQLite).
@@ -499,15 +509,20 @@ where
         U: Send,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: LoadQuery<'b, C, U>,
     {
-        let (target, records, generator, gapless) = self.open(conn).await?;
-        let mut filled = Vec::new();
+        let (target, mut filling, generator) = self.open(conn).await?;
         let result = async {
-            fill(records.as_rows(), generator, conn, &mut filled).await?;
-            let insert = diesel::insert_into(target).values(&*records);
+            fill(
+                filling.records.as_rows(),
+                generator,
+                conn,
+                &mut filling.filled,
+            )
+            .await?;
+            let insert = diesel::insert_into(target).values(&*filling.records);
             Ok(insert.get_results(conn).await?)
         }
         .await;
-        close(conn, gapless, result, records, &filled).await
+        close(conn, result, filling).await
     }
 
     /// Starts the insert: with a gapless field, a transaction (a savepoint inside the
@@ -515,7 +530,7 @@ where
     /// per statement rather than as one function taking the statement as an async closure: a
     /// future holding one cannot be shown `Send`, rust-lang/rust#110338, and an axum handler's
     /// must be.)
-    async fn open<C>(self, conn: &mut C) -> Result<(T, &'a mut R, Option<&'a Generator>, bool)>
+    async fn open<C>(self, conn: &mut C) -> Result<(T, Filling<'a, R>, Option<&'a Generator>)>
     where
         C: AsyncConnection,
     {
@@ -523,31 +538,48 @@ where
         if gapless {
             begin(conn).await?;
         }
-        Ok((self.target, self.records, self.generator, gapless))
+        let filling = Filling {
+            records: self.records,
+            filled: Vec::new(),
+            transaction: gapless,
+            kept: !gapless,
+        };
+        Ok((self.target, filling, self.generator))
     }
 }
 
-/// Ends an insert [`InsertWithIds::open`] started: commits or rolls back its transaction, if it
-/// has one, and on failure sets the IDs it filled back to unset (the rollback gave gapless
-/// numbers back to the next caller; left in the records, a retry would reuse them — a
-/// duplicate).
-async fn close<C, O, R>(
-    conn: &mut C,
+/// The records of an insert being filled, and which (row, field) got an ID. In a transaction
+/// (a gapless field) the IDs are set back to unset when it is dropped before its transaction
+/// committed: after a rollback, and also when the insert's future is dropped midway (a
+/// timeout), whose transaction never commits. The rollback gives the numbers back to the next
+/// caller; left in the records, a retry would insert them again — a duplicate.
+struct Filling<'a, R: Records + ?Sized> {
+    records: &'a mut R,
+    filled: Vec<(usize, usize)>,
     transaction: bool,
-    result: Result<O>,
-    records: &mut R,
-    filled: &[(usize, usize)],
-) -> Result<O>
+    /// The IDs stay: no transaction to take them back, or it committed.
+    kept: bool,
+}
+
+impl<R: Records + ?Sized> Drop for Filling<'_, R> {
+    fn drop(&mut self) {
+        if !self.kept {
+            unfill(self.records.as_rows(), &self.filled);
+        }
+    }
+}
+
+/// Ends an insert [`InsertWithIds::open`] started: commits or rolls back its transaction, if
+/// it has one; the records keep their IDs only once it committed (see [`Filling`]).
+async fn close<C, O, R>(conn: &mut C, result: Result<O>, mut filling: Filling<'_, R>) -> Result<O>
 where
     C: AsyncConnection,
     R: Records + ?Sized,
 {
-    if !transaction {
+    if !filling.transaction {
         return result;
     }
     let result = end(conn, result).await;
-    if result.is_err() {
-        unfill(records.as_rows(), filled);
-    }
+    filling.kept = result.is_ok();
     result
 }

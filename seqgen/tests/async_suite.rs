@@ -649,6 +649,38 @@ macro_rules! derived_insert_tests {
     let invoice = ok.invoice_no.clone().unwrap();
     assert!(taken.iter().flatten().all(|i| *i <= invoice), "{taken:?}");
     assert_distinct(&taken);
+
+    // A gapless insert dropped midway (a timeout while its row waits for another
+    // transaction's uncommitted row of the same key) leaves its record unfilled: its
+    // transaction never commits, so the number goes to the next caller, and a retry of this
+    // record must not insert it again. (SQLite: the other transaction would hold the whole
+    // database, and the number is never taken.)
+    if <A as AsyncTest>::Sync::NAME != "sqlite" {
+        let held = db.key("held");
+        let mut holder = db.connect();
+        holder
+            .batch_execute(&format!(
+                "BEGIN; INSERT INTO async_orders (order_no, item) VALUES ('{held}', 'held')"
+            ))
+            .unwrap();
+        let mut blocked = NewInvoicedOrder {
+            order_no: held.clone(),
+            invoice_no: None,
+            item: "blocked".into(),
+        };
+        let mut waiting = A::open(&db.url).await;
+        let dropped = tokio::time::timeout(
+            Duration::from_millis(500),
+            sq::insert_into(async_orders::table)
+                .values(&mut blocked)
+                .execute(&mut waiting),
+        )
+        .await;
+        assert!(dropped.is_err(), "the insert did not wait: {dropped:?}");
+        assert_eq!(blocked.invoice_no, None, "a dropped insert kept its gapless number");
+        drop(waiting); // its transaction rolls back with the connection
+        holder.batch_execute("ROLLBACK").unwrap();
+    }
             }
         }
     )*};

@@ -53,7 +53,10 @@
 //! When a key's block runs dry, one task reserves the next and the others await it; no lock
 //! is held across an await. A future dropped at any point (a timeout, a client gone) leaves
 //! no number to be served twice: the block it was reserving, if the database took the
-//! statement, is a hole, and the next caller reserves again.
+//! statement, is a hole, and the next caller reserves again. An insert with a gapless field
+//! dropped before its savepoint committed sets its records' IDs back to unset, as a rollback
+//! does. (Records filled by [`assign_ids`] inside your own transaction are yours to clear if
+//! that transaction does not commit, as on the blocking side.)
 //!
 //! # Pools
 //! Connections from any pool work as they are. Give a generator a pool of its own (the

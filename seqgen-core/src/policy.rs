@@ -57,8 +57,19 @@ pub(crate) struct Shown {
     pub(crate) seq: u64,
 }
 
+/// 10 to the power `exp`, for `exp` up to 19 (pads are at most [`MAX_PAD`](crate::MAX_PAD)).
 pub(crate) fn pow10(exp: u32) -> u64 {
-    10u64.pow(exp)
+    // A table: the cached `i64` path asks for it once per ID.
+    const POW10: [u64; 20] = {
+        let mut table = [1; 20];
+        let mut i = 1;
+        while i < 20 {
+            table[i] = table[i - 1] * 10;
+            i += 1;
+        }
+        table
+    };
+    POW10[exp as usize]
 }
 
 /// How many raw counters a spec can show before it overflows.

@@ -326,7 +326,11 @@ impl Spec {
             return None;
         }
         let seq = policy::show(counter, self.overflow, None).seq;
-        let digits = decimal_digits(seq).max(self.pad);
+        let digits = if seq < policy::pow10(self.pad) {
+            self.pad
+        } else {
+            decimal_digits(seq)
+        };
         let date_digits = u32::from(self.date_shape.numeric_width?);
         let check_digits = self.check.map_or(0, Check::width);
         if date_digits + digits + check_digits > MAX_PAD {
@@ -334,7 +338,7 @@ impl Spec {
         }
         let number = period
             .number?
-            .checked_mul(10i64.pow(digits))?
+            .checked_mul(policy::pow10(digits) as i64)?
             .checked_add(i64::try_from(seq).ok()?)?;
         let Some(check) = self.check else {
             return Some(number);

@@ -5,8 +5,8 @@
 use std::borrow::Borrow;
 use std::collections::VecDeque;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
 
 use event_listener::Event;
@@ -34,6 +34,15 @@ pub(crate) struct KeyState {
     /// `contended` bench) but made `next_id`'s p99.9 about 500 times its p50 (bench-report),
     /// where this one keeps it within 3 times.
     cursor: Mutex<Cursor>,
+    /// How recently a thread found `cursor` locked: set to [`CONTENDED`] when one did, lowered
+    /// by one at every lock taken without waiting. While above zero, threads serving the key
+    /// take a few numbers ahead of need (see [`crate::lease`]).
+    contention: AtomicU32,
+    /// How many threads hold a lease of the key (see [`crate::lease`]).
+    leased: AtomicU32,
+    /// Changed, under `cursor`'s lock, whenever numbers taken ahead by threads must no longer
+    /// be served: the period changed, or the blocks were given back.
+    epoch: AtomicU64,
     /// Whether a reservation of this key is under way (in the foreground or ahead, in the
     /// background), so that when a block runs dry exactly one thread or task reserves and the
     /// others wait for it; see [`Turn`].
@@ -59,6 +68,10 @@ pub(crate) struct KeyState {
     /// that the least recently used are the ones dropped when a spec has too many.
     last_used: AtomicU64,
 }
+
+/// What [`KeyState::contention`] is set to when a thread finds the key's lock held: how many
+/// locks in a row taken without waiting end the taking ahead.
+const CONTENDED: u32 = 64;
 
 /// How many periods a key remembers its highest number for: enough for clocks that disagree
 /// by a few periods; a period older than that is no longer checked.
@@ -116,7 +129,6 @@ impl KeyState {
     /// statistics, for a state its generator no longer keeps.
     pub(crate) fn retire(&self) -> KeyStats {
         let unused: u64 = self
-            .cursor()
             .give_back()
             .iter()
             .map(|(_, next, end)| end - next)
@@ -137,6 +149,69 @@ impl KeyState {
         // The cursor is only changed after a step succeeded: a panic elsewhere leaves it
         // consistent, so a poisoned lock is safe to reuse.
         self.cursor.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The cursor, moved to the current period (see [`Cursor::roll_to`]), for serving from
+    /// it: notes whether this thread had to wait for it.
+    pub(crate) fn cursor_now(&self, spec: &Spec, clock: &dyn Clock) -> MutexGuard<'_, Cursor> {
+        let mut cursor = match self.cursor.try_lock() {
+            Ok(cursor) => {
+                // Under the lock: no other thread lowers it meanwhile.
+                let contention = self.contention.load(Ordering::Relaxed);
+                if contention > 0 {
+                    self.contention.store(contention - 1, Ordering::Relaxed);
+                }
+                cursor
+            }
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                self.contention.store(CONTENDED, Ordering::Relaxed);
+                self.cursor()
+            }
+        };
+        if cursor.roll_to(spec, clock) {
+            self.new_epoch();
+        }
+        cursor
+    }
+
+    /// Whether threads recently found the key's lock held (see [`KeyState::contention`]):
+    /// threads take leases of it.
+    pub(crate) fn is_contended(&self) -> bool {
+        self.contention.load(Ordering::Relaxed) > 0
+    }
+
+    /// Whether threads may hold leases of the key: they serve them first.
+    pub(crate) fn is_leased(&self) -> bool {
+        self.is_contended() || self.leased.load(Ordering::Relaxed) > 0
+    }
+
+    /// Counts a lease taken (`1`) or settled (`-1`).
+    pub(crate) fn count_lease(&self, taken: bool) {
+        if taken {
+            self.leased.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.leased.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// See [`KeyState::epoch`].
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
+    }
+
+    /// Ends the numbers taken ahead so far (call with the cursor locked).
+    fn new_epoch(&self) {
+        self.epoch.fetch_add(1, Ordering::Release);
+    }
+
+    /// Empties the cursor ([`Cursor::give_back`]); numbers threads took ahead are no longer
+    /// served either.
+    pub(crate) fn give_back(&self) -> Vec<(Period, u64, u64)> {
+        let mut cursor = self.cursor();
+        let unused = cursor.give_back();
+        self.new_epoch();
+        unused
     }
 
     /// Waits until no reservation of this key is under way, then starts one: until the turn
@@ -357,9 +432,10 @@ impl KeyState {
 impl Cursor {
     /// Moves to the period `now` falls in; a block of another period is abandoned (its
     /// numbers become holes), so no ID is ever stamped with a period it was not reserved for.
-    pub(crate) fn roll_to(&mut self, spec: &Spec, clock: &dyn Clock) {
+    /// Whether the period changed.
+    pub(crate) fn roll_to(&mut self, spec: &Spec, clock: &dyn Clock) -> bool {
         if self.period_second == Some(clock.unix_second()) {
-            return;
+            return false;
         }
         let now = clock.now();
         self.period_second = Some(now.timestamp());
@@ -381,6 +457,52 @@ impl Cursor {
             self.period = Period::new(text);
             self.next = self.end;
             self.ahead_at = 0;
+            return true;
+        }
+        false
+    }
+
+    /// The clock second the period was last checked at.
+    pub(crate) fn period_second(&self) -> Option<i64> {
+        self.period_second
+    }
+
+    /// How many numbers the current block still holds.
+    pub(crate) fn left(&self) -> u64 {
+        self.end.saturating_sub(self.next)
+    }
+
+    /// Takes up to `n` numbers from the current block only, for a thread to serve later
+    /// ([`crate::lease`]): not counted as served until they are. None when the block is empty
+    /// or they would pass the spec's capacity (the locked path refuses those one at a time).
+    pub(crate) fn take_ahead(&mut self, spec: &Spec, n: u64) -> Option<Range<u64>> {
+        let start = self.next.min(self.end);
+        let range = start..self.end.min(start.saturating_add(n));
+        if range.is_empty() || checked(spec, &self.period, range.clone()).is_err() {
+            return None;
+        }
+        self.next = range.end;
+        Some(range)
+    }
+
+    /// Settles numbers a thread took ahead of `period` (`range`, of which `served` were
+    /// served) and no longer serves: what is left goes back to the block when it lies just
+    /// below it and nothing was given back since (`same_epoch`), else becomes a hole.
+    pub(crate) fn settle(
+        &mut self,
+        period: &Period,
+        range: Range<u64>,
+        served: u64,
+        same_epoch: bool,
+    ) {
+        self.served += served;
+        if range.is_empty() {
+            return;
+        }
+        if same_epoch && self.period == *period && self.next == range.end {
+            self.next = range.start;
+        } else {
+            self.abandoned += range.end - range.start;
         }
     }
 

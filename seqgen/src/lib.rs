@@ -70,6 +70,7 @@ mod generator;
 mod global;
 mod identity;
 mod insert;
+mod lease;
 pub mod meter;
 mod migrations;
 mod model;

@@ -460,7 +460,9 @@ impl Generator {
             // No reservation of this key (in the foreground or ahead) runs meanwhile.
             let _turn = state.turn(db).await;
             // The spare block first: the current one can go back only after it.
-            let unused = state.cursor().give_back();
+            // This thread's own lease first, so its numbers go back with the block.
+            crate::lease::settle_mine(&state);
+            let unused = state.give_back();
             state.publish();
             for (period, next, end) in unused {
                 let (Ok(held_end), Ok(value)) = (i64::try_from(end - 1), i64::try_from(next - 1))

@@ -13,6 +13,7 @@ use crate::cache::{block_ending_at, checked, largest, refused, serve, KeyState};
 use crate::driver::{drive, Blocking, Driver};
 use crate::error::{Error, Result};
 use crate::identity::{identify, Identity};
+use crate::lease;
 use crate::reserve::{check_shape, reserve_block, reserve_fitting, same_shape, Retry};
 use crate::trace::event;
 use seqgen_core::__private::Period;
@@ -143,13 +144,41 @@ impl Generator {
             };
             match found {
                 Some(state) => {
-                    let mut cursor = state.cursor();
-                    cursor.roll_to(spec, clock);
+                    // Single IDs of a key other threads are waiting for: from this thread's
+                    // lease, without the key's lock (see `lease`).
+                    let single = n == 1 && scope.is_empty();
+                    if single && state.is_leased() {
+                        if let Some(served) = lease::serve(state, clock.unix_second(), emit) {
+                            return served.map(|()| Rest::Nothing);
+                        }
+                    }
+                    let mut cursor = state.cursor_now(spec, clock);
+                    let leased = single && state.is_leased();
+                    if leased {
+                        // A lease that waited for the period to be checked in a new second:
+                        // a thread serves its lease before the numbers above it.
+                        if let Some(second) = lease::renew(state, &cursor) {
+                            drop(cursor);
+                            if let Some(served) = lease::serve(state, second, emit) {
+                                return served.map(|()| Rest::Nothing);
+                            }
+                            cursor = state.cursor_now(spec, clock);
+                        }
+                    }
                     serve(&mut cursor, spec, &mut need, emit)?;
                     if need == 0 {
-                        if cursor.wants_ahead() {
-                            let period = cursor.period.clone();
-                            drop(cursor);
+                        let pushed_out = if single && state.is_contended() {
+                            lease::take(state, &mut cursor, spec)
+                        } else {
+                            if leased {
+                                lease::settle_locked(state, &mut cursor);
+                            }
+                            None
+                        };
+                        let ahead = cursor.wants_ahead().then(|| cursor.period.clone());
+                        drop(cursor);
+                        drop(pushed_out);
+                        if let Some(period) = ahead {
                             self.reserve_ahead(spec, state, period);
                         }
                         return Ok(Rest::Nothing);
@@ -166,8 +195,7 @@ impl Generator {
             Some(known) => known,
             None => {
                 let state = self.insert_key(spec, scope);
-                let mut cursor = state.cursor();
-                cursor.roll_to(spec, clock);
+                let cursor = state.cursor_now(spec, clock);
                 let period = cursor.period.clone();
                 drop(cursor);
                 (state, period)

@@ -52,7 +52,7 @@ pub struct Args {
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub rounds: u32,
     /// Which figures: the insert table and next_id latency, the gapless comparison
-    /// (PostgreSQL only), or both
+    /// (PostgreSQL only), both, or next_id latency alone
     #[arg(long, value_enum, default_value_t = Report::Inserts)]
     pub report: Report,
     /// Seconds per side per round of the gapless comparison
@@ -70,6 +70,8 @@ pub enum Report {
     Inserts,
     /// Gapless mode against django-sequences and pgbench (PostgreSQL)
     Gapless,
+    /// next_id latency only
+    Latency,
     /// Both
     All,
 }
@@ -287,7 +289,7 @@ pub fn run(args: &Args) -> Result<(), BoxError> {
                 if args.report != Report::Gapless {
                     report::<diesel::PgConnection>(args, url, "postgres")?;
                 }
-                if args.report != Report::Inserts {
+                if matches!(args.report, Report::Gapless | Report::All) {
                     gapless::report(args, url)?;
                 }
             }
@@ -370,6 +372,9 @@ fn report<C: BenchConnection>(args: &Args, url: &str, backend: &str) -> Result<(
         conn.batch_execute(C::CREATE_SEQ)?;
         // Keys of earlier runs start over, so the IDs' length does not depend on history.
         conn.batch_execute("DELETE FROM db_key WHERE key_name LIKE 'bench_orders%'")?;
+    }
+    if args.report == Report::Latency {
+        return next_id_latency::<C>(&pool, backend);
     }
     let explicit = Generator::builder().pool(pool.clone()).build();
     let plain_counter = AtomicU64::new(0);

@@ -153,6 +153,7 @@ impl KeyState {
 
     /// The cursor, moved to the current period (see [`Cursor::roll_to`]), for serving from
     /// it: notes whether this thread had to wait for it.
+    #[inline]
     pub(crate) fn cursor_now(&self, spec: &Spec, clock: &dyn Clock) -> MutexGuard<'_, Cursor> {
         let mut cursor = match self.cursor.try_lock() {
             Ok(cursor) => {
@@ -177,13 +178,21 @@ impl KeyState {
 
     /// Whether threads recently found the key's lock held (see [`KeyState::contention`]):
     /// threads take leases of it.
+    #[inline]
     pub(crate) fn is_contended(&self) -> bool {
         self.contention.load(Ordering::Relaxed) > 0
     }
 
+    /// Whether some thread holds a lease of the key.
+    #[inline]
+    pub(crate) fn has_leases(&self) -> bool {
+        self.leased.load(Ordering::Relaxed) > 0
+    }
+
     /// Whether threads may hold leases of the key: they serve them first.
+    #[inline]
     pub(crate) fn is_leased(&self) -> bool {
-        self.is_contended() || self.leased.load(Ordering::Relaxed) > 0
+        self.is_contended() || self.has_leases()
     }
 
     /// Counts a lease taken (`1`) or settled (`-1`).
@@ -196,6 +205,7 @@ impl KeyState {
     }
 
     /// See [`KeyState::epoch`].
+    #[inline]
     pub(crate) fn epoch(&self) -> u64 {
         self.epoch.load(Ordering::Acquire)
     }
@@ -511,6 +521,19 @@ impl Cursor {
         (self.served, self.abandoned)
     }
 
+    /// One number from the block, counted as served, if it holds one within the spec's
+    /// capacity: the usual case of [`serve`], in fewer steps.
+    #[inline]
+    pub(crate) fn take_one(&mut self, spec: &Spec) -> Option<u64> {
+        let number = self.next;
+        if number < self.end && number <= spec.capacity() {
+            self.next += 1;
+            self.served += 1;
+            return Some(number);
+        }
+        None
+    }
+
     /// Takes up to `n` numbers from the block, moving on to the spare block when the current
     /// one runs dry.
     pub(crate) fn take(&mut self, n: u64) -> Range<u64> {
@@ -530,6 +553,7 @@ impl Cursor {
 
     /// Whether the next block should now be reserved ahead: the current one is 80 % served and
     /// none is reserved yet.
+    #[inline]
     pub(crate) fn wants_ahead(&self) -> bool {
         self.ahead_at != 0 && self.next >= self.ahead_at && self.spare.is_none()
     }

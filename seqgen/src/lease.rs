@@ -140,7 +140,7 @@ pub(crate) fn renew(state: &Arc<KeyState>, cursor: &Cursor) -> Option<i64> {
 /// numbers for its next calls. Returns the lease of another key this one pushed out of the
 /// thread's slots, to be dropped once `cursor` is unlocked.
 #[must_use = "a lease pushed out is settled when dropped, after the key's lock is released"]
-pub(crate) fn take(state: &Arc<KeyState>, cursor: &mut Cursor, spec: &Spec) -> Option<Settle> {
+fn take(state: &Arc<KeyState>, cursor: &mut Cursor, spec: &Spec) -> Option<Settle> {
     let second = cursor.period_second()?;
     LEASES
         .try_with(|leases| {
@@ -175,12 +175,23 @@ pub(crate) fn take(state: &Arc<KeyState>, cursor: &mut Cursor, spec: &Spec) -> O
         .flatten()
 }
 
-/// Settles this thread's lease of `state`, if it holds one, with its cursor, locked by the
-/// caller: for a key no longer contended, whose lease ran out or can no longer serve.
-pub(crate) fn settle_locked(state: &Arc<KeyState>, cursor: &mut Cursor) {
+/// With `state`'s cursor locked, after a number was served from it to a thread that may hold
+/// a lease of the key: a new lease while the key is `contended` (see [`take`]); otherwise
+/// this thread's lease, which ran out or can no longer serve, is settled.
+#[must_use = "a lease pushed out is settled when dropped, after the key's lock is released"]
+pub(crate) fn after_serving(
+    state: &Arc<KeyState>,
+    cursor: &mut Cursor,
+    spec: &Spec,
+    contended: bool,
+) -> Option<Settle> {
+    if contended {
+        return take(state, cursor, spec);
+    }
     if let Some(lease) = remove_mine(state) {
         lease.settle(cursor);
     }
+    None
 }
 
 /// Settles this thread's lease of `state`, if it holds one, so that its numbers go back to

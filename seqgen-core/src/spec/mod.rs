@@ -325,8 +325,19 @@ impl Spec {
         if !self.is_numeric() || counter == 0 || counter > self.capacity() {
             return None;
         }
+        // The usual case, once per cached `i64` ID: the counter is shown as it is, in the pad.
+        let scale = policy::pow10(self.pad);
+        if counter < scale
+            && self.check.is_none()
+            && !matches!(self.overflow, Overflow::Cycle { .. })
+        {
+            return period
+                .number?
+                .checked_mul(scale as i64)?
+                .checked_add(counter as i64);
+        }
         let seq = policy::show(counter, self.overflow, None).seq;
-        let digits = if seq < policy::pow10(self.pad) {
+        let digits = if seq < scale {
             self.pad
         } else {
             decimal_digits(seq)

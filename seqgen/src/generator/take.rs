@@ -2,14 +2,14 @@
 
 use std::ops::Range;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, PoisonError};
+use std::sync::{Arc, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use diesel::connection::LoadConnection;
 
 use super::{check_scope, Generator};
 use crate::backend::Backend;
-use crate::cache::{block_ending_at, checked, largest, refused, serve, KeyState};
+use crate::cache::{block_ending_at, checked, largest, refused, serve, Cursor, KeyState};
 use crate::driver::{drive, Blocking, Driver};
 use crate::error::{Error, Result};
 use crate::identity::{identify, Identity};
@@ -153,7 +153,8 @@ impl Generator {
                         }
                     }
                     let mut cursor = state.cursor_now(spec, clock);
-                    let leased = single && state.is_leased();
+                    let contended = state.is_contended();
+                    let leased = single && (contended || state.has_leases());
                     if leased {
                         // A lease that waited for the period to be checked in a new second:
                         // a thread serves its lease before the numbers above it.
@@ -165,23 +166,27 @@ impl Generator {
                             cursor = state.cursor_now(spec, clock);
                         }
                     }
-                    serve(&mut cursor, spec, &mut need, emit)?;
-                    if need == 0 {
-                        let pushed_out = if single && state.is_contended() {
-                            lease::take(state, &mut cursor, spec)
-                        } else {
-                            if leased {
-                                lease::settle_locked(state, &mut cursor);
-                            }
-                            None
-                        };
-                        let ahead = cursor.wants_ahead().then(|| cursor.period.clone());
-                        drop(cursor);
-                        drop(pushed_out);
-                        if let Some(period) = ahead {
-                            self.reserve_ahead(spec, state, period);
+                    let one = if need == 1 {
+                        cursor.take_one(spec)
+                    } else {
+                        None
+                    };
+                    match one {
+                        Some(number) => {
+                            need = 0;
+                            emit(&cursor.period, number..number + 1)?;
                         }
-                        return Ok(Rest::Nothing);
+                        None => serve(&mut cursor, spec, &mut need, emit)?,
+                    }
+                    if need == 0 {
+                        if leased {
+                            let pushed_out =
+                                lease::after_serving(state, &mut cursor, spec, contended);
+                            let done = self.served(spec, state, cursor);
+                            drop(pushed_out); // another key's: its lock after this one's
+                            return done;
+                        }
+                        return self.served(spec, state, cursor);
                     }
                     if scope.is_empty() {
                         self.memoize(spec, state);
@@ -210,6 +215,22 @@ impl Generator {
             period,
             need,
         })
+    }
+
+    /// Ends serving from `cursor` once every number was served: starts reserving the next
+    /// block ahead if it is due.
+    fn served(
+        &self,
+        spec: &Spec,
+        state: &Arc<KeyState>,
+        cursor: MutexGuard<'_, Cursor>,
+    ) -> Result<Rest> {
+        let ahead = cursor.wants_ahead().then(|| cursor.period.clone());
+        drop(cursor);
+        if let Some(period) = ahead {
+            self.reserve_ahead(spec, state, period);
+        }
+        Ok(Rest::Nothing)
     }
 
     /// What [`serve`](Self::serve) left to do, on `db`: the gapless numbers, or a reservation.

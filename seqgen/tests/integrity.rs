@@ -19,6 +19,7 @@ backend_tests!(
     operator_edits_out_of_range_fail_at_the_update,
     a_request_that_cannot_fit_touches_nothing,
     a_failed_gapless_insert_gives_its_number_back,
+    gapless_inserts_in_one_transaction_leave_their_savepoints_to_the_commit,
     the_upgrade_keeps_every_counter,
     the_scope_upgrade_keeps_every_counter_and_voided_number,
     the_migrations_revert_and_run_again,
@@ -407,6 +408,43 @@ fn a_failed_gapless_insert_gives_its_number_back<C: TestConnection + InsertTitle
     let counters: Vec<u64> = numbers.iter().map(|n| n[1..].parse().unwrap()).collect();
     assert_eq!(counters.len(), 2);
     assert_eq!(counters[1], counters[0] + 1, "{numbers:?}");
+}
+
+/// Many gapless inserts in one transaction (on PostgreSQL and MySQL each leaves its savepoint
+/// for the commit to release, saving a round trip under the row lock), then a nested
+/// transaction of the caller's that rolls back, then one more insert: the nested one's number
+/// comes back, the commit keeps the rest, and the numbers are consecutive.
+fn gapless_inserts_in_one_transaction_leave_their_savepoints_to_the_commit<
+    C: TestConnection + InsertTitled,
+>(
+    db: TestDb<C>,
+) {
+    let mut conn = db.connect();
+    conn.batch_execute(
+        "CREATE TEMPORARY TABLE seqgen_titled (number VARCHAR(32) PRIMARY KEY, title VARCHAR(32) UNIQUE)",
+    )
+    .unwrap();
+    seqgen::retry_transaction(&mut conn, |conn| {
+        for i in 0..50 {
+            conn.insert_titled(&mut titled(&format!("t{i}")))?;
+        }
+        let nested = conn.transaction(|conn| {
+            conn.insert_titled(&mut titled("nested"))?;
+            Err::<(), _>(Error::Database(diesel::result::Error::RollbackTransaction))
+        });
+        assert!(nested.is_err());
+        conn.insert_titled(&mut titled("after"))?;
+        Ok::<_, Error>(())
+    })
+    .unwrap();
+    let rows = C::texts(
+        &mut conn,
+        "SELECT CONCAT(number, ' ', title) AS text FROM seqgen_titled ORDER BY number",
+    );
+    let counters: Vec<u64> = rows.iter().map(|r| r[1..9].parse().unwrap()).collect();
+    assert_eq!(counters.len(), 51, "{rows:?}");
+    assert!(counters.windows(2).all(|w| w[1] == w[0] + 1), "{rows:?}");
+    assert!(rows.last().unwrap().ends_with(" after"), "{rows:?}");
 }
 
 /// Upgrading a `db_key` in use (counters, settings, values the new CHECKs refuse) to the

@@ -57,8 +57,8 @@ impl Lease {
             && self.epoch == state.epoch()
     }
 
-    /// Settles the lease with its key's cursor, locked by the caller.
-    fn settle(self, cursor: &mut Cursor) {
+    /// Settles the lease with its key's cursor, locked by the caller; returns its period.
+    fn settle(self, cursor: &mut Cursor) -> Period {
         let same_epoch = self.epoch == self.state.epoch();
         cursor.settle(
             &self.period,
@@ -67,6 +67,7 @@ impl Lease {
             same_epoch,
         );
         self.state.count_lease(false);
+        self.period
     }
 
     /// Settles the lease, taking its key's lock (never with another key's lock held).
@@ -147,25 +148,31 @@ fn take(state: &Arc<KeyState>, cursor: &mut Cursor, spec: &Spec) -> Option<Settl
             // Borrowed already (`emit` called seqgen again): no lease this time.
             let mut leases = leases.try_borrow_mut().ok()?;
             let leases = &mut leases.0;
-            let mine = leases.iter().position(|l| Arc::ptr_eq(&l.state, state));
+            // This thread's lease of the key ran out or can no longer serve: settled first,
+            // so that what it left can go back to the block before the next lease is taken.
+            let previous = leases
+                .iter()
+                .position(|l| Arc::ptr_eq(&l.state, state))
+                .map(|i| leases.remove(i).settle(cursor));
             if cursor.left() < BLOCK_LEFT {
                 return None;
             }
             let taken = cursor.take_ahead(spec, LEASE - 1)?;
             state.count_lease(true);
+            let period = match previous {
+                // No allocation under the key's lock while the period lasts.
+                Some(period) if period == cursor.period => period,
+                _ => cursor.period.clone(),
+            };
             let lease = Lease {
                 state: Arc::clone(state),
                 epoch: state.epoch(),
                 second,
-                period: cursor.period.clone(),
+                period,
                 next: taken.start,
                 taken,
                 served: 0,
             };
-            if let Some(i) = mine {
-                std::mem::replace(&mut leases[i], lease).settle(cursor);
-                return None;
-            }
             let pushed_out = (leases.len() == SLOTS).then(|| leases.remove(0));
             leases.push(lease);
             pushed_out.map(|lease| Settle(Some(lease)))

@@ -459,9 +459,10 @@ impl Generator {
         for state in self.states() {
             // No reservation of this key (in the foreground or ahead) runs meanwhile.
             let _turn = state.turn(db).await;
-            // The spare block first: the current one can go back only after it.
-            // This thread's own lease first, so its numbers go back with the block.
+            // This thread's own lease first, so that its numbers go back with the block; other
+            // threads' leases are no longer served once the block is given back.
             crate::lease::settle_mine(&state);
+            // The spare block first: the current one can go back only after it.
             let unused = state.give_back();
             state.publish();
             for (period, next, end) in unused {

@@ -321,6 +321,7 @@ impl Spec {
 
     /// [`Spec::numeric`] with the period's number already parsed.
     #[doc(hidden)]
+    #[inline]
     pub fn numeric_in(&self, period: &Period, counter: u64) -> Option<i64> {
         if !self.is_numeric() || counter == 0 || counter > self.capacity() {
             return None;

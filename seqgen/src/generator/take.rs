@@ -219,6 +219,7 @@ impl Generator {
 
     /// Ends serving from `cursor` once every number was served: starts reserving the next
     /// block ahead if it is due.
+    #[inline]
     fn served(
         &self,
         spec: &Spec,

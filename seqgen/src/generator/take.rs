@@ -166,18 +166,7 @@ impl Generator {
                             cursor = state.cursor_now(spec, clock);
                         }
                     }
-                    let one = if need == 1 {
-                        cursor.take_one(spec)
-                    } else {
-                        None
-                    };
-                    match one {
-                        Some(number) => {
-                            need = 0;
-                            emit(&cursor.period, number..number + 1)?;
-                        }
-                        None => serve(&mut cursor, spec, &mut need, emit)?,
-                    }
+                    serve(&mut cursor, spec, &mut need, emit)?;
                     if need == 0 {
                         if leased {
                             let pushed_out =

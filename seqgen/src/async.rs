@@ -69,6 +69,8 @@
 //! pool, because tasks that hold every connection of a shared one inside transactions would
 //! each wait for one more.
 
+use std::ops::Range;
+
 use diesel::query_builder::InsertStatement;
 use diesel::{Insertable, Table};
 use diesel_async::methods::{ExecuteDsl, LoadQuery};
@@ -84,6 +86,7 @@ use crate::model::{fill_on, gapless_field, plan_fill, unfill, DistributedId};
 pub use crate::pool::async_pools::AsyncPool;
 use crate::stats::KeyStats;
 use crate::Sequence;
+use seqgen_core::__private::Period;
 use seqgen_core::Spec;
 
 /// Hands out IDs for one database on diesel-async connections: [`crate::Generator`]'s blocks
@@ -176,8 +179,15 @@ impl Generator {
         C: AsyncConnection,
         C::Backend: AsyncBackend,
     {
-        let mut ids = self.next_ids_in(conn, spec, scope, 1).await?;
-        Ok(ids.pop().unwrap_or_default())
+        let mut id = String::new();
+        let emit = |period: &Period, counters: Range<u64>| {
+            id = spec.format(&period.text, counters.start);
+            Ok(())
+        };
+        self.inner
+            .take_on(&mut NonBlocking(conn), spec, scope, 1, emit)
+            .await?;
+        Ok(id)
     }
 
     /// The next `n` IDs of a scoped `spec` in `scope`, with at most one reservation.
@@ -206,8 +216,12 @@ impl Generator {
         C: AsyncConnection,
         C::Backend: AsyncBackend,
     {
-        let mut ids = self.next_numbers_in(conn, spec, scope, 1).await?;
-        Ok(ids.pop().unwrap_or_default())
+        let mut id = 0;
+        let emit = numeric(spec, |n| id = n)?;
+        self.inner
+            .take_on(&mut NonBlocking(conn), spec, scope, 1, emit)
+            .await?;
+        Ok(id)
     }
 
     /// The next `n` IDs of a numeric, scoped `spec` in `scope` as `i64`s, with at most one

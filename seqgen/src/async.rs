@@ -478,20 +478,7 @@ where
         C::Backend: AsyncBackend,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
     {
-        let (target, mut filling, generator) = self.open(conn).await?;
-        let result = async {
-            fill(
-                filling.records.as_rows(),
-                generator,
-                conn,
-                &mut filling.filled,
-            )
-            .await?;
-            let insert = diesel::insert_into(target).values(&*filling.records);
-            Ok(insert.execute(conn).await?)
-        }
-        .await;
-        close(conn, result, filling).await
+        fill_and_run!(self, conn, execute)
     }
 
     /// Fills the IDs, inserts with `RETURNING`, and loads one row (PostgreSQL, SQLite).
@@ -502,20 +489,7 @@ where
         U: Send,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: LoadQuery<'b, C, U>,
     {
-        let (target, mut filling, generator) = self.open(conn).await?;
-        let result = async {
-            fill(
-                filling.records.as_rows(),
-                generator,
-                conn,
-                &mut filling.filled,
-            )
-            .await?;
-            let insert = diesel::insert_into(target).values(&*filling.records);
-            Ok(insert.get_result(conn).await?)
-        }
-        .await;
-        close(conn, result, filling).await
+        fill_and_run!(self, conn, get_result)
     }
 
     /// Fills the IDs, inserts with `RETURNING`, and loads every row (PostgreSQL, SQLite).
@@ -526,27 +500,11 @@ where
         U: Send,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: LoadQuery<'b, C, U>,
     {
-        let (target, mut filling, generator) = self.open(conn).await?;
-        let result = async {
-            fill(
-                filling.records.as_rows(),
-                generator,
-                conn,
-                &mut filling.filled,
-            )
-            .await?;
-            let insert = diesel::insert_into(target).values(&*filling.records);
-            Ok(insert.get_results(conn).await?)
-        }
-        .await;
-        close(conn, result, filling).await
+        fill_and_run!(self, conn, get_results)
     }
 
     /// Starts the insert: with a gapless field, a transaction (a savepoint inside the
-    /// caller's), so that the number and the row commit or roll back together. (Written out
-    /// per statement rather than as one function taking the statement as an async closure: a
-    /// future holding one cannot be shown `Send`, rust-lang/rust#110338, and an axum handler's
-    /// must be.)
+    /// caller's), so that the number and the row commit or roll back together.
     async fn open<C>(self, conn: &mut C) -> Result<(T, Filling<'a, R>, Option<&'a Generator>)>
     where
         C: AsyncConnection,
@@ -564,6 +522,30 @@ where
         Ok((self.target, filling, self.generator))
     }
 }
+
+/// The body of each [`InsertWithIds`] statement: opens the insert, fills the records, runs
+/// diesel-async's `$run` on them, and closes it. A macro rather than a function taking the
+/// statement as an async closure: a future holding one cannot be shown `Send`
+/// (rust-lang/rust#110338), and an axum handler's must be.
+macro_rules! fill_and_run {
+    ($insert:expr, $conn:ident, $run:ident) => {{
+        let (target, mut filling, generator) = $insert.open($conn).await?;
+        let result = async {
+            fill(
+                filling.records.as_rows(),
+                generator,
+                $conn,
+                &mut filling.filled,
+            )
+            .await?;
+            let insert = diesel::insert_into(target).values(&*filling.records);
+            Ok(insert.$run($conn).await?)
+        }
+        .await;
+        close($conn, result, filling).await
+    }};
+}
+use fill_and_run;
 
 /// The records of an insert being filled, and which (row, field) got an ID. In a transaction
 /// (a gapless field) the IDs are set back to unset when it is dropped before its transaction

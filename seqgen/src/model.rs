@@ -260,7 +260,8 @@ where
     ))
 }
 
-/// Per ID field, the records to fill by scope (empty for an unscoped field).
+/// Per ID field, the records to fill by scope (an empty map for an unscoped field; no entry
+/// at all when no field is scoped).
 pub(crate) type FillPlan = Vec<BTreeMap<String, Vec<usize>>>;
 
 /// The records of each scoped field of `rows` by scope (an empty map for an unscoped
@@ -284,6 +285,11 @@ pub(crate) fn plan_fill<T: DistributedId>(
     // One reservation per scope, not per record, scopes in order so that gapless writers
     // lock their counters in the same order.
     let fields = T::__id_fields();
+    // Nothing to plan (and nothing allocated, on every insert) without a scoped field:
+    // `fill_on` looks a field's scopes up only when it is scoped.
+    if !fields.iter().any(|field| field.spec.is_scoped()) {
+        return Ok(Some(Vec::new()));
+    }
     let mut scoped: Vec<BTreeMap<String, Vec<usize>>> = Vec::with_capacity(fields.len());
     for (index, field) in fields.iter().enumerate() {
         let mut by_scope: BTreeMap<String, Vec<usize>> = BTreeMap::new();

@@ -1,6 +1,7 @@
 //! The derive input as this crate sees it: a named struct, the db_key name its table gives,
 //! and its annotated fields.
 
+use syn::ext::IdentExt;
 use syn::{Data, DeriveInput, Fields, GenericArgument, Ident, PathArguments, Type};
 
 use crate::attr::{self, FieldAttr, DISTRIBUTED_ID};
@@ -20,6 +21,9 @@ pub(crate) struct Model<'a> {
 pub(crate) struct IdField<'a> {
     pub(crate) ident: &'a Ident,
     pub(crate) ty: &'a Type,
+    /// The column Diesel's `Insertable` writes the field to: its `#[diesel(column_name)]`,
+    /// else the field's name.
+    pub(crate) column: String,
     /// The attribute as a whole, for errors about the field's spec.
     pub(crate) attr_tokens: &'a syn::Attribute,
     pub(crate) attr: FieldAttr,
@@ -77,9 +81,12 @@ impl<'a> Model<'a> {
             for extra in attrs {
                 errors.at(extra, "duplicate #[distributed_id] attribute on one field");
             }
+            let ident = field.ident.as_ref().expect("named field");
             fields.push(IdField {
-                ident: field.ident.as_ref().expect("named field"),
+                ident,
                 ty: &field.ty,
+                column: attr::diesel_column_name(&field.attrs)
+                    .unwrap_or_else(|| ident.unraw().to_string()),
                 attr_tokens: first,
                 attr: attr::parse_field_attr(first, errors),
             });

@@ -239,6 +239,16 @@ fn example(name: &syn::Ident) -> &'static str {
 /// The table named by Diesel's `#[diesel(table_name = path::to::table)]`, if any: its last
 /// segment. Anything else in `#[diesel(...)]` is Diesel's to check.
 pub(crate) fn diesel_table_name(attrs: &[Attribute]) -> Option<String> {
+    diesel_setting(attrs, "table_name")
+}
+
+/// The column named by Diesel's `#[diesel(column_name = name)]` on a field, if any.
+pub(crate) fn diesel_column_name(attrs: &[Attribute]) -> Option<String> {
+    diesel_setting(attrs, "column_name")
+}
+
+/// The last path segment given to `name` in `#[diesel(...)]`, unraw (`r#type` is `type`).
+fn diesel_setting(attrs: &[Attribute], name: &str) -> Option<String> {
     attrs
         .iter()
         .filter(|attr| attr.path().is_ident("diesel"))
@@ -248,8 +258,12 @@ pub(crate) fn diesel_table_name(attrs: &[Attribute]) -> Option<String> {
         })
         .flatten()
         .filter_map(|meta| match meta {
-            Meta::NameValue(nv) if nv.path.is_ident("table_name") => match nv.value {
-                Expr::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
+            Meta::NameValue(nv) if nv.path.is_ident(name) => match nv.value {
+                Expr::Path(path) => path
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| syn::ext::IdentExt::unraw(&s.ident).to_string()),
                 _ => None,
             },
             _ => None,

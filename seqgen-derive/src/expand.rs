@@ -41,8 +41,9 @@ fn implementation(
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let specs = fields.iter().map(|f| {
         let spec = &f.spec;
-        let (name, key, prefix, date, pad, batch) = (
+        let (name, column, key, prefix, date, pad, batch) = (
             f.ident.to_string(),
+            &f.column,
             spec.key(),
             spec.prefix(),
             spec.date(),
@@ -82,6 +83,7 @@ fn implementation(
         quote! {
             #krate::__private::IdField {
                 name: #name,
+                column: #column,
                 spec: #krate::__private::Spec::builder(#key)
                     .prefix(#prefix)
                     .date(#date)

@@ -17,6 +17,8 @@ use crate::errors::Errors;
 /// A field whose spec passed every rule.
 pub(crate) struct ValidField<'a> {
     pub(crate) ident: &'a Ident,
+    /// The column the field is inserted into.
+    pub(crate) column: String,
     pub(crate) ty: FieldType,
     pub(crate) ty_tokens: &'a syn::Type,
     /// Built at compile time; the expansion builds the same spec again at run time.
@@ -120,6 +122,7 @@ fn check_field<'a>(
     match builder.build_reporting_all() {
         Ok(spec) if errors.len() == before => Some(ValidField {
             ident: field.ident,
+            column: field.column.clone(),
             ty,
             ty_tokens: field.ty,
             spec,

@@ -3,14 +3,17 @@
 //! shape, with an escape hatch for any other Diesel statement.
 
 use diesel::connection::LoadConnection;
-use diesel::query_builder::InsertStatement;
+use diesel::query_builder::{InsertStatement, QueryFragment};
 use diesel::query_dsl::methods::{ExecuteDsl, LoadQuery};
-use diesel::{Insertable, RunQueryDsl, Table};
+use diesel::{Insertable, OptionalExtension, RunQueryDsl, Table};
+use seqgen_core::Mode;
 
 use crate::backend::Backend;
 use crate::error::Result;
-use crate::generator::Generator;
-use crate::model::{fill, gapless_field, unfill, DistributedId};
+use crate::generator::{formatted, numeric, Generator};
+use crate::global::default_generator;
+use crate::model::{fill, gapless_field, put_numbers, put_text, unfill, DistributedId};
+use crate::one_statement::OneStatement;
 
 /// What [`insert_into`]'s `values` accepts: one record, a slice or a `Vec` of records.
 pub trait Records {
@@ -118,15 +121,107 @@ where
     }
 
     /// Fills the IDs, inserts, and returns the number of rows inserted.
-    pub fn execute<C>(self, conn: &mut C) -> Result<usize>
+    ///
+    /// On PostgreSQL, records whose only ID field is gapless (with a spec of prefix, date part
+    /// and zero-padded number) are numbered by the insert statement itself, which advances
+    /// the counter too: the counter row stays locked from that one statement to the commit
+    /// (see "Gapless mode" in the README). Like any failed statement on PostgreSQL, a failed
+    /// insert then aborts the caller's transaction, which gives the numbers back.
+    pub fn execute<C>(mut self, conn: &mut C) -> Result<usize>
     where
+        T: Clone,
         C: LoadConnection + 'static,
         C::Backend: Backend,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
+        for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
+            LoadQuery<'b, C, i64> + QueryFragment<C::Backend>,
     {
+        if let Some(inserted) = self.gapless_in_one_statement(conn)? {
+            return Ok(inserted);
+        }
         self.execute_with(conn, |target, records, conn| {
             diesel::insert_into(target).values(records).execute(conn)
         })
+    }
+
+    /// A gapless insert numbered by the insert statement itself (`one_statement.rs`), where
+    /// the backend, the spec and the insert allow it: every record's only ID field gapless and
+    /// unset. `None`, with nothing sent, otherwise.
+    fn gapless_in_one_statement<C>(&mut self, conn: &mut C) -> Result<Option<usize>>
+    where
+        T: Clone,
+        C: LoadConnection + 'static,
+        C::Backend: Backend,
+        for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
+            LoadQuery<'b, C, i64> + QueryFragment<C::Backend>,
+    {
+        let [field] = R::Row::__id_fields() else {
+            return Ok(None);
+        };
+        if !C::Backend::ONE_STATEMENT_GAPLESS_INSERT
+            || !matches!(field.spec.mode(), Mode::Gapless { .. })
+        {
+            return Ok(None);
+        }
+        let rows = self.records.as_rows();
+        let Some(first) = rows.first_mut() else {
+            return Ok(None);
+        };
+        let numeric_form = first.__id_slot(0).is_numeric();
+        // A value the caller set is kept: the usual path fills around it.
+        if !rows.iter_mut().all(|row| row.__id_slot(0).is_unset()) {
+            return Ok(None);
+        }
+        let default;
+        let generator = match self.generator {
+            Some(generator) => generator,
+            None => {
+                default = default_generator(conn)?;
+                &default
+            }
+        };
+        let (spec, n) = (&field.spec, rows.len());
+        let (mut text, mut numbers) = (Vec::new(), Vec::new());
+        let records = &*self.records;
+        let target = self.target.clone();
+        let run = |plan| {
+            let statement = OneStatement::new(diesel::insert_into(target).values(records), plan);
+            // Walked once before sending: an insert the statement cannot rewrite fails here,
+            // before Diesel reports a query that would not print to instrumentation.
+            statement.is_safe_to_cache_prepared(&C::Backend::default())?;
+            statement.get_result::<i64>(conn).optional()
+        };
+        let taken = if numeric_form {
+            let emit = numeric(spec, |id| numbers.push(id))?;
+            generator.take_in_insert::<C::Backend, _>(
+                spec,
+                field.column,
+                true,
+                n as u64,
+                run,
+                emit,
+            )?
+        } else {
+            let emit = formatted(spec, &mut text);
+            generator.take_in_insert::<C::Backend, _>(
+                spec,
+                field.column,
+                false,
+                n as u64,
+                run,
+                emit,
+            )?
+        };
+        if !taken {
+            return Ok(None);
+        }
+        let rows = self.records.as_rows();
+        if numeric_form {
+            put_numbers(rows, 0, field, 0..n, numbers, &mut Vec::new());
+        } else {
+            put_text(rows, 0, field, 0..n, text, &mut Vec::new());
+        }
+        Ok(Some(n))
     }
 
     /// Fills the IDs, inserts with `RETURNING`, and loads one row (PostgreSQL, SQLite).

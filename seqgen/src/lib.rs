@@ -74,6 +74,7 @@ mod lease;
 pub mod meter;
 mod migrations;
 mod model;
+mod one_statement;
 mod pool;
 mod reserve;
 mod retry;
@@ -171,6 +172,7 @@ pub use seqgen_derive::DistributedId;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::model::{scope_text, IdField};
+    pub use crate::one_statement::OneStatement;
     pub use seqgen_core::{Check, Overflow, Spec, TimeZone};
     pub use std::sync::LazyLock;
 }

@@ -61,6 +61,8 @@ pub trait DistributedId {
 pub struct IdField {
     /// The field's name, for messages.
     pub name: &'static str,
+    /// The column Diesel's `Insertable` writes it to (`#[diesel(column_name)]`, else `name`).
+    pub column: &'static str,
     /// The spec its IDs follow.
     pub spec: Spec,
 }
@@ -165,7 +167,7 @@ pub enum IdSlot<'a> {
 }
 
 impl IdSlot<'_> {
-    fn is_unset(&self) -> bool {
+    pub(crate) fn is_unset(&self) -> bool {
         match self {
             IdSlot::Text(s) => s.is_empty(),
             IdSlot::OptionalText(s) => s.is_none(),
@@ -174,7 +176,7 @@ impl IdSlot<'_> {
         }
     }
 
-    fn is_numeric(&self) -> bool {
+    pub(crate) fn is_numeric(&self) -> bool {
         matches!(self, IdSlot::Number(_) | IdSlot::OptionalNumber(_))
     }
 }
@@ -359,29 +361,53 @@ async fn fill_field<T: DistributedId, D: Driver>(
         let mut ids = Vec::with_capacity(unset.len());
         let emit = numeric(spec, |id| ids.push(id))?;
         generator.take_on(db, spec, scope, n, emit).await?;
-        for (row, id) in unset.into_iter().zip(ids) {
-            match rows[row].__id_slot(index) {
-                IdSlot::Number(n) => *n = id,
-                IdSlot::OptionalNumber(n) => *n = Some(id),
-                IdSlot::Text(_) | IdSlot::OptionalText(_) => unreachable_slot(field),
-            }
-            filled.push((row, index));
-        }
+        put_numbers(rows, index, field, unset, ids, filled);
     } else {
         let mut ids = Vec::with_capacity(unset.len());
         generator
             .take_on(db, spec, scope, n, formatted(spec, &mut ids))
             .await?;
-        for (row, id) in unset.into_iter().zip(ids) {
-            match rows[row].__id_slot(index) {
-                IdSlot::Text(s) => *s = id,
-                IdSlot::OptionalText(s) => *s = Some(id),
-                IdSlot::Number(_) | IdSlot::OptionalNumber(_) => unreachable_slot(field),
-            }
-            filled.push((row, index));
-        }
+        put_text(rows, index, field, unset, ids, filled);
     }
     Ok(())
+}
+
+/// Sets field number `index` (an `i64` form) of the records `unset` to `ids`, in order.
+pub(crate) fn put_numbers<T: DistributedId>(
+    rows: &mut [T],
+    index: usize,
+    field: &IdField,
+    unset: impl IntoIterator<Item = usize>,
+    ids: Vec<i64>,
+    filled: &mut Vec<(usize, usize)>,
+) {
+    for (row, id) in unset.into_iter().zip(ids) {
+        match rows[row].__id_slot(index) {
+            IdSlot::Number(n) => *n = id,
+            IdSlot::OptionalNumber(n) => *n = Some(id),
+            IdSlot::Text(_) | IdSlot::OptionalText(_) => unreachable_slot(field),
+        }
+        filled.push((row, index));
+    }
+}
+
+/// Sets field number `index` (a text form) of the records `unset` to `ids`, in order.
+pub(crate) fn put_text<T: DistributedId>(
+    rows: &mut [T],
+    index: usize,
+    field: &IdField,
+    unset: impl IntoIterator<Item = usize>,
+    ids: Vec<String>,
+    filled: &mut Vec<(usize, usize)>,
+) {
+    for (row, id) in unset.into_iter().zip(ids) {
+        match rows[row].__id_slot(index) {
+            IdSlot::Text(s) => *s = id,
+            IdSlot::OptionalText(s) => *s = Some(id),
+            IdSlot::Number(_) | IdSlot::OptionalNumber(_) => unreachable_slot(field),
+        }
+        filled.push((row, index));
+    }
 }
 
 /// The scope a derived record names with `scope = "a, b"`: the fields' values as `Display`

@@ -19,7 +19,7 @@ backend_tests!(
     operator_edits_out_of_range_fail_at_the_update,
     a_request_that_cannot_fit_touches_nothing,
     a_failed_gapless_insert_gives_its_number_back,
-    gapless_inserts_in_one_transaction_leave_their_savepoints_to_the_commit,
+    many_gapless_inserts_in_one_transaction_number_consecutively,
     the_upgrade_keeps_every_counter,
     the_scope_upgrade_keeps_every_counter_and_voided_number,
     the_migrations_revert_and_run_again,
@@ -380,9 +380,10 @@ fn titled(title: &str) -> Titled {
 
 /// A gapless insert that fails inside the caller's transaction (a unique violation the
 /// caller catches) gives its number back: the committed numbers are consecutive. SQLite and
-/// MySQL roll back only the failed statement, and PostgreSQL aborts the whole transaction:
-/// without a savepoint around fill + insert, the first kept the increment and the second
-/// could not go on.
+/// MySQL roll back only the failed statement: without a savepoint around fill + insert, the
+/// increment would stay. On PostgreSQL a failed statement aborts the whole transaction, as it
+/// does for any Diesel insert there; a caller that goes on after a failure wraps the insert in
+/// a nested transaction (a savepoint), as here on PostgreSQL.
 fn a_failed_gapless_insert_gives_its_number_back<C: TestConnection + InsertTitled>(db: TestDb<C>) {
     let mut conn = db.connect();
     conn.batch_execute(
@@ -394,7 +395,11 @@ fn a_failed_gapless_insert_gives_its_number_back<C: TestConnection + InsertTitle
     seqgen::retry_transaction(&mut conn, |conn| {
         conn.insert_titled(&mut titled("first"))?;
         let mut again = titled("first");
-        let failed = conn.insert_titled(&mut again);
+        let failed = if C::NAME == "postgres" {
+            conn.transaction(|conn| conn.insert_titled(&mut again))
+        } else {
+            conn.insert_titled(&mut again)
+        };
         assert!(failed.is_err(), "the unique title must fail");
         assert_eq!(again.number, "", "the failed record keeps no number");
         conn.insert_titled(&mut titled("second"))?;
@@ -410,11 +415,11 @@ fn a_failed_gapless_insert_gives_its_number_back<C: TestConnection + InsertTitle
     assert_eq!(counters[1], counters[0] + 1, "{numbers:?}");
 }
 
-/// Many gapless inserts in one transaction (on PostgreSQL and MySQL each leaves its savepoint
-/// for the commit to release, saving a round trip under the row lock), then a nested
-/// transaction of the caller's that rolls back, then one more insert: the nested one's number
-/// comes back, the commit keeps the rest, and the numbers are consecutive.
-fn gapless_inserts_in_one_transaction_leave_their_savepoints_to_the_commit<
+/// Many gapless inserts in one transaction (on PostgreSQL each numbered by its own insert
+/// statement, see tests/one_statement.rs), then a nested transaction of the caller's that
+/// rolls back, then one more insert: the nested one's number comes back, the commit keeps the
+/// rest, and the numbers are consecutive.
+fn many_gapless_inserts_in_one_transaction_number_consecutively<
     C: TestConnection + InsertTitled,
 >(
     db: TestDb<C>,

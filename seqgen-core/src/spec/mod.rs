@@ -234,6 +234,19 @@ impl Spec {
         self.capacity
     }
 
+    /// Whether an ID is the prefix, the period and the counter zero-padded to `pad` (in full
+    /// past it, with `widen`), and nothing else: a form SQL can print as well (seqgen's
+    /// one-statement gapless insert on PostgreSQL). No template, series, check digit, letters,
+    /// cycle or scope.
+    #[doc(hidden)]
+    pub fn is_plain(&self) -> bool {
+        !self.custom_template
+            && self.series.is_none()
+            && self.check.is_none()
+            && !self.scoped
+            && matches!(self.overflow, Overflow::Error | Overflow::Widen)
+    }
+
     /// Whether IDs of this spec also have an `i64` form: no prefix, template or series, no
     /// letters, a date part of digits only, and date + pad at most 18 digits (with `widen`,
     /// a date part that starts with `%Y`, so no digit of it is lost as a number).

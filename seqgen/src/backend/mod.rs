@@ -16,7 +16,7 @@ mod mysql;
 mod pg;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
-mod statement;
+pub(crate) mod statement;
 
 /// Which `db_key` row: a counter's key, scope and period.
 #[doc(hidden)]
@@ -54,13 +54,19 @@ impl<'a> Counter<'a> {
 /// each behind the cargo feature of the same name as Diesel's.
 ///
 /// Sealed; its items are seqgen's internals.
-pub trait Backend: diesel::backend::Backend + sealed::Sealed {
+pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     /// Whether a block may be reserved on a second connection while the caller's connection
     /// is inside a transaction. SQLite has one writer per database: a second connection
     /// would wait for the caller's own write lock, so there the number is taken inside the
     /// caller's transaction instead.
     #[doc(hidden)]
     const RESERVE_BESIDE_TRANSACTION: bool;
+
+    /// Whether a gapless insert can take its numbers in the insert statement itself
+    /// (`one_statement.rs`): PostgreSQL, whose data-modifying CTEs let one statement advance
+    /// the counter and insert rows that read it.
+    #[doc(hidden)]
+    const ONE_STATEMENT_GAPLESS_INSERT: bool = false;
 
     /// Whether creating a counter row inside a transaction can deadlock with other
     /// transactions creating it (InnoDB's gap locks under REPEATABLE READ). Gapless mode then

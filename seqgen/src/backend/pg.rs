@@ -26,6 +26,7 @@ impl super::Backend for Pg {
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = false;
     const READS_FIRST_IN_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
+    const ONE_STATEMENT_GAPLESS_INSERT: bool = true;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
     // The cluster (its system identifier, new for every initdb) and the database in it (its
     // oid, new for a `CREATE DATABASE … TEMPLATE` copy or a restore into a new database).

@@ -88,25 +88,42 @@ where
     str: ToSql<SqlText, DB>,
     i64: ToSql<BigInt, DB>,
 {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        for piece in S::PIECES {
-            match piece {
-                Piece::Sql(sql) => out.push_sql(sql),
-                Piece::Greatest => out.push_sql(DB::GREATEST),
-                Piece::InsertIgnoring => out.push_sql(DB::INSERT_IGNORING.0),
-                Piece::InsertIgnoringEnd => out.push_sql(DB::INSERT_IGNORING.1),
-                Piece::Fingerprint => out.push_sql(DB::FINGERPRINT),
-                Piece::Durability => out.push_sql(DB::DURABILITY),
-                Piece::DurableCommit => out.push_sql(DB::DURABLE_COMMIT),
-                Piece::Limit => out.push_bind_param::<BigInt, i64>(&self.limit)?,
-                Piece::Key => out.push_bind_param::<SqlText, str>(self.counter.key)?,
-                Piece::Scope => out.push_bind_param::<SqlText, str>(self.counter.scope)?,
-                Piece::Period => out.push_bind_param::<SqlText, str>(self.counter.period)?,
-                Piece::Count => out.push_bind_param::<BigInt, i64>(&self.count)?,
-            }
-        }
-        Ok(())
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        walk_pieces(S::PIECES, self.counter, &self.count, &self.limit, out)
     }
+}
+
+/// Writes `pieces` with these values: the body of a [`Statement`], for a statement that holds
+/// one inside its own (`one_statement.rs`).
+pub(crate) fn walk_pieces<'b, DB>(
+    pieces: &[Piece],
+    counter: super::Counter<'b>,
+    count: &'b i64,
+    limit: &'b i64,
+    mut out: AstPass<'_, 'b, DB>,
+) -> QueryResult<()>
+where
+    DB: super::Backend + HasSqlType<SqlText> + HasSqlType<BigInt>,
+    str: ToSql<SqlText, DB>,
+    i64: ToSql<BigInt, DB>,
+{
+    for piece in pieces {
+        match piece {
+            Piece::Sql(sql) => out.push_sql(sql),
+            Piece::Greatest => out.push_sql(DB::GREATEST),
+            Piece::InsertIgnoring => out.push_sql(DB::INSERT_IGNORING.0),
+            Piece::InsertIgnoringEnd => out.push_sql(DB::INSERT_IGNORING.1),
+            Piece::Fingerprint => out.push_sql(DB::FINGERPRINT),
+            Piece::Durability => out.push_sql(DB::DURABILITY),
+            Piece::DurableCommit => out.push_sql(DB::DURABLE_COMMIT),
+            Piece::Limit => out.push_bind_param::<BigInt, i64>(limit)?,
+            Piece::Key => out.push_bind_param::<SqlText, str>(counter.key)?,
+            Piece::Scope => out.push_bind_param::<SqlText, str>(counter.scope)?,
+            Piece::Period => out.push_bind_param::<SqlText, str>(counter.period)?,
+            Piece::Count => out.push_bind_param::<BigInt, i64>(count)?,
+        }
+    }
+    Ok(())
 }
 
 impl<S, Conn> RunQueryDsl<Conn> for Statement<'_, S> {}

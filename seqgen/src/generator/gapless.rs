@@ -8,9 +8,10 @@ use crate::backend::Backend;
 use crate::cache::{block_ending_at, checked, largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
+use crate::one_statement::{is_not_one_statement, Plan};
 use crate::reserve::{lock_nowait, reserve_fitting, Retry};
 use seqgen_core::__private::Period;
-use seqgen_core::Spec;
+use seqgen_core::{Mode, Overflow, Spec};
 
 impl Generator {
     /// Gapless mode: the numbers are taken in the caller's transaction, which holds the
@@ -68,5 +69,63 @@ impl Generator {
         }
         let mine = block_ending_at(last, n)?;
         emit(&period, checked(spec, &period, mine)?)
+    }
+
+    /// Gapless numbers for the `n` rows of an insert that takes them itself, in one statement
+    /// (`one_statement.rs`): `run` sends that statement, built from the plan, and returns the
+    /// counter's new value (`None`: the counter could not advance, nothing was inserted);
+    /// `emit` then gets the numbers the rows were given. `Ok(false)`, with nothing sent, when
+    /// this key or insert cannot be written that way: the caller takes the usual path, which
+    /// also records or checks the key's shape the first time.
+    pub(crate) fn take_in_insert<B, F>(
+        &self,
+        spec: &'static Spec,
+        column: &'static str,
+        numeric: bool,
+        n: u64,
+        run: impl FnOnce(Plan) -> diesel::QueryResult<Option<i64>>,
+        emit: F,
+    ) -> Result<bool>
+    where
+        B: Backend,
+        F: FnOnce(&Period, Range<u64>) -> Result<()>,
+    {
+        let plain = spec.is_plain()
+            && matches!(spec.mode(), Mode::Gapless { nowait: false })
+            // A widened counter can outgrow what the i64 form holds; `numeric` refuses it.
+            && (!numeric || (spec.is_numeric() && spec.overflow() == Overflow::Error));
+        if !B::ONE_STATEMENT_GAPLESS_INSERT || !plain || n == 0 {
+            return Ok(false);
+        }
+        let state = self.key_state(spec, "");
+        if !state.shape_known(spec.shape()) {
+            return Ok(false);
+        }
+        let period = Period::new(spec.period_at(self.inner.clock.now()));
+        if n > largest(spec) {
+            return Err(refused(spec, &period, n));
+        }
+        let plan = Plan {
+            key: spec.key(),
+            period: period.text.clone(),
+            // Both fit: `n <= largest <= i64::MAX`.
+            count: n as i64,
+            limit: (largest(spec) - n) as i64,
+            prefix: spec.prefix(),
+            pad: i64::from(spec.pad()),
+            column,
+            numeric,
+        };
+        let reserving = state.reserving(&period.text, B::NAME, "gapless");
+        let last = match run(plan) {
+            Err(e) if is_not_one_statement(&e) => return Ok(false),
+            Err(e) => return Err(e.into()),
+            Ok(None) => return Err(refused(spec, &period, n)),
+            Ok(Some(last)) => last,
+        };
+        reserving.took(n);
+        self.inner.reservations.fetch_add(1, Ordering::Relaxed);
+        emit(&period, checked(spec, &period, block_ending_at(last, n)?)?)?;
+        Ok(true)
     }
 }

@@ -1,0 +1,395 @@
+//! A gapless insert in one statement, on PostgreSQL: the counter is advanced and the rows are
+//! inserted with their IDs by the same statement, so the counter row is locked from that
+//! statement to the commit, with no round trip of the client in between.
+//!
+//! ```sql
+//! /* the insert as Diesel writes it: only its bind parameters $1.. are used */
+//! WITH seqgen_n AS (INSERT INTO db_key … ON CONFLICT … DO UPDATE … RETURNING current_value),
+//! seqgen_ins AS (INSERT INTO "invoices" ("id", "amount")
+//!     SELECT $prefix || $period || lpad(seq, GREATEST($pad, length(seq)), '0'), seqgen_v.c1
+//!     FROM (VALUES ($1, $2, 0), ($3, $4, 1)) AS seqgen_v(c0, c1, seqgen_row)
+//!     CROSS JOIN seqgen_n CROSS JOIN LATERAL (SELECT CAST(current_value - $count + 1
+//!         + seqgen_row AS TEXT) AS seq) AS seqgen_s)
+//! SELECT current_value FROM seqgen_n
+//! ```
+//!
+//! The user's `Insertable` stays Diesel's: the statement is Diesel's insert, rendered, with
+//! the ID column's values replaced by the expression above. Its bind parameters are
+//! registered by walking Diesel's insert inside an SQL comment (Diesel's `AstPass` offers no
+//! way to collect binds without writing SQL), and the rewritten copy refers to them by number.
+//! Anything but the plain shape Diesel writes for `insert_into(t).values(…)` (`DEFAULT` for a
+//! `None`, an expression) is left to the usual path, before anything is sent.
+//!
+//! When the counter may not advance (the period's capacity is used up), `seqgen_n` is empty:
+//! no row is inserted and no row comes back. A failed statement aborts the caller's
+//! transaction, as any failed statement does on PostgreSQL, which gives the numbers back.
+
+// Without PostgreSQL the type exists for `execute`'s bound alone, and is never rendered.
+#![cfg_attr(not(seqgen_pg), allow(dead_code, unused_imports))]
+
+use std::cell::OnceCell;
+
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::sql_types::BigInt;
+use diesel::{QueryResult, RunQueryDsl};
+
+use crate::backend::Counter;
+
+/// What the statement needs besides Diesel's insert: the counter, the block, and how IDs
+/// print. The spec's parts are `'static`: the derive keeps its specs for the program's life.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub(crate) key: &'static str,
+    pub(crate) period: String,
+    /// How many numbers (one per row).
+    pub(crate) count: i64,
+    /// The largest value the counter may have before `count` more (see `Backend::reserve`).
+    pub(crate) limit: i64,
+    pub(crate) prefix: &'static str,
+    pub(crate) pad: i64,
+    /// The ID column, as Diesel names it (unquoted).
+    pub(crate) column: &'static str,
+    /// Whether the column takes the `i64` form of the ID.
+    pub(crate) numeric: bool,
+}
+
+/// Diesel's insert `S`, with its ID column computed by the statement; see the module.
+#[doc(hidden)]
+pub struct OneStatement<S> {
+    insert: S,
+    plan: Plan,
+    /// Diesel's insert as rendered and parsed, once (the statement is walked several times);
+    /// `None` when it is not of the plain shape.
+    rendered: OnceCell<Option<Rendered>>,
+}
+
+impl<S> OneStatement<S> {
+    pub(crate) fn new(insert: S, plan: Plan) -> Self {
+        OneStatement {
+            insert,
+            plan,
+            rendered: OnceCell::new(),
+        }
+    }
+}
+
+/// Returned, before anything is sent, when an insert is not of the shape this statement
+/// rewrites: the caller then takes the usual path.
+#[derive(Debug)]
+pub(crate) struct NotOneStatement;
+
+impl std::fmt::Display for NotOneStatement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("this insert cannot take its gapless IDs in one statement")
+    }
+}
+
+impl std::error::Error for NotOneStatement {}
+
+/// Whether `e` is [`NotOneStatement`]: nothing was sent.
+pub(crate) fn is_not_one_statement(e: &diesel::result::Error) -> bool {
+    matches!(e, diesel::result::Error::QueryBuilderError(e) if e.is::<NotOneStatement>())
+}
+
+fn not_one_statement() -> diesel::result::Error {
+    diesel::result::Error::QueryBuilderError(Box::new(NotOneStatement))
+}
+
+// The SQL depends on which column is the ID, which the insert's type does not tell (two
+// models may insert the same column types into the same table): Diesel caches the prepared
+// statement by its text instead.
+impl<S> QueryId for OneStatement<S> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<S> Query for OneStatement<S> {
+    type SqlType = BigInt;
+}
+
+impl<S, Conn> RunQueryDsl<Conn> for OneStatement<S> {}
+
+/// Diesel's insert as written: `INSERT INTO <table> (<columns>) VALUES (<row>), …`, each
+/// value a bind parameter.
+#[derive(Debug, PartialEq)]
+struct Rendered {
+    /// As Diesel quoted it (`"schema"."table"`).
+    table: String,
+    /// As Diesel quoted them.
+    columns: Vec<String>,
+    /// Each row's values: `$1`, `$2`, …
+    rows: Vec<Vec<String>>,
+}
+
+impl Rendered {
+    /// Parses what Diesel writes for `insert_into(table).values(records)`; `None` for
+    /// anything else (a `DEFAULT`, an expression, `RETURNING`, a comment's delimiters).
+    fn parse(sql: &str) -> Option<Rendered> {
+        if sql.contains("/*") || sql.contains("*/") {
+            return None; // it is walked inside a comment
+        }
+        let mut tokens = Tokens { rest: sql };
+        tokens.word("INSERT")?;
+        tokens.word("INTO")?;
+        let mut table = tokens.identifier()?.to_owned();
+        while tokens.punct('.') {
+            table.push('.');
+            table.push_str(tokens.identifier()?);
+        }
+        tokens.expect('(')?;
+        let mut columns = vec![tokens.identifier()?.to_owned()];
+        while tokens.punct(',') {
+            columns.push(tokens.identifier()?.to_owned());
+        }
+        tokens.expect(')')?;
+        tokens.word("VALUES")?;
+        let mut rows = Vec::new();
+        loop {
+            tokens.expect('(')?;
+            let mut row = vec![tokens.parameter()?.to_owned()];
+            while tokens.punct(',') {
+                row.push(tokens.parameter()?.to_owned());
+            }
+            tokens.expect(')')?;
+            if row.len() != columns.len() {
+                return None;
+            }
+            rows.push(row);
+            if !tokens.punct(',') {
+                break;
+            }
+        }
+        tokens.end()?;
+        Some(Rendered {
+            table,
+            columns,
+            rows,
+        })
+    }
+
+    /// The position of `column` (unquoted) among the columns.
+    fn position(&self, column: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|quoted| unquote(quoted).as_deref() == Some(column))
+    }
+}
+
+/// `"a""b"` → `a"b`.
+fn unquote(quoted: &str) -> Option<String> {
+    let inner = quoted.strip_prefix('"')?.strip_suffix('"')?;
+    Some(inner.replace("\"\"", "\""))
+}
+
+/// A cursor over Diesel's rendering of an insert.
+struct Tokens<'s> {
+    rest: &'s str,
+}
+
+impl<'s> Tokens<'s> {
+    fn skip_space(&mut self) {
+        self.rest = self.rest.trim_start();
+    }
+
+    fn word(&mut self, word: &str) -> Option<()> {
+        self.skip_space();
+        let rest = self.rest.strip_prefix(word)?;
+        if rest.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+            return None;
+        }
+        self.rest = rest;
+        Some(())
+    }
+
+    fn punct(&mut self, c: char) -> bool {
+        self.skip_space();
+        match self.rest.strip_prefix(c) {
+            Some(rest) => {
+                self.rest = rest;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn expect(&mut self, c: char) -> Option<()> {
+        self.punct(c).then_some(())
+    }
+
+    /// A double-quoted identifier, quotes included.
+    fn identifier(&mut self) -> Option<&'s str> {
+        self.skip_space();
+        let body = self.rest.strip_prefix('"')?;
+        let mut end = 0;
+        loop {
+            let close = body[end..].find('"')? + end;
+            if body[close + 1..].starts_with('"') {
+                end = close + 2; // a doubled quote inside the name
+                continue;
+            }
+            let (identifier, rest) = self.rest.split_at(close + 2);
+            self.rest = rest;
+            return Some(identifier);
+        }
+    }
+
+    /// A bind parameter: `$` and digits.
+    fn parameter(&mut self) -> Option<&'s str> {
+        self.skip_space();
+        let digits = self.rest.strip_prefix('$')?;
+        let len = digits
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(digits.len());
+        if len == 0 {
+            return None;
+        }
+        let (parameter, rest) = self.rest.split_at(len + 1);
+        self.rest = rest;
+        Some(parameter)
+    }
+
+    fn end(&mut self) -> Option<()> {
+        self.skip_space();
+        self.rest.is_empty().then_some(())
+    }
+}
+
+#[cfg(seqgen_pg)]
+impl<S: QueryFragment<diesel::pg::Pg>> QueryFragment<diesel::pg::Pg> for OneStatement<S> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, diesel::pg::Pg>) -> QueryResult<()> {
+        use crate::backend::statement::{walk_pieces, Text as _, UpsertReturning};
+        use diesel::sql_types::{BigInt, Text};
+
+        let insert = self
+            .rendered
+            .get_or_init(|| {
+                let mut builder = diesel::pg::PgQueryBuilder::default();
+                self.insert.to_sql(&mut builder, &diesel::pg::Pg).ok()?;
+                Rendered::parse(&diesel::query_builder::QueryBuilder::finish(builder))
+            })
+            .as_ref()
+            .ok_or_else(not_one_statement)?;
+        let plan = &self.plan;
+        let id = insert.position(plan.column).ok_or_else(not_one_statement)?;
+
+        // First, so that its parameters are $1.. as in the rendered copy.
+        out.push_sql("/* ");
+        self.insert.walk_ast(out.reborrow())?;
+        out.push_sql(" */ WITH seqgen_n AS (");
+        let counter = Counter::new(plan.key, "", &plan.period);
+        walk_pieces(
+            UpsertReturning::PIECES,
+            counter,
+            &plan.count,
+            &plan.limit,
+            out.reborrow(),
+        )?;
+        out.push_sql("), seqgen_ins AS (INSERT INTO ");
+        out.push_sql(&insert.table);
+        out.push_sql(" (");
+        out.push_sql(&insert.columns.join(", "));
+        out.push_sql(") SELECT ");
+        for column in 0..insert.columns.len() {
+            if column > 0 {
+                out.push_sql(", ");
+            }
+            if column != id {
+                out.push_sql(&format!("seqgen_v.c{column}"));
+                continue;
+            }
+            // What `Spec::format` prints for a plain spec (`Spec::is_plain`).
+            out.push_sql(if plan.numeric { "CAST(" } else { "(" });
+            out.push_bind_param::<Text, str>(plan.prefix)?;
+            out.push_sql(" || ");
+            out.push_bind_param::<Text, str>(&plan.period)?;
+            out.push_sql(" || lpad(seqgen_s.seq, GREATEST(CAST(");
+            out.push_bind_param::<BigInt, i64>(&plan.pad)?;
+            out.push_sql(" AS INTEGER), length(seqgen_s.seq)), '0')");
+            out.push_sql(if plan.numeric { " AS BIGINT)" } else { ")" });
+        }
+        out.push_sql(" FROM (VALUES ");
+        for (index, row) in insert.rows.iter().enumerate() {
+            if index > 0 {
+                out.push_sql(", ");
+            }
+            out.push_sql(&format!("({}, {index})", row.join(", ")));
+        }
+        out.push_sql(") AS seqgen_v(");
+        for column in 0..insert.columns.len() {
+            out.push_sql(&format!("c{column}, "));
+        }
+        out.push_sql(
+            "seqgen_row) CROSS JOIN seqgen_n CROSS JOIN LATERAL \
+             (SELECT CAST(seqgen_n.current_value - ",
+        );
+        out.push_bind_param::<BigInt, i64>(&plan.count)?;
+        out.push_sql(
+            " + 1 + seqgen_v.seqgen_row AS TEXT) AS seq) AS seqgen_s) \
+             SELECT current_value FROM seqgen_n",
+        );
+        Ok(())
+    }
+}
+
+// Never run there (`Backend::ONE_STATEMENT_GAPLESS_INSERT`); implemented so that `execute`
+// has one bound for every backend.
+#[cfg(feature = "sqlite")]
+impl<S> QueryFragment<diesel::sqlite::Sqlite> for OneStatement<S> {
+    fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, diesel::sqlite::Sqlite>) -> QueryResult<()> {
+        Err(not_one_statement())
+    }
+}
+
+#[cfg(seqgen_mysql)]
+impl<S> QueryFragment<diesel::mysql::Mysql> for OneStatement<S> {
+    fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, diesel::mysql::Mysql>) -> QueryResult<()> {
+        Err(not_one_statement())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_what_diesel_writes_for_one_row_and_for_several() {
+        let one = Rendered::parse(r#"INSERT INTO "invoices" ("id", "amount") VALUES ($1, $2)"#);
+        assert_eq!(
+            one,
+            Some(Rendered {
+                table: r#""invoices""#.into(),
+                columns: vec![r#""id""#.into(), r#""amount""#.into()],
+                rows: vec![vec!["$1".into(), "$2".into()]],
+            })
+        );
+        let several = Rendered::parse(
+            r#"INSERT INTO "billing"."in""voices" ("amount", "id") VALUES ($1, $2), ($3, $4)"#,
+        )
+        .unwrap();
+        assert_eq!(several.table, r#""billing"."in""voices""#);
+        assert_eq!(several.rows.len(), 2);
+        assert_eq!(several.position("id"), Some(1));
+        assert_eq!(several.position("amount"), Some(0));
+        assert_eq!(several.position("ID"), None);
+        let quoted = Rendered::parse(r#"INSERT INTO "t" ("a""b") VALUES ($1)"#).unwrap();
+        assert_eq!(quoted.position("a\"b"), Some(0));
+    }
+
+    #[test]
+    fn leaves_anything_else_to_the_usual_path() {
+        for sql in [
+            r#"INSERT INTO "t" ("id", "note") VALUES ($1, DEFAULT)"#,
+            r#"INSERT INTO "t" ("id") VALUES ($1) RETURNING "t"."id""#,
+            r#"INSERT INTO "t" ("id") VALUES ($1) ON CONFLICT DO NOTHING"#,
+            r#"INSERT INTO "t" ("id", "n") VALUES ($1, lower($2))"#,
+            r#"INSERT INTO "t" ("id", "n") VALUES ($1)"#,
+            r#"INSERT INTO "t" DEFAULT VALUES"#,
+            r#"INSERT INTO "t*/" ("id") VALUES ($1)"#,
+            r#"INSERT INTO "t" ("id") VALUES ($)"#,
+            r#"INSERT INTO "t ("id") VALUES ($1)"#,
+            r#"UPDATE "t" SET "id" = $1"#,
+        ] {
+            assert_eq!(Rendered::parse(sql), None, "{sql}");
+        }
+    }
+}

@@ -255,20 +255,37 @@ impl<'s> Tokens<'s> {
 }
 
 #[cfg(seqgen_pg)]
-impl<S: QueryFragment<diesel::pg::Pg>> QueryFragment<diesel::pg::Pg> for OneStatement<S> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, diesel::pg::Pg>) -> QueryResult<()> {
-        use crate::backend::statement::{walk_pieces, Text as _, UpsertReturning};
-        use diesel::sql_types::{BigInt, Text};
-
-        let insert = self
-            .rendered
+impl<S: QueryFragment<diesel::pg::Pg>> OneStatement<S> {
+    /// Diesel's insert, rendered and parsed once.
+    fn rendered(&self) -> QueryResult<&Rendered> {
+        self.rendered
             .get_or_init(|| {
                 let mut builder = diesel::pg::PgQueryBuilder::default();
                 self.insert.to_sql(&mut builder, &diesel::pg::Pg).ok()?;
                 Rendered::parse(&diesel::query_builder::QueryBuilder::finish(builder))
             })
             .as_ref()
-            .ok_or_else(not_one_statement)?;
+            .ok_or_else(not_one_statement)
+    }
+}
+
+#[cfg(seqgen_pg)]
+impl<S: QueryFragment<diesel::pg::Pg>> QueryFragment<diesel::pg::Pg> for OneStatement<S> {
+    /// Prepared once per connection for one row. Diesel never caches a derived `Insertable`'s
+    /// insert: a `None` prints `DEFAULT` instead of a parameter under the same type. This
+    /// statement has no `DEFAULT` (`Rendered::parse` refuses one) and is cached by its text
+    /// (see `QueryId`), so the text is the statement. Planning it again on every insert costs
+    /// PostgreSQL more than the insert: a third of the throughput with 8 workers on 2 cores.
+    /// A bulk stays unprepared: each number of rows would be one more prepared statement.
+    fn is_safe_to_cache_prepared(&self, _: &diesel::pg::Pg) -> QueryResult<bool> {
+        Ok(self.rendered()?.rows.len() == 1)
+    }
+
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, diesel::pg::Pg>) -> QueryResult<()> {
+        use crate::backend::statement::{walk_pieces, Text as _, UpsertReturning};
+        use diesel::sql_types::{BigInt, Text};
+
+        let insert = self.rendered()?;
         let plan = &self.plan;
         let id = insert.position(plan.column).ok_or_else(not_one_statement)?;
 

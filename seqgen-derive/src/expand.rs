@@ -264,6 +264,18 @@ mod tests {
     }
 
     #[test]
+    fn names_the_column_diesel_inserts_each_field_into() {
+        let out = expand(
+            "struct NewUser { #[distributed_id] id: String, \
+             #[distributed_id(key = \"b\")] #[diesel(column_name = r#type)] code: String, \
+             #[distributed_id(key = \"c\")] r#ref: i64 }",
+        );
+        for column in ["column : \"id\"", "column : \"type\"", "column : \"ref\""] {
+            assert!(out.contains(column), "{column} in {out}");
+        }
+    }
+
+    #[test]
     fn errors_come_with_a_fallback_impl() {
         let out = expand("struct NewUser { #[distributed_id(pad = 0, batch = 0)] id: String }");
         assert_eq!(out.matches("compile_error").count(), 2, "{out}");

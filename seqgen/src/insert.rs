@@ -6,11 +6,10 @@ use diesel::connection::LoadConnection;
 use diesel::query_builder::{InsertStatement, QueryFragment};
 use diesel::query_dsl::methods::{ExecuteDsl, LoadQuery};
 use diesel::{Insertable, OptionalExtension, RunQueryDsl, Table};
-use seqgen_core::Mode;
 
 use crate::backend::Backend;
 use crate::error::Result;
-use crate::generator::{formatted, numeric, Generator};
+use crate::generator::{fits_one_statement, formatted, numeric, Generator};
 use crate::global::default_generator;
 use crate::model::{fill, gapless_field, put_numbers, put_text, unfill, DistributedId};
 use crate::one_statement::OneStatement;
@@ -158,9 +157,7 @@ where
         let [field] = R::Row::__id_fields() else {
             return Ok(None);
         };
-        if !C::Backend::ONE_STATEMENT_GAPLESS_INSERT
-            || !matches!(field.spec.mode(), Mode::Gapless { .. })
-        {
+        if !C::Backend::ONE_STATEMENT_GAPLESS_INSERT {
             return Ok(None);
         }
         let rows = self.records.as_rows();
@@ -168,8 +165,11 @@ where
             return Ok(None);
         };
         let numeric_form = first.__id_slot(0).is_numeric();
-        // A value the caller set is kept: the usual path fills around it.
-        if !rows.iter_mut().all(|row| row.__id_slot(0).is_unset()) {
+        // A value the caller set is kept: the usual path fills around it. Checked before the
+        // default generator is looked up, which may cost a query.
+        if !fits_one_statement(&field.spec, numeric_form)
+            || !rows.iter_mut().all(|row| row.__id_slot(0).is_unset())
+        {
             return Ok(None);
         }
         let default;

@@ -90,11 +90,7 @@ impl Generator {
         B: Backend,
         F: FnOnce(&Period, Range<u64>) -> Result<()>,
     {
-        let plain = spec.is_plain()
-            && matches!(spec.mode(), Mode::Gapless { nowait: false })
-            // A widened counter can outgrow what the i64 form holds; `numeric` refuses it.
-            && (!numeric || (spec.is_numeric() && spec.overflow() == Overflow::Error));
-        if !B::ONE_STATEMENT_GAPLESS_INSERT || !plain || n == 0 {
+        if !B::ONE_STATEMENT_GAPLESS_INSERT || !fits_one_statement(spec, numeric) || n == 0 {
             return Ok(false);
         }
         let state = self.key_state(spec, "");
@@ -128,4 +124,13 @@ impl Generator {
         emit(&period, checked(spec, &period, block_ending_at(last, n)?)?)?;
         Ok(true)
     }
+}
+
+/// Whether IDs of `spec` can be taken by the insert itself (`one_statement.rs`, which prints
+/// them in SQL): a gapless spec that waits, of a plain form ([`Spec::is_plain`]).
+pub(crate) fn fits_one_statement(spec: &Spec, numeric: bool) -> bool {
+    spec.is_plain()
+        && matches!(spec.mode(), Mode::Gapless { nowait: false })
+        // A widened counter can outgrow what the i64 form holds; `numeric` refuses it.
+        && (!numeric || (spec.is_numeric() && spec.overflow() == Overflow::Error))
 }

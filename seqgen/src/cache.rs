@@ -359,6 +359,12 @@ pub(crate) struct Reserving<'a> {
 }
 
 impl Reserving<'_> {
+    /// Counts the reservation's time from `started` (one sent before its bookkeeping began).
+    pub(crate) fn since(mut self, started: Instant) -> Self {
+        self.started = started;
+        self
+    }
+
     /// The reservation took `numbers`.
     pub(crate) fn took(self, numbers: u64) {
         let Reserving {

@@ -9,10 +9,10 @@ use diesel::{Insertable, OptionalExtension, RunQueryDsl, Table};
 
 use crate::backend::Backend;
 use crate::error::Result;
-use crate::generator::{fits_one_statement, formatted, numeric, Generator};
+use crate::generator::Generator;
 use crate::global::default_generator;
-use crate::model::{fill, gapless_field, put_numbers, put_text, unfill, DistributedId};
-use crate::one_statement::OneStatement;
+use crate::model::{fill, gapless_field, unfill, DistributedId};
+use crate::one_statement::{self, Numbering, OneStatement};
 
 /// What [`insert_into`]'s `values` accepts: one record, a slice or a `Vec` of records.
 pub trait Records {
@@ -154,24 +154,10 @@ where
         for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
             LoadQuery<'b, C, i64> + QueryFragment<C::Backend>,
     {
-        let [field] = R::Row::__id_fields() else {
+        // Checked before the default generator is looked up, which may cost a query.
+        let Some(field) = one_statement::field_of::<C::Backend, _>(self.records.as_rows()) else {
             return Ok(None);
         };
-        if !C::Backend::ONE_STATEMENT_GAPLESS_INSERT {
-            return Ok(None);
-        }
-        let rows = self.records.as_rows();
-        let Some(first) = rows.first_mut() else {
-            return Ok(None);
-        };
-        let numeric_form = first.__id_slot(0).is_numeric();
-        // A value the caller set is kept: the usual path fills around it. Checked before the
-        // default generator is looked up, which may cost a query.
-        if !fits_one_statement(&field.spec, numeric_form)
-            || !rows.iter_mut().all(|row| row.__id_slot(0).is_unset())
-        {
-            return Ok(None);
-        }
         let default;
         let generator = match self.generator {
             Some(generator) => generator,
@@ -180,48 +166,19 @@ where
                 &default
             }
         };
-        let (spec, n) = (&field.spec, rows.len());
-        let (mut text, mut numbers) = (Vec::new(), Vec::new());
-        let records = &*self.records;
-        let target = self.target.clone();
-        let run = |plan| {
-            let statement = OneStatement::new(diesel::insert_into(target).values(records), plan);
-            // Walked once before sending: an insert the statement cannot rewrite fails here,
-            // before Diesel reports a query that would not print to instrumentation.
-            statement.is_safe_to_cache_prepared(&C::Backend::default())?;
-            statement.get_result::<i64>(conn).optional()
-        };
-        let taken = if numeric_form {
-            let emit = numeric(spec, |id| numbers.push(id))?;
-            generator.take_in_insert::<C::Backend, _>(
-                spec,
-                field.column,
-                true,
-                n as u64,
-                run,
-                emit,
-            )?
-        } else {
-            let emit = formatted(spec, &mut text);
-            generator.take_in_insert::<C::Backend, _>(
-                spec,
-                field.column,
-                false,
-                n as u64,
-                run,
-                emit,
-            )?
-        };
-        if !taken {
+        let n = self.records.as_rows().len();
+        let Some((numbering, plan)) = Numbering::start::<C::Backend>(generator, field, n)? else {
             return Ok(None);
-        }
-        let rows = self.records.as_rows();
-        if numeric_form {
-            put_numbers(rows, 0, field, 0..n, numbers, &mut Vec::new());
-        } else {
-            put_text(rows, 0, field, 0..n, text, &mut Vec::new());
-        }
-        Ok(Some(n))
+        };
+        let insert = diesel::insert_into(self.target.clone()).values(&*self.records);
+        let statement = OneStatement::new(insert, plan);
+        // Walked once before sending: an insert the statement cannot rewrite fails here,
+        // before Diesel reports a query that would not print to instrumentation.
+        let sent = statement
+            .is_safe_to_cache_prepared(&C::Backend::default())
+            .and_then(|_| statement.get_result::<i64>(conn).optional());
+        let numbered = numbering.end::<C::Backend, _>(generator, sent, self.records.as_rows())?;
+        Ok(numbered.then_some(n))
     }
 
     /// Fills the IDs, inserts with `RETURNING`, and loads one row (PostgreSQL, SQLite).

@@ -27,13 +27,16 @@
 // Without PostgreSQL the type exists for `execute`'s bound alone, and is never rendered.
 #![cfg_attr(not(seqgen_pg), allow(dead_code, unused_imports))]
 
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::BigInt;
 use diesel::{QueryResult, RunQueryDsl};
 
-use crate::backend::Counter;
+use crate::backend::{Backend, Counter};
+use crate::error::Result;
+use crate::generator::{fits_one_statement, formatted, numeric, Generator, InInsert};
+use crate::model::{put_numbers, put_text, DistributedId, IdField};
 
 /// What the statement needs besides Diesel's insert: the counter, the block, and how IDs
 /// print. The spec's parts are `'static`: the derive keeps its specs for the program's life.
@@ -53,6 +56,85 @@ pub(crate) struct Plan {
     pub(crate) numeric: bool,
 }
 
+/// The field an insert of `rows` may number in its own statement on backend `B`, and whether
+/// it holds the `i64` form: the records' only ID field, gapless, of a spec
+/// [`fits_one_statement`] allows, unset in every record (a value the caller set is kept by
+/// the usual path). `None` otherwise; nothing is sent either way.
+pub(crate) fn field_of<B: Backend, Row: DistributedId>(
+    rows: &mut [Row],
+) -> Option<(&'static IdField, bool)> {
+    let [field] = Row::__id_fields() else {
+        return None;
+    };
+    let numeric_form = rows.first_mut()?.__id_slot(0).is_numeric();
+    let fits = B::ONE_STATEMENT_GAPLESS_INSERT
+        && fits_one_statement(&field.spec, numeric_form)
+        && rows.iter_mut().all(|row| row.__id_slot(0).is_unset());
+    fits.then_some((field, numeric_form))
+}
+
+/// An insert numbering its own rows, between the plan and what its statement returned.
+pub(crate) struct Numbering {
+    field: &'static IdField,
+    numeric_form: bool,
+    taking: InInsert,
+}
+
+impl Numbering {
+    /// Starts numbering `n` rows of `field` (from [`field_of`]) from `generator`: the plan
+    /// to build the statement from, or `None` (nothing sent) when the key cannot be numbered
+    /// that way; see `Generator::start_in_insert`.
+    pub(crate) fn start<B: Backend>(
+        generator: &Generator,
+        (field, numeric_form): (&'static IdField, bool),
+        n: usize,
+    ) -> Result<Option<(Numbering, Plan)>> {
+        let started =
+            generator.start_in_insert::<B>(&field.spec, field.column, numeric_form, n as u64)?;
+        Ok(started.map(|(taking, plan)| {
+            let numbering = Numbering {
+                field,
+                numeric_form,
+                taking,
+            };
+            (numbering, plan)
+        }))
+    }
+
+    /// Ends it with what the statement returned, and sets the records' IDs (`rows` are the
+    /// records it inserted, in order). `false` when the statement was refused before
+    /// anything was sent: the caller takes the usual path.
+    pub(crate) fn end<B: Backend, Row: DistributedId>(
+        self,
+        generator: &Generator,
+        sent: QueryResult<Option<i64>>,
+        rows: &mut [Row],
+    ) -> Result<bool> {
+        let Numbering {
+            field,
+            numeric_form,
+            taking,
+        } = self;
+        let (spec, all) = (&field.spec, 0..rows.len());
+        if numeric_form {
+            let mut ids = Vec::with_capacity(rows.len());
+            let emit = numeric(spec, |id| ids.push(id))?;
+            if !generator.end_in_insert::<B, _>(spec, taking, sent, emit)? {
+                return Ok(false);
+            }
+            put_numbers(rows, 0, field, all, ids, &mut Vec::new());
+        } else {
+            let mut ids = Vec::with_capacity(rows.len());
+            let emit = formatted(spec, &mut ids);
+            if !generator.end_in_insert::<B, _>(spec, taking, sent, emit)? {
+                return Ok(false);
+            }
+            put_text(rows, 0, field, all, ids, &mut Vec::new());
+        }
+        Ok(true)
+    }
+}
+
 /// Diesel's insert `S`, with its ID column computed by the statement; see the module.
 #[doc(hidden)]
 pub struct OneStatement<S> {
@@ -60,7 +142,7 @@ pub struct OneStatement<S> {
     plan: Plan,
     /// Diesel's insert as rendered and parsed, once (the statement is walked several times);
     /// `None` when it is not of the plain shape.
-    rendered: OnceCell<Option<Rendered>>,
+    rendered: OnceLock<Option<Rendered>>,
 }
 
 impl<S> OneStatement<S> {
@@ -68,7 +150,7 @@ impl<S> OneStatement<S> {
         OneStatement {
             insert,
             plan,
-            rendered: OnceCell::new(),
+            rendered: OnceLock::new(),
         }
     }
 }

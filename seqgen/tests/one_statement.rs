@@ -208,6 +208,11 @@ fn one_row_and_a_bulk_are_each_one_statement(db: TestDb<PgConnection>) {
             "{sent:#?}"
         );
 
+        // Counted as any reservation: one per statement.
+        assert_eq!(generator.reservations(), 3);
+        let stats = generator.stats();
+        assert_eq!(stats.len(), 1);
+        assert_eq!((stats[0].reservations, stats[0].numbers_reserved), (3, 5));
         assert_eq!(one.number, "INV20260002");
         let numbers: Vec<_> = bulk.iter().map(|r| r.number.as_str()).collect();
         assert_eq!(numbers, ["INV20260003", "INV20260004", "INV20260005"]);

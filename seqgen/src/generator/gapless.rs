@@ -2,10 +2,12 @@
 
 use std::ops::Range;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
 
 use super::Generator;
 use crate::backend::Backend;
-use crate::cache::{block_ending_at, checked, largest, refused};
+use crate::cache::{block_ending_at, checked, largest, refused, KeyState};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
 use crate::one_statement::{is_not_one_statement, Plan};
@@ -71,31 +73,26 @@ impl Generator {
         emit(&period, checked(spec, &period, mine)?)
     }
 
-    /// Gapless numbers for the `n` rows of an insert that takes them itself, in one statement
-    /// (`one_statement.rs`): `run` sends that statement, built from the plan, and returns the
-    /// counter's new value (`None`: the counter could not advance, nothing was inserted);
-    /// `emit` then gets the numbers the rows were given. `Ok(false)`, with nothing sent, when
-    /// this key or insert cannot be written that way: the caller takes the usual path, which
-    /// also records or checks the key's shape the first time.
-    pub(crate) fn take_in_insert<B, F>(
+    /// Starts taking gapless numbers for the `n` rows of an insert that takes them itself, in
+    /// one statement (`one_statement.rs`): the plan to build that statement from, or `None`
+    /// when this key cannot be numbered that way (the caller takes the usual path, which also
+    /// records or checks the key's shape the first time). Nothing is sent; the caller sends
+    /// the statement and hands what came back to [`end_in_insert`](Self::end_in_insert).
+    /// Two steps rather than one taking the statement as a closure, so that a caller can send
+    /// it on either driver (diesel-async's `execute` would await it in between).
+    pub(crate) fn start_in_insert<B: Backend>(
         &self,
         spec: &'static Spec,
         column: &'static str,
         numeric: bool,
         n: u64,
-        run: impl FnOnce(Plan) -> diesel::QueryResult<Option<i64>>,
-        emit: F,
-    ) -> Result<bool>
-    where
-        B: Backend,
-        F: FnOnce(&Period, Range<u64>) -> Result<()>,
-    {
+    ) -> Result<Option<(InInsert, Plan)>> {
         if !B::ONE_STATEMENT_GAPLESS_INSERT || !fits_one_statement(spec, numeric) || n == 0 {
-            return Ok(false);
+            return Ok(None);
         }
         let state = self.key_state(spec, "");
         if !state.shape_known(spec.shape()) {
-            return Ok(false);
+            return Ok(None);
         }
         let period = Period::new(spec.period_at(self.inner.clock.now()));
         if n > largest(spec) {
@@ -112,18 +109,63 @@ impl Generator {
             column,
             numeric,
         };
-        let reserving = state.reserving(&period.text, B::NAME, "gapless");
-        let last = match run(plan) {
+        let started = Instant::now();
+        Ok(Some((
+            InInsert {
+                state,
+                period,
+                n,
+                started,
+            },
+            plan,
+        )))
+    }
+
+    /// Ends what [`start_in_insert`](Self::start_in_insert) started, with what the statement
+    /// returned: the counter's new value (`None`: it could not advance, nothing was
+    /// inserted). `emit` gets the numbers the rows were given. `Ok(false)` when the statement
+    /// was refused before anything was sent: the caller takes the usual path.
+    pub(crate) fn end_in_insert<B, F>(
+        &self,
+        spec: &Spec,
+        taking: InInsert,
+        sent: diesel::QueryResult<Option<i64>>,
+        emit: F,
+    ) -> Result<bool>
+    where
+        B: Backend,
+        F: FnOnce(&Period, Range<u64>) -> Result<()>,
+    {
+        let InInsert {
+            state,
+            period,
+            n,
+            started,
+        } = taking;
+        let last = match sent {
             Err(e) if is_not_one_statement(&e) => return Ok(false),
             Err(e) => return Err(e.into()),
             Ok(None) => return Err(refused(spec, &period, n)),
             Ok(Some(last)) => last,
         };
-        reserving.took(n);
+        // Counted once it returned (its span starts late; its time counts from the start).
+        state
+            .reserving(&period.text, B::NAME, "gapless")
+            .since(started)
+            .took(n);
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         emit(&period, checked(spec, &period, block_ending_at(last, n)?)?)?;
         Ok(true)
     }
+}
+
+/// A one-statement insert's numbers between [`Generator::start_in_insert`] and
+/// [`Generator::end_in_insert`].
+pub(crate) struct InInsert {
+    state: Arc<KeyState>,
+    period: Period,
+    n: u64,
+    started: Instant,
 }
 
 /// Whether IDs of `spec` can be taken by the insert itself (`one_statement.rs`, which prints

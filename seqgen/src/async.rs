@@ -71,10 +71,13 @@
 
 use std::ops::Range;
 
-use diesel::query_builder::InsertStatement;
+use diesel::deserialize::FromSqlRow;
+use diesel::query_builder::{InsertStatement, QueryFragment, QueryId};
+use diesel::sql_types::BigInt;
 use diesel::{Insertable, Table};
 use diesel_async::methods::{ExecuteDsl, LoadQuery};
 use diesel_async::{AsyncConnection, RunQueryDsl};
+use futures_core::Stream;
 
 use crate::backend::AsyncBackend;
 use crate::driver::{begin, end, Driver, NonBlocking};
@@ -82,6 +85,7 @@ use crate::error::Result;
 use crate::generator::{formatted, numeric};
 use crate::insert::Records;
 use crate::model::{fill_on, gapless_field, plan_fill, unfill, DistributedId};
+use crate::one_statement::{self, Numbering, OneStatement};
 #[cfg(seqgen_async_pool)]
 pub use crate::pool::async_pools::AsyncPool;
 use crate::stats::KeyStats;
@@ -471,14 +475,74 @@ where
         self
     }
 
-    /// Fills the IDs, inserts, and returns the number of rows inserted.
-    pub async fn execute<C>(self, conn: &mut C) -> Result<usize>
+    /// Fills the IDs, inserts, and returns the number of rows inserted. On PostgreSQL a
+    /// gapless record is numbered by the insert statement itself, as
+    /// [`crate::InsertWithIds::execute`] says.
+    pub async fn execute<C>(mut self, conn: &mut C) -> Result<usize>
     where
+        T: Clone,
         C: AsyncConnection,
         C::Backend: AsyncBackend,
+        i64: FromSqlRow<BigInt, C::Backend>,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
+        for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
+            QueryFragment<C::Backend> + QueryId + Send,
     {
+        if let Some(inserted) = self.gapless_in_one_statement(conn).await? {
+            return Ok(inserted);
+        }
         fill_and_run!(self, conn, execute)
+    }
+
+    /// [`crate::InsertWithIds`]'s one-statement gapless insert, on diesel-async. Nothing is
+    /// filled before the statement returned, so a future dropped midway leaves the records
+    /// unset (and a transaction to its owner's rollback).
+    async fn gapless_in_one_statement<C>(&mut self, conn: &mut C) -> Result<Option<usize>>
+    where
+        T: Clone,
+        C: AsyncConnection,
+        C::Backend: AsyncBackend,
+        i64: FromSqlRow<BigInt, C::Backend>,
+        for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
+            QueryFragment<C::Backend> + QueryId + Send,
+    {
+        let Some(field) = one_statement::field_of::<C::Backend, _>(self.records.as_rows()) else {
+            return Ok(None);
+        };
+        let default;
+        let generator = match self.generator {
+            Some(generator) => generator,
+            None => {
+                default = default_generator(conn).await?;
+                &default
+            }
+        };
+        let (generator, n) = (&generator.inner, self.records.as_rows().len());
+        let Some((numbering, plan)) = Numbering::start::<C::Backend>(generator, field, n)? else {
+            return Ok(None);
+        };
+        let (target, records) = (self.target.clone(), &*self.records);
+        // The statement is made and handed to diesel-async's `load` before anything is
+        // awaited: held across an await, its type (which names `<&R as Insertable<T>>::Values`)
+        // could not be shown `Send` for every lifetime, as `execute`'s future must be. For the
+        // same reason this reads the row itself instead of `get_result`, whose future is a type
+        // of the query's.
+        let sent = async {
+            let statement = OneStatement::new(diesel::insert_into(target).values(records), plan);
+            statement.is_safe_to_cache_prepared(&C::Backend::default())?;
+            let rows = conn.load(statement).await?;
+            let mut rows = std::pin::pin!(rows);
+            let first = std::future::poll_fn(|cx| Stream::poll_next(rows.as_mut(), cx)).await;
+            first
+                .map(|row| {
+                    <i64 as FromSqlRow<BigInt, C::Backend>>::build_from_row(&row?)
+                        .map_err(diesel::result::Error::DeserializationError)
+                })
+                .transpose()
+        }
+        .await;
+        let numbered = numbering.end::<C::Backend, _>(generator, sent, self.records.as_rows())?;
+        Ok(numbered.then_some(n))
     }
 
     /// Fills the IDs, inserts with `RETURNING`, and loads one row (PostgreSQL, SQLite).

@@ -908,3 +908,89 @@ async fn a_bulk_reserves_once_per_scope<A: AsyncTest>(db: TestDb<A::Sync>) {
         assert_eq!(numbers, ["L0001", "L0002", "L0003", "L0004"], "{order}");
     }
 }
+
+/// diesel-async on PostgreSQL: a gapless record is numbered by its insert statement, as on
+/// a blocking connection (tests/one_statement.rs): after the key's first insert, one statement
+/// per insert, and the records hold what the rows hold.
+#[cfg(feature = "async-postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gapless_insert_is_one_statement_on_postgres() {
+    use diesel::connection::InstrumentationEvent;
+    use diesel::pg::PgConnection;
+
+    diesel::table! {
+        async_one_rows (number) {
+            number -> Text,
+            code -> Text,
+        }
+    }
+    #[derive(Insertable, DistributedId)]
+    #[diesel(table_name = async_one_rows)]
+    struct Row {
+        #[distributed_id(key = "async_one_rows", prefix = "A", date = "", pad = 6, gapless)]
+        number: String,
+        code: String,
+    }
+
+    let Some(db) = TestDb::<PgConnection>::open("async_one_statement") else {
+        return;
+    };
+    let mut conn = diesel_async::AsyncPgConnection::establish(&db.url)
+        .await
+        .unwrap();
+    diesel_async::SimpleAsyncConnection::batch_execute(
+        &mut conn,
+        "CREATE TEMPORARY TABLE async_one_rows (number VARCHAR(32) PRIMARY KEY, code VARCHAR(32)); \
+         DELETE FROM db_key WHERE key_name = 'async_one_rows'",
+    )
+    .await
+    .unwrap();
+    let generator = sq::Generator::from(seqgen::Generator::new());
+    let statements = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut rows: Vec<Row> = (0..3)
+        .map(|i| Row {
+            number: String::new(),
+            code: format!("c{i}"),
+        })
+        .collect();
+    conn.transaction(async |conn| {
+        for (i, row) in rows.iter_mut().enumerate() {
+            if i == 1 {
+                let sink = Arc::clone(&statements);
+                conn.set_instrumentation(move |event: InstrumentationEvent<'_>| {
+                    if let InstrumentationEvent::StartQuery { query, .. } = event {
+                        sink.lock().unwrap().push(query.to_string());
+                    }
+                });
+            }
+            sq::insert_into(async_one_rows::table)
+                .values(row)
+                .with_generator(&generator)
+                .execute(conn)
+                .await?;
+        }
+        Ok::<_, Error>(())
+    })
+    .await
+    .unwrap();
+    // The two inserts, then the transaction's commit.
+    let sent = statements.lock().unwrap().clone();
+    assert_eq!(sent.len(), 3, "{sent:#?}");
+    assert!(
+        sent[..2].iter().all(|s| s.contains("WITH seqgen_n AS")),
+        "{sent:#?}"
+    );
+    let numbers: Vec<&str> = rows.iter().map(|r| r.number.as_str()).collect();
+    assert_eq!(numbers, ["A000001", "A000002", "A000003"]);
+    let stored: Vec<(String, String)> = async_one_rows::table
+        .select((async_one_rows::number, async_one_rows::code))
+        .order(async_one_rows::number)
+        .load(&mut conn)
+        .await
+        .unwrap();
+    let expected: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (r.number.clone(), r.code.clone()))
+        .collect();
+    assert_eq!(stored, expected);
+}

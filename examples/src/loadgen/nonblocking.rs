@@ -80,9 +80,25 @@ type AsyncSqlite =
 /// seqgen's busy timeout and WAL on every connection.
 type Setup<C> = Option<diesel_async::pooled_connection::SetupCallback<C>>;
 
+/// seqgen's SQLite setup, with a longer busy timeout: every task of every process queues on
+/// the one writer, and SQLite's busy wait is not first come first served, so on a loaded
+/// machine a transaction could wait past the recommended 5 s and fail with "database is
+/// locked" (seen in CI with 4 processes × 32 tasks).
 #[cfg(feature = "async-sqlite")]
 fn sqlite_setup() -> Setup<AsyncSqlite> {
-    Some(Box::new(seqgen::sqlite::establish_async))
+    Some(Box::new(|url: &str| {
+        let url = url.to_owned();
+        Box::pin(async move {
+            let mut conn = seqgen::sqlite::establish_async(&url).await?;
+            diesel_async::SimpleAsyncConnection::batch_execute(
+                &mut conn,
+                "PRAGMA busy_timeout = 60000",
+            )
+            .await
+            .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+            Ok(conn)
+        })
+    }))
 }
 
 async_loadgen! {

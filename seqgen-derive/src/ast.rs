@@ -24,6 +24,9 @@ pub(crate) struct IdField<'a> {
     /// The column Diesel's `Insertable` writes the field to: its `#[diesel(column_name)]`,
     /// else the field's name.
     pub(crate) column: String,
+    /// Where the field stands among the struct's fields (Diesel's `Insertable` writes its
+    /// columns in that order).
+    pub(crate) index: usize,
     /// The attribute as a whole, for errors about the field's spec.
     pub(crate) attr_tokens: &'a syn::Attribute,
     pub(crate) attr: FieldAttr,
@@ -72,7 +75,7 @@ impl<'a> Model<'a> {
             }
         };
         let mut fields = Vec::new();
-        for field in &named.named {
+        for (index, field) in named.named.iter().enumerate() {
             let mut attrs = field
                 .attrs
                 .iter()
@@ -87,6 +90,7 @@ impl<'a> Model<'a> {
                 ty: &field.ty,
                 column: attr::diesel_column_name(&field.attrs)
                     .unwrap_or_else(|| ident.unraw().to_string()),
+                index,
                 attr_tokens: first,
                 attr: attr::parse_field_attr(first, errors),
             });

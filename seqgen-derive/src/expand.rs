@@ -39,11 +39,16 @@ fn implementation(
 ) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let struct_fields = match &input.data {
+        syn::Data::Struct(data) => data.fields.len(),
+        _ => 0,
+    };
     let specs = fields.iter().map(|f| {
         let spec = &f.spec;
-        let (name, column, key, prefix, date, pad, batch) = (
+        let (name, column, index, key, prefix, date, pad, batch) = (
             f.ident.to_string(),
             &f.column,
+            f.index,
             spec.key(),
             spec.prefix(),
             spec.date(),
@@ -84,6 +89,8 @@ fn implementation(
             #krate::__private::IdField {
                 name: #name,
                 column: #column,
+                index: #index,
+                struct_fields: #struct_fields,
                 spec: #krate::__private::Spec::builder(#key)
                     .prefix(#prefix)
                     .date(#date)

@@ -17,8 +17,9 @@ use crate::errors::Errors;
 /// A field whose spec passed every rule.
 pub(crate) struct ValidField<'a> {
     pub(crate) ident: &'a Ident,
-    /// The column the field is inserted into.
+    /// The column the field is inserted into, and where the field stands in the struct.
     pub(crate) column: String,
+    pub(crate) index: usize,
     pub(crate) ty: FieldType,
     pub(crate) ty_tokens: &'a syn::Type,
     /// Built at compile time; the expansion builds the same spec again at run time.
@@ -123,6 +124,7 @@ fn check_field<'a>(
         Ok(spec) if errors.len() == before => Some(ValidField {
             ident: field.ident,
             column: field.column.clone(),
+            index: field.index,
             ty,
             ty_tokens: field.ty,
             spec,

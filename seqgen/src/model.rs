@@ -63,6 +63,10 @@ pub struct IdField {
     pub name: &'static str,
     /// The column Diesel's `Insertable` writes it to (`#[diesel(column_name)]`, else `name`).
     pub column: &'static str,
+    /// Where the field stands among the struct's `struct_fields` fields.
+    pub index: usize,
+    /// How many fields the struct has.
+    pub struct_fields: usize,
     /// The spec its IDs follow.
     pub spec: Spec,
 }

@@ -50,8 +50,14 @@ pub(crate) struct Plan {
     pub(crate) limit: i64,
     pub(crate) prefix: &'static str,
     pub(crate) pad: i64,
-    /// The ID column, as Diesel names it (unquoted).
+    /// The ID column, as Diesel names it (unquoted), and where its field stands among the
+    /// struct's `struct_fields` fields: Diesel's derived `Insertable` writes one column per
+    /// field, in that order, so the column of that name must stand there too. A table whose
+    /// `#[sql_name]` differs from the field's name, or an `embed`ded or skipped field, does
+    /// not match and takes the usual path: the name alone could be another field's column.
     pub(crate) column: &'static str,
+    pub(crate) index: usize,
+    pub(crate) struct_fields: usize,
     /// Whether the column takes the `i64` form of the ID.
     pub(crate) numeric: bool,
 }
@@ -89,8 +95,7 @@ impl Numbering {
         (field, numeric_form): (&'static IdField, bool),
         n: usize,
     ) -> Result<Option<(Numbering, Plan)>> {
-        let started =
-            generator.start_in_insert::<B>(&field.spec, field.column, numeric_form, n as u64)?;
+        let started = generator.start_in_insert::<B>(field, numeric_form, n as u64)?;
         Ok(started.map(|(taking, plan)| {
             let numbering = Numbering {
                 field,
@@ -349,6 +354,16 @@ impl<S: QueryFragment<diesel::pg::Pg>> OneStatement<S> {
             .as_ref()
             .ok_or_else(not_one_statement)
     }
+
+    /// Where the ID column stands in Diesel's insert; refused unless the insert has one
+    /// column per field of the struct and the ID field's column stands at its field's place.
+    fn id_column(&self) -> QueryResult<usize> {
+        let (insert, plan) = (self.rendered()?, &self.plan);
+        insert
+            .position(plan.column)
+            .filter(|&id| id == plan.index && insert.columns.len() == plan.struct_fields)
+            .ok_or_else(not_one_statement)
+    }
 }
 
 #[cfg(seqgen_pg)]
@@ -360,6 +375,7 @@ impl<S: QueryFragment<diesel::pg::Pg>> QueryFragment<diesel::pg::Pg> for OneStat
     /// PostgreSQL more than the insert: a third of the throughput with 8 workers on 2 cores.
     /// A bulk stays unprepared: each number of rows would be one more prepared statement.
     fn is_safe_to_cache_prepared(&self, _: &diesel::pg::Pg) -> QueryResult<bool> {
+        self.id_column()?; // refused here, before Diesel reports the query to instrumentation
         Ok(self.rendered()?.rows.len() == 1)
     }
 
@@ -369,7 +385,7 @@ impl<S: QueryFragment<diesel::pg::Pg>> QueryFragment<diesel::pg::Pg> for OneStat
 
         let insert = self.rendered()?;
         let plan = &self.plan;
-        let id = insert.position(plan.column).ok_or_else(not_one_statement)?;
+        let id = self.id_column()?;
 
         // First, so that its parameters are $1.. as in the rendered copy.
         out.push_sql("/* ");

@@ -65,6 +65,25 @@ struct Numbered {
     note: Option<String>,
 }
 
+diesel::table! {
+    /// Each column's SQL name is the other one's Rust name.
+    seqgen_one_swapped (a) {
+        #[sql_name = "kind"]
+        a -> Text,
+        #[sql_name = "a"]
+        kind -> Text,
+    }
+}
+
+/// Field `kind` goes to SQL column `a`, and a column named `kind` exists: it is `a`'s.
+#[derive(Insertable, DistributedId, Debug)]
+#[diesel(table_name = seqgen_one_swapped)]
+struct Swapped {
+    #[distributed_id(key = "seqgen_one_swapped", prefix = "S", date = "", pad = 3, gapless)]
+    kind: String,
+    a: String,
+}
+
 /// One digit, no widening: nine numbers a period.
 #[derive(Insertable, DistributedId, Debug)]
 #[diesel(table_name = seqgen_one_rows)]
@@ -175,6 +194,7 @@ backend_tests_postgres!(
     a_failed_insert_aborts_the_transaction_and_its_number_comes_back,
     two_models_of_one_insert_type_number_their_own_column,
     eight_workers_with_rollbacks_commit_one_to_n,
+    a_column_found_by_name_at_another_fields_place_is_not_taken,
 );
 
 /// After the key's first insert (the usual path, which records the key's shape), one row and
@@ -476,4 +496,46 @@ fn eight_workers_with_rollbacks_commit_one_to_n(db: TestDb<PgConnection>) {
         expected
     );
     assert_eq!(stored, kept, "each record holds the number its row holds");
+}
+
+/// The statement finds the ID column by its name in what Diesel wrote; with `#[sql_name]`
+/// that name can be another field's column. It must stand where the ID field stands among
+/// the struct's fields, or the usual path inserts the record (here: field `kind`, the ID,
+/// goes to SQL column `a`, and SQL column `kind` is field `a`'s).
+fn a_column_found_by_name_at_another_fields_place_is_not_taken(db: TestDb<PgConnection>) {
+    let (mut conn, generator) = setup(&db, &["seqgen_one_swapped"]);
+    conn.batch_execute(
+        "CREATE TEMPORARY TABLE seqgen_one_swapped (a VARCHAR(32) PRIMARY KEY, kind VARCHAR(32))",
+    )
+    .unwrap();
+    conn.transaction(|conn| {
+        for i in 1..=3 {
+            let statements = record_statements(conn);
+            let mut record = Swapped {
+                kind: String::new(),
+                a: format!("given{i}"),
+            };
+            seqgen::insert_into(seqgen_one_swapped::table)
+                .values(&mut record)
+                .with_generator(&generator)
+                .execute(conn)?;
+            assert_eq!(record.kind, format!("S00{i}"));
+            let sent = statements.lock().unwrap().clone();
+            assert!(
+                !sent.iter().any(|s| s.contains("WITH seqgen_n AS")),
+                "{sent:#?}"
+            );
+        }
+        Ok::<_, Error>(())
+    })
+    .unwrap();
+    let stored: Vec<(String, String)> = seqgen_one_swapped::table
+        .select((seqgen_one_swapped::kind, seqgen_one_swapped::a))
+        .order(seqgen_one_swapped::kind)
+        .load(&mut conn)
+        .unwrap();
+    let expected: Vec<(String, String)> = (1..=3)
+        .map(|i| (format!("S00{i}"), format!("given{i}")))
+        .collect();
+    assert_eq!(stored, expected);
 }

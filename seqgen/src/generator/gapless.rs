@@ -10,6 +10,7 @@ use crate::backend::Backend;
 use crate::cache::{block_ending_at, checked, largest, refused, KeyState};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
+use crate::model::IdField;
 use crate::one_statement::{is_not_one_statement, Plan};
 use crate::reserve::{lock_nowait, reserve_fitting, Retry};
 use seqgen_core::__private::Period;
@@ -82,11 +83,11 @@ impl Generator {
     /// it on either driver (diesel-async's `execute` would await it in between).
     pub(crate) fn start_in_insert<B: Backend>(
         &self,
-        spec: &'static Spec,
-        column: &'static str,
+        field: &'static IdField,
         numeric: bool,
         n: u64,
     ) -> Result<Option<(InInsert, Plan)>> {
+        let spec = &field.spec;
         if !B::ONE_STATEMENT_GAPLESS_INSERT || !fits_one_statement(spec, numeric) || n == 0 {
             return Ok(None);
         }
@@ -106,7 +107,9 @@ impl Generator {
             limit: (largest(spec) - n) as i64,
             prefix: spec.prefix(),
             pad: i64::from(spec.pad()),
-            column,
+            column: field.column,
+            index: field.index,
+            struct_fields: field.struct_fields,
             numeric,
         };
         let started = Instant::now();

@@ -518,7 +518,7 @@ where
             }
         };
         let (generator, n) = (&generator.inner, self.records.as_rows().len());
-        let Some((numbering, plan)) = Numbering::start::<C::Backend>(generator, field, n)? else {
+        let Some((numbering, plan)) = Numbering::start(generator, field, n)? else {
             return Ok(None);
         };
         let (target, records) = (self.target.clone(), &*self.records);

@@ -167,7 +167,7 @@ where
             }
         };
         let n = self.records.as_rows().len();
-        let Some((numbering, plan)) = Numbering::start::<C::Backend>(generator, field, n)? else {
+        let Some((numbering, plan)) = Numbering::start(generator, field, n)? else {
             return Ok(None);
         };
         let insert = diesel::insert_into(self.target.clone()).values(&*self.records);

@@ -34,9 +34,11 @@ use diesel::sql_types::BigInt;
 use diesel::{QueryResult, RunQueryDsl};
 
 use crate::backend::{Backend, Counter};
+use crate::cache::largest;
 use crate::error::Result;
-use crate::generator::{fits_one_statement, formatted, numeric, Generator, InInsert};
+use crate::generator::{formatted, numeric, Generator, InInsert};
 use crate::model::{put_numbers, put_text, DistributedId, IdField};
+use seqgen_core::{Mode, Overflow, Spec};
 
 /// What the statement needs besides Diesel's insert: the counter, the block, and how IDs
 /// print. The spec's parts are `'static`: the derive keeps its specs for the program's life.
@@ -60,6 +62,15 @@ pub(crate) struct Plan {
     pub(crate) struct_fields: usize,
     /// Whether the column takes the `i64` form of the ID.
     pub(crate) numeric: bool,
+}
+
+/// Whether IDs of `spec` can be taken by the insert itself, which prints them in SQL: a
+/// gapless spec that waits, of a plain form ([`Spec::is_plain`]).
+fn fits_one_statement(spec: &Spec, numeric: bool) -> bool {
+    spec.is_plain()
+        && matches!(spec.mode(), Mode::Gapless { nowait: false })
+        // A widened counter can outgrow what the i64 form holds; `numeric` refuses it.
+        && (!numeric || (spec.is_numeric() && spec.overflow() == Overflow::Error))
 }
 
 /// The field an insert of `rows` may number in its own statement on backend `B`, and whether
@@ -89,21 +100,35 @@ pub(crate) struct Numbering {
 impl Numbering {
     /// Starts numbering `n` rows of `field` (from [`field_of`]) from `generator`: the plan
     /// to build the statement from, or `None` (nothing sent) when the key cannot be numbered
-    /// that way; see `Generator::start_in_insert`.
-    pub(crate) fn start<B: Backend>(
+    /// that way yet; see `Generator::start_in_insert`.
+    pub(crate) fn start(
         generator: &Generator,
         (field, numeric_form): (&'static IdField, bool),
         n: usize,
     ) -> Result<Option<(Numbering, Plan)>> {
-        let started = generator.start_in_insert::<B>(field, numeric_form, n as u64)?;
-        Ok(started.map(|(taking, plan)| {
-            let numbering = Numbering {
-                field,
-                numeric_form,
-                taking,
-            };
-            (numbering, plan)
-        }))
+        let spec = &field.spec;
+        let Some(taking) = generator.start_in_insert(spec, n as u64)? else {
+            return Ok(None);
+        };
+        let plan = Plan {
+            key: spec.key(),
+            period: taking.period().text.clone(),
+            // Both fit: `n <= largest <= i64::MAX` (checked by `start_in_insert`).
+            count: n as i64,
+            limit: (largest(spec) - n as u64) as i64,
+            prefix: spec.prefix(),
+            pad: i64::from(spec.pad()),
+            column: field.column,
+            index: field.index,
+            struct_fields: field.struct_fields,
+            numeric: numeric_form,
+        };
+        let numbering = Numbering {
+            field,
+            numeric_form,
+            taking,
+        };
+        Ok(Some((numbering, plan)))
     }
 
     /// Ends it with what the statement returned, and sets the records' IDs (`rows` are the
@@ -115,6 +140,10 @@ impl Numbering {
         sent: QueryResult<Option<i64>>,
         rows: &mut [Row],
     ) -> Result<bool> {
+        let last = match sent {
+            Err(e) if is_not_one_statement(&e) => return Ok(false),
+            sent => sent?,
+        };
         let Numbering {
             field,
             numeric_form,
@@ -124,16 +153,11 @@ impl Numbering {
         if numeric_form {
             let mut ids = Vec::with_capacity(rows.len());
             let emit = numeric(spec, |id| ids.push(id))?;
-            if !generator.end_in_insert::<B, _>(spec, taking, sent, emit)? {
-                return Ok(false);
-            }
+            generator.end_in_insert::<B, _>(spec, taking, last, emit)?;
             put_numbers(rows, 0, field, all, ids, &mut Vec::new());
         } else {
             let mut ids = Vec::with_capacity(rows.len());
-            let emit = formatted(spec, &mut ids);
-            if !generator.end_in_insert::<B, _>(spec, taking, sent, emit)? {
-                return Ok(false);
-            }
+            generator.end_in_insert::<B, _>(spec, taking, last, formatted(spec, &mut ids))?;
             put_text(rows, 0, field, all, ids, &mut Vec::new());
         }
         Ok(true)
@@ -174,7 +198,7 @@ impl std::fmt::Display for NotOneStatement {
 impl std::error::Error for NotOneStatement {}
 
 /// Whether `e` is [`NotOneStatement`]: nothing was sent.
-pub(crate) fn is_not_one_statement(e: &diesel::result::Error) -> bool {
+fn is_not_one_statement(e: &diesel::result::Error) -> bool {
     matches!(e, diesel::result::Error::QueryBuilderError(e) if e.is::<NotOneStatement>())
 }
 

@@ -10,11 +10,9 @@ use crate::backend::Backend;
 use crate::cache::{block_ending_at, checked, largest, refused, KeyState};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
-use crate::model::IdField;
-use crate::one_statement::{is_not_one_statement, Plan};
 use crate::reserve::{lock_nowait, reserve_fitting, Retry};
 use seqgen_core::__private::Period;
-use seqgen_core::{Mode, Overflow, Spec};
+use seqgen_core::Spec;
 
 impl Generator {
     /// Gapless mode: the numbers are taken in the caller's transaction, which holds the
@@ -74,23 +72,13 @@ impl Generator {
         emit(&period, checked(spec, &period, mine)?)
     }
 
-    /// Starts taking gapless numbers for the `n` rows of an insert that takes them itself, in
-    /// one statement (`one_statement.rs`): the plan to build that statement from, or `None`
-    /// when this key cannot be numbered that way (the caller takes the usual path, which also
-    /// records or checks the key's shape the first time). Nothing is sent; the caller sends
-    /// the statement and hands what came back to [`end_in_insert`](Self::end_in_insert).
-    /// Two steps rather than one taking the statement as a closure, so that a caller can send
-    /// it on either driver (diesel-async's `execute` would await it in between).
-    pub(crate) fn start_in_insert<B: Backend>(
-        &self,
-        field: &'static IdField,
-        numeric: bool,
-        n: u64,
-    ) -> Result<Option<(InInsert, Plan)>> {
-        let spec = &field.spec;
-        if !B::ONE_STATEMENT_GAPLESS_INSERT || !fits_one_statement(spec, numeric) || n == 0 {
-            return Ok(None);
-        }
+    /// Starts taking `n` gapless numbers of `spec` for an insert that takes them itself, in
+    /// one statement (`one_statement.rs`), or `None` when the key's shape is not known yet:
+    /// the caller then takes the usual path, which records or checks it. Nothing is sent; the
+    /// caller sends the statement and hands the counter value it returned to
+    /// [`end_in_insert`](Self::end_in_insert). Two steps rather than one taking the statement
+    /// as a closure, so that a caller can send it on either driver.
+    pub(crate) fn start_in_insert(&self, spec: &Spec, n: u64) -> Result<Option<InInsert>> {
         let state = self.key_state(spec, "");
         if !state.shape_known(spec.shape()) {
             return Ok(None);
@@ -99,42 +87,24 @@ impl Generator {
         if n > largest(spec) {
             return Err(refused(spec, &period, n));
         }
-        let plan = Plan {
-            key: spec.key(),
-            period: period.text.clone(),
-            // Both fit: `n <= largest <= i64::MAX`.
-            count: n as i64,
-            limit: (largest(spec) - n) as i64,
-            prefix: spec.prefix(),
-            pad: i64::from(spec.pad()),
-            column: field.column,
-            index: field.index,
-            struct_fields: field.struct_fields,
-            numeric,
-        };
-        let started = Instant::now();
-        Ok(Some((
-            InInsert {
-                state,
-                period,
-                n,
-                started,
-            },
-            plan,
-        )))
+        Ok(Some(InInsert {
+            state,
+            period,
+            n,
+            started: Instant::now(),
+        }))
     }
 
-    /// Ends what [`start_in_insert`](Self::start_in_insert) started, with what the statement
-    /// returned: the counter's new value (`None`: it could not advance, nothing was
-    /// inserted). `emit` gets the numbers the rows were given. `Ok(false)` when the statement
-    /// was refused before anything was sent: the caller takes the usual path.
+    /// Ends what [`start_in_insert`](Self::start_in_insert) started, with the counter's new
+    /// value the statement returned (`None`: it could not advance, nothing was inserted):
+    /// `emit` gets the numbers the rows were given.
     pub(crate) fn end_in_insert<B, F>(
         &self,
         spec: &Spec,
         taking: InInsert,
-        sent: diesel::QueryResult<Option<i64>>,
+        last: Option<i64>,
         emit: F,
-    ) -> Result<bool>
+    ) -> Result<()>
     where
         B: Backend,
         F: FnOnce(&Period, Range<u64>) -> Result<()>,
@@ -145,11 +115,8 @@ impl Generator {
             n,
             started,
         } = taking;
-        let last = match sent {
-            Err(e) if is_not_one_statement(&e) => return Ok(false),
-            Err(e) => return Err(e.into()),
-            Ok(None) => return Err(refused(spec, &period, n)),
-            Ok(Some(last)) => last,
+        let Some(last) = last else {
+            return Err(refused(spec, &period, n));
         };
         // Counted once it returned (its span starts late; its time counts from the start).
         state
@@ -157,8 +124,7 @@ impl Generator {
             .since(started)
             .took(n);
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
-        emit(&period, checked(spec, &period, block_ending_at(last, n)?)?)?;
-        Ok(true)
+        emit(&period, checked(spec, &period, block_ending_at(last, n)?)?)
     }
 }
 
@@ -171,11 +137,9 @@ pub(crate) struct InInsert {
     started: Instant,
 }
 
-/// Whether IDs of `spec` can be taken by the insert itself (`one_statement.rs`, which prints
-/// them in SQL): a gapless spec that waits, of a plain form ([`Spec::is_plain`]).
-pub(crate) fn fits_one_statement(spec: &Spec, numeric: bool) -> bool {
-    spec.is_plain()
-        && matches!(spec.mode(), Mode::Gapless { nowait: false })
-        // A widened counter can outgrow what the i64 form holds; `numeric` refuses it.
-        && (!numeric || (spec.is_numeric() && spec.overflow() == Overflow::Error))
+impl InInsert {
+    /// The period the numbers are taken in.
+    pub(crate) fn period(&self) -> &Period {
+        &self.period
+    }
 }

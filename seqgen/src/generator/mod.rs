@@ -3,7 +3,7 @@
 //! the blocks and `reserve` talks to the database.
 
 mod gapless;
-pub(crate) use gapless::{fits_one_statement, InInsert};
+pub(crate) use gapless::InInsert;
 mod preview;
 pub(crate) use preview::{last_value_at, peek_next_at, peek_of};
 mod take;

@@ -80,6 +80,19 @@ impl Lease {
 /// This thread's leases; settled when the thread ends.
 struct Leases(Vec<Lease>);
 
+impl Leases {
+    /// This thread's lease of `state`, if it holds one.
+    fn of(&mut self, state: &Arc<KeyState>) -> Option<&mut Lease> {
+        self.0.iter_mut().find(|l| Arc::ptr_eq(&l.state, state))
+    }
+
+    /// This thread's lease of `state`, taken out of its slots.
+    fn remove(&mut self, state: &Arc<KeyState>) -> Option<Lease> {
+        let i = self.0.iter().position(|l| Arc::ptr_eq(&l.state, state))?;
+        Some(self.0.remove(i))
+    }
+}
+
 impl Drop for Leases {
     fn drop(&mut self) {
         for lease in self.0.drain(..) {
@@ -122,7 +135,7 @@ pub(crate) fn renew(state: &Arc<KeyState>, cursor: &Cursor) -> Option<i64> {
     LEASES
         .try_with(|leases| {
             let mut leases = leases.try_borrow_mut().ok()?;
-            let lease = leases.0.iter_mut().find(|l| Arc::ptr_eq(&l.state, state))?;
+            let lease = leases.of(state)?;
             if lease.next < lease.taken.end
                 && lease.epoch == state.epoch()
                 && lease.period == cursor.period
@@ -147,13 +160,10 @@ fn take(state: &Arc<KeyState>, cursor: &mut Cursor, spec: &Spec) -> Option<Settl
         .try_with(|leases| {
             // Borrowed already (`emit` called seqgen again): no lease this time.
             let mut leases = leases.try_borrow_mut().ok()?;
-            let leases = &mut leases.0;
             // This thread's lease of the key ran out or can no longer serve: settled first,
             // so that what it left can go back to the block before the next lease is taken.
-            let previous = leases
-                .iter()
-                .position(|l| Arc::ptr_eq(&l.state, state))
-                .map(|i| leases.remove(i).settle(cursor));
+            let previous = leases.remove(state).map(|lease| lease.settle(cursor));
+            let leases = &mut leases.0;
             if cursor.left() < BLOCK_LEFT {
                 return None;
             }
@@ -212,11 +222,7 @@ pub(crate) fn settle_mine(state: &Arc<KeyState>) {
 /// Takes this thread's lease of `state` out of its slots.
 fn remove_mine(state: &Arc<KeyState>) -> Option<Lease> {
     LEASES
-        .try_with(|leases| {
-            let mut leases = leases.try_borrow_mut().ok()?;
-            let i = leases.0.iter().position(|l| Arc::ptr_eq(&l.state, state))?;
-            Some(leases.0.remove(i))
-        })
+        .try_with(|leases| leases.try_borrow_mut().ok()?.remove(state))
         .ok()
         .flatten()
 }

@@ -365,14 +365,15 @@ async fn fill_field<T: DistributedId, D: Driver>(
         let mut ids = Vec::with_capacity(unset.len());
         let emit = numeric(spec, |id| ids.push(id))?;
         generator.take_on(db, spec, scope, n, emit).await?;
-        put_numbers(rows, index, field, unset, ids, filled);
+        put_numbers(rows, index, field, unset.iter().copied(), ids);
     } else {
         let mut ids = Vec::with_capacity(unset.len());
         generator
             .take_on(db, spec, scope, n, formatted(spec, &mut ids))
             .await?;
-        put_text(rows, index, field, unset, ids, filled);
+        put_text(rows, index, field, unset.iter().copied(), ids);
     }
+    filled.extend(unset.into_iter().map(|row| (row, index)));
     Ok(())
 }
 
@@ -383,7 +384,6 @@ pub(crate) fn put_numbers<T: DistributedId>(
     field: &IdField,
     unset: impl IntoIterator<Item = usize>,
     ids: Vec<i64>,
-    filled: &mut Vec<(usize, usize)>,
 ) {
     for (row, id) in unset.into_iter().zip(ids) {
         match rows[row].__id_slot(index) {
@@ -391,7 +391,6 @@ pub(crate) fn put_numbers<T: DistributedId>(
             IdSlot::OptionalNumber(n) => *n = Some(id),
             IdSlot::Text(_) | IdSlot::OptionalText(_) => unreachable_slot(field),
         }
-        filled.push((row, index));
     }
 }
 
@@ -402,7 +401,6 @@ pub(crate) fn put_text<T: DistributedId>(
     field: &IdField,
     unset: impl IntoIterator<Item = usize>,
     ids: Vec<String>,
-    filled: &mut Vec<(usize, usize)>,
 ) {
     for (row, id) in unset.into_iter().zip(ids) {
         match rows[row].__id_slot(index) {
@@ -410,7 +408,6 @@ pub(crate) fn put_text<T: DistributedId>(
             IdSlot::OptionalText(s) => *s = Some(id),
             IdSlot::Number(_) | IdSlot::OptionalNumber(_) => unreachable_slot(field),
         }
-        filled.push((row, index));
     }
 }
 

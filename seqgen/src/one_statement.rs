@@ -80,12 +80,15 @@ fn fits_one_statement(spec: &Spec, numeric: bool) -> bool {
 pub(crate) fn field_of<B: Backend, Row: DistributedId>(
     rows: &mut [Row],
 ) -> Option<(&'static IdField, bool)> {
+    // First what costs nothing: every insert of every backend passes here.
+    if !B::ONE_STATEMENT_GAPLESS_INSERT {
+        return None;
+    }
     let [field] = Row::__id_fields() else {
         return None;
     };
     let numeric_form = rows.first_mut()?.__id_slot(0).is_numeric();
-    let fits = B::ONE_STATEMENT_GAPLESS_INSERT
-        && fits_one_statement(&field.spec, numeric_form)
+    let fits = fits_one_statement(&field.spec, numeric_form)
         && rows.iter_mut().all(|row| row.__id_slot(0).is_unset());
     fits.then_some((field, numeric_form))
 }
@@ -154,11 +157,11 @@ impl Numbering {
             let mut ids = Vec::with_capacity(rows.len());
             let emit = numeric(spec, |id| ids.push(id))?;
             generator.end_in_insert::<B, _>(spec, taking, last, emit)?;
-            put_numbers(rows, 0, field, all, ids, &mut Vec::new());
+            put_numbers(rows, 0, field, all, ids);
         } else {
             let mut ids = Vec::with_capacity(rows.len());
             generator.end_in_insert::<B, _>(spec, taking, last, formatted(spec, &mut ids))?;
-            put_text(rows, 0, field, all, ids, &mut Vec::new());
+            put_text(rows, 0, field, all, ids);
         }
         Ok(true)
     }

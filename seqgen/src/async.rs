@@ -69,8 +69,6 @@
 //! pool, because tasks that hold every connection of a shared one inside transactions would
 //! each wait for one more.
 
-use std::ops::Range;
-
 use diesel::deserialize::FromSqlRow;
 use diesel::query_builder::{InsertStatement, QueryFragment, QueryId};
 use diesel::sql_types::BigInt;
@@ -82,7 +80,7 @@ use futures_core::Stream;
 use crate::backend::AsyncBackend;
 use crate::driver::{begin, end, Driver, NonBlocking};
 use crate::error::Result;
-use crate::generator::{formatted, numeric};
+use crate::generator::{formatted, formatted_one, numeric};
 use crate::insert::Records;
 use crate::model::{fill_on, gapless_field, plan_fill, unfill, DistributedId};
 use crate::one_statement::{self, Numbering, OneStatement};
@@ -90,7 +88,6 @@ use crate::one_statement::{self, Numbering, OneStatement};
 pub use crate::pool::async_pools::AsyncPool;
 use crate::stats::KeyStats;
 use crate::Sequence;
-use seqgen_core::__private::Period;
 use seqgen_core::Spec;
 
 /// Hands out IDs for one database on diesel-async connections: [`crate::Generator`]'s blocks
@@ -184,10 +181,7 @@ impl Generator {
         C::Backend: AsyncBackend,
     {
         let mut id = String::new();
-        let emit = |period: &Period, counters: Range<u64>| {
-            id = spec.format(&period.text, counters.start);
-            Ok(())
-        };
+        let emit = formatted_one(spec, &mut id);
         self.inner
             .take_on(&mut NonBlocking(conn), spec, scope, 1, emit)
             .await?;

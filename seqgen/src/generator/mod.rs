@@ -127,6 +127,18 @@ pub(crate) fn formatted<'a>(
     }
 }
 
+/// What hands one counter out as a formatted ID, into `id` (the hot path of `next_id`: no
+/// `Vec` for one ID).
+pub(crate) fn formatted_one<'a>(
+    spec: &'a Spec,
+    id: &'a mut String,
+) -> impl FnMut(&Period, Range<u64>) -> Result<()> + 'a {
+    |period, counters| {
+        *id = spec.format(&period.text, counters.start);
+        Ok(())
+    }
+}
+
 /// What hands counters out as `i64` IDs to `push`; refuses a spec that is not
 /// [numeric](Spec::is_numeric).
 pub(crate) fn numeric<'a>(
@@ -353,10 +365,7 @@ impl Generator {
         C::Backend: Backend,
     {
         let mut id = String::new();
-        self.take(conn, spec, scope, 1, |period, counters| {
-            id = spec.format(&period.text, counters.start);
-            Ok(())
-        })?;
+        self.take(conn, spec, scope, 1, formatted_one(spec, &mut id))?;
         Ok(id)
     }
 

@@ -155,25 +155,60 @@ impl KeyState {
     /// it: notes whether this thread had to wait for it.
     #[inline]
     pub(crate) fn cursor_now(&self, spec: &Spec, clock: &dyn Clock) -> MutexGuard<'_, Cursor> {
-        let mut cursor = match self.cursor.try_lock() {
+        let mut cursor = self.try_cursor().unwrap_or_else(|| self.cursor());
+        if cursor.roll_to(spec, clock) {
+            self.new_epoch();
+        }
+        cursor
+    }
+
+    /// The cursor if no other thread holds it; notes either way how contended the key is
+    /// (see [`KeyState::contention`]).
+    #[inline]
+    fn try_cursor(&self) -> Option<MutexGuard<'_, Cursor>> {
+        match self.cursor.try_lock() {
             Ok(cursor) => {
                 // Under the lock: no other thread lowers it meanwhile.
                 let contention = self.contention.load(Ordering::Relaxed);
                 if contention > 0 {
                     self.contention.store(contention - 1, Ordering::Relaxed);
                 }
-                cursor
+                Some(cursor)
             }
-            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
             Err(TryLockError::WouldBlock) => {
                 self.contention.store(CONTENDED, Ordering::Relaxed);
-                self.cursor()
+                None
             }
-        };
-        if cursor.roll_to(spec, clock) {
-            self.new_epoch();
         }
-        cursor
+    }
+
+    /// The usual call in a few steps: one number, for a thread that finds the key's lock
+    /// free and no lease of it, in the clock `second` the period was last checked in, from
+    /// the block. Returns what `emit` returned and, if the block is now 80 % served, the
+    /// period whose next block should be reserved ahead; `None` (nothing taken) sends the
+    /// call down the general path, which handles everything else.
+    #[inline]
+    pub(crate) fn serve_one<F>(
+        &self,
+        spec: &Spec,
+        second: i64,
+        emit: &mut F,
+    ) -> Option<Result<Option<Period>>>
+    where
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
+    {
+        if self.is_leased() {
+            return None;
+        }
+        let mut cursor = self.try_cursor()?;
+        if cursor.period_second != Some(second) {
+            return None;
+        }
+        let number = cursor.take_one(spec)?;
+        let emitted = emit(&cursor.period, number..number + 1);
+        let ahead = cursor.wants_ahead().then(|| cursor.period.clone());
+        Some(emitted.map(|()| ahead))
     }
 
     /// Whether threads recently found the key's lock held (see [`KeyState::contention`]):

@@ -15,9 +15,9 @@ use seqgen_core::Spec;
 /// Reserves a committed block of at least `need` numbers on `conn`, outside any transaction,
 /// checking which database it is (it must match `expected`, if given), that the server
 /// commits durably and that the key has `spec`'s shape. On PostgreSQL one statement reserves
-/// and reads all that ([`Backend::reserve_identified`]), and the checks run on what it read:
-/// a block reserved on a database that is then refused is a hole, never served. Elsewhere
-/// one query reads it first, then the reservation follows. Returns the database's identity,
+/// and reads all that, on MySQL two for a key seen before ([`Backend::reserve_identified`]),
+/// and the checks run on what was read: a block reserved on a database that is then refused
+/// is a hole, never served. Otherwise one query reads it first, then the reservation follows. Returns the database's identity,
 /// the last number and the block's size: `need`, or the batch (the key row's `batch_size` if
 /// an operator set one, else `batch`, the generator's choice) if that is more and still fits.
 #[allow(clippy::too_many_arguments)] // each is one fact about the reservation

@@ -364,7 +364,8 @@ fn a_pool_without_an_idle_connection_refills_in_the_foreground<C: TestConnection
 
 /// What a reservation costs once the key is known: on PostgreSQL one statement reads the
 /// database's identity, durability and the key's settings and reserves; SQLite (in-process)
-/// reads first, then reserves; MySQL has no RETURNING, so the new value is read back.
+/// reads first, then reserves; MySQL has no RETURNING, so the new value is read back, with
+/// the identity. A key with an operator's `batch_size` is read first on MySQL too.
 fn statements_per_reservation<C: TestConnection>(db: TestDb<C>) {
     let generator = Generator::builder().fixed_batch().build();
     let spec = spec(&db.key("statements"), "S", "", 6, 10);
@@ -375,8 +376,7 @@ fn statements_per_reservation<C: TestConnection>(db: TestDb<C>) {
         generator.next_ids(&mut conn, &spec, 10).unwrap(); // one block of 10
         let expected = match C::NAME {
             "postgres" => 1,
-            "sqlite" => 2,
-            _ => 3,
+            _ => 2,
         };
         assert_eq!(
             queries.load(std::sync::atomic::Ordering::Relaxed),
@@ -385,6 +385,22 @@ fn statements_per_reservation<C: TestConnection>(db: TestDb<C>) {
     }
     assert_eq!(generator.reservations(), 4);
     assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(40));
+
+    // An operator's `batch_size` sizes the block: read first, everywhere but on PostgreSQL.
+    conn.batch_execute(&format!(
+        "UPDATE db_key SET batch_size = 25 WHERE key_name = '{}' AND period = ''",
+        spec.key()
+    ))
+    .unwrap();
+    let queries = common::count_queries(&mut conn);
+    generator.next_ids(&mut conn, &spec, 10).unwrap();
+    let expected = match C::NAME {
+        "postgres" => 1,
+        "sqlite" => 2,
+        _ => 4, // the known key's statement finds the `batch_size`, then three
+    };
+    assert_eq!(queries.load(std::sync::atomic::Ordering::Relaxed), expected);
+    assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(65));
 }
 
 /// Past `10^pad - 1` the spec cannot format a counter: a clear error, never a truncated or

@@ -145,9 +145,10 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// [`identify`](Backend::identify) and [`reserve`](Backend::reserve) in one round trip,
-    /// where the backend can express it as one statement (PostgreSQL); `Ok(None)`, with
-    /// nothing sent, elsewhere: the caller then runs the two. See [`Identified`].
+    /// [`identify`](Backend::identify) and [`reserve`](Backend::reserve) in fewer round trips
+    /// than the two: one statement on PostgreSQL; two on MySQL for a key whose row records
+    /// the request's shape and no `batch_size`. `Ok(None)` with nothing reserved otherwise
+    /// (nothing sent on SQLite): the caller then runs the two. See [`Identified`].
     #[doc(hidden)]
     fn reserve_identified<C>(
         _conn: &mut C,

@@ -5,11 +5,16 @@
 //! The row is updated by primary key first, which takes a record lock only. A missing row is
 //! created with `INSERT IGNORE` and the update repeated, rather than with
 //! `INSERT … ON DUPLICATE KEY UPDATE`, whose gap locks deadlock under concurrency.
+//!
+//! A reservation of a known key is two statements ([`BumpKnownKey`], then [`ReadBack`]): the
+//! database's identity is read back with the new value instead of before it. Diesel sends
+//! every statement prepared, one per round trip, so two is the least without a stored routine.
 
 use diesel::connection::LoadConnection;
 use diesel::mysql::Mysql;
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::sql_types::{BigInt, Nullable, Text, Unsigned};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
 use super::statement::{Piece, Text as StatementText};
@@ -36,6 +41,67 @@ impl StatementText for Bump {
         Piece::Limit,
     ];
     type SqlType = BigInt;
+}
+
+/// [`Bump`] for a key whose row is as the caller expects: it records the caller's shape and
+/// no operator set a `batch_size` there, so the block's size is the caller's own choice and
+/// nothing need be read first. The key row is joined to check both; a counter that fails
+/// either (or is missing, or past the limit) is left alone, and the caller reads the key's
+/// row and reserves with [`Bump`] instead.
+struct BumpKnownKey<'a, 'r> {
+    request: &'r super::Request<'a>,
+    count: i64,
+    limit: i64,
+}
+
+impl QueryId for BumpKnownKey<'_, '_> {
+    type QueryId = BumpKnownKey<'static, 'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl QueryFragment<Mysql> for BumpKnownKey<'_, '_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
+        let counter = self.request.counter;
+        out.push_sql(
+            "UPDATE db_key AS c JOIN db_key AS k ON k.key_name = c.key_name \
+             AND k.scope = '' AND k.period = '' SET c.current_value = \
+             LAST_INSERT_ID(GREATEST(c.current_value, COALESCE(c.start_value, 1) - 1) + ",
+        );
+        out.push_bind_param::<BigInt, i64>(&self.count)?;
+        out.push_sql("), c.updated_at = CURRENT_TIMESTAMP(6) WHERE c.key_name = ");
+        out.push_bind_param::<Text, str>(counter.key)?;
+        out.push_sql(" AND c.scope = ");
+        out.push_bind_param::<Text, str>(counter.scope)?;
+        out.push_sql(" AND c.period = ");
+        out.push_bind_param::<Text, str>(counter.period)?;
+        out.push_sql(" AND GREATEST(c.current_value, COALESCE(c.start_value, 1) - 1) <= ");
+        out.push_bind_param::<BigInt, i64>(&self.limit)?;
+        // `shape` compares byte for byte: the table's collation is `utf8mb4_bin`.
+        out.push_sql(" AND k.batch_size IS NULL AND k.shape = ");
+        out.push_bind_param::<Text, str>(self.request.shape)?;
+        Ok(())
+    }
+}
+
+impl<Conn> RunQueryDsl<Conn> for BumpKnownKey<'_, '_> {}
+
+/// After [`BumpKnownKey`], on the same connection: the new value and what
+/// [`identify`](super::Backend::identify) reads of the database (fingerprint, durability,
+/// token). The token row, once created, never changes.
+struct ReadBack;
+
+impl StatementText for ReadBack {
+    const PIECES: &'static [Piece] = &[
+        Piece::Sql("SELECT LAST_INSERT_ID(), "),
+        Piece::Fingerprint,
+        Piece::Sql(", "),
+        Piece::Durability,
+        Piece::Sql(
+            ", (SELECT t.current_value FROM db_key t \
+             WHERE t.key_name = '' AND t.scope = '' AND t.period = '')",
+        ),
+    ];
+    type SqlType = (Unsigned<BigInt>, Text, Text, Nullable<BigInt>);
 }
 
 diesel::define_sql_function! {
@@ -66,6 +132,8 @@ impl super::Backend for Mysql {
     const DURABLE: &'static str = "1";
 
     reserve!(sync);
+
+    reserve_identified!(sync);
 
     // Read back with a lock: a snapshot read under REPEATABLE READ would miss a shape
     // another transaction recorded after this one's snapshot.
@@ -114,6 +182,60 @@ macro_rules! reserve {
     };
 }
 use reserve;
+
+/// [`Backend::reserve_identified`](super::Backend::reserve_identified) for both drivers: a
+/// known key in two statements ([`BumpKnownKey`], [`ReadBack`]); `Ok(None)` after the first
+/// when the key is not as expected, and the caller reads and reserves in three.
+macro_rules! reserve_identified {
+    (sync) => {
+        $crate::backend::mysql::reserve_identified!(@ [] [] [diesel::connection::LoadConnection]);
+    };
+    (async) => {
+        $crate::backend::mysql::reserve_identified!(@ [async] [await] [diesel_async::AsyncConnection]);
+    };
+    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*]) => {
+        $($kw)* fn reserve_identified<C>(
+            conn: &mut C,
+            request: &$crate::backend::Request<'_>,
+        ) -> QueryResult<Option<$crate::backend::Identified>>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::backend::mysql::{BumpKnownKey, ReadBack};
+            use $crate::backend::statement::Statement;
+            // What the block's size would be without an operator's `batch_size`, which the
+            // statement makes sure of.
+            let count = request.need.max(request.batch).min(request.largest);
+            let bump = BumpKnownKey {
+                request,
+                count,
+                limit: request.largest - count,
+            };
+            if bump.execute(conn) $(.$aw)* ? == 0 {
+                return Ok(None);
+            }
+            let (last, fingerprint, durability, token): (u64, String, String, Option<i64>) =
+                Statement::<ReadBack>::new(request.counter, 0)
+                    .get_result(conn) $(.$aw)* ?;
+            let last = i64::try_from(last)
+                .map_err(|e| diesel::result::Error::DeserializationError(e.into()))?;
+            Ok(Some($crate::backend::Identified {
+                found: $crate::backend::Found {
+                    fingerprint: <Self as $crate::backend::Backend>::complete_fingerprint(
+                        fingerprint,
+                    ),
+                    durability,
+                    token,
+                    batch: None,
+                    shape: Some(request.shape.to_owned()),
+                },
+                count,
+                last: Some(last),
+            }))
+        }
+    };
+}
+use reserve_identified;
 
 macro_rules! lock_nowait {
     (sync) => {
@@ -167,6 +289,8 @@ mod nonblocking {
 
     impl super::super::AsyncBackend for Mysql {
         super::reserve!(async);
+
+        super::reserve_identified!(async);
 
         super::super::core_queries!(async, for_update);
 

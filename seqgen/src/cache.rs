@@ -184,7 +184,7 @@ impl KeyState {
     }
 
     /// The usual call in a few steps: one number, for a thread that finds the key's lock
-    /// free and no lease of it, in the clock `second` the period was last checked in, from
+    /// free and no lease of it, in the clock second the period was last checked in, from
     /// the block. Returns what `emit` returned and, if the block is now 80 % served, the
     /// period whose next block should be reserved ahead; `None` (nothing taken) sends the
     /// call down the general path, which handles everything else.
@@ -192,15 +192,17 @@ impl KeyState {
     pub(crate) fn serve_one<F>(
         &self,
         spec: &Spec,
-        second: i64,
+        clock: &dyn Clock,
         emit: &mut F,
     ) -> Option<Result<Option<Period>>>
     where
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
+        // Before the clock is read: a busy key's callers go on to their leases at once.
         if self.is_leased() {
             return None;
         }
+        let second = clock.unix_second();
         let mut cursor = self.try_cursor()?;
         if cursor.period_second != Some(second) {
             return None;

@@ -107,8 +107,7 @@ impl Generator {
         // The usual call first, in a few steps (see `KeyState::serve_one`).
         if n == 1 && scope.is_empty() && !spec.is_scoped() && spec.mode() == Mode::Batched {
             if let Some(state) = self.memoized(spec) {
-                let second = self.inner.clock.unix_second();
-                if let Some(served) = state.serve_one(spec, second, emit) {
+                if let Some(served) = state.serve_one(spec, &*self.inner.clock, emit) {
                     if let Some(period) = served? {
                         self.reserve_ahead(spec, state, period);
                     }

@@ -185,16 +185,16 @@ impl KeyState {
 
     /// The usual call in a few steps: one number, for a thread that finds the key's lock
     /// free and no lease of it, in the clock second the period was last checked in, from
-    /// the block. Returns what `emit` returned and, if the block is now 80 % served, the
-    /// period whose next block should be reserved ahead; `None` (nothing taken) sends the
-    /// call down the general path, which handles everything else.
+    /// the block. Returns what `emit` returned and whether the block is now 80 % served (its
+    /// next block is to be reserved ahead); `None` (nothing taken) sends the call down the
+    /// general path, which handles everything else.
     #[inline]
     pub(crate) fn serve_one<F>(
         &self,
         spec: &Spec,
         clock: &dyn Clock,
         emit: &mut F,
-    ) -> Option<Result<Option<Period>>>
+    ) -> Option<Result<bool>>
     where
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
@@ -208,9 +208,12 @@ impl KeyState {
             return None;
         }
         let number = cursor.take_one(spec)?;
-        let emitted = emit(&cursor.period, number..number + 1);
-        let ahead = cursor.wants_ahead().then(|| cursor.period.clone());
-        Some(emitted.map(|()| ahead))
+        // The error alone is moved: moving the whole `Result` stalled the usual case on
+        // a copy of what `emit` had just written.
+        if let Err(e) = emit(&cursor.period, number..number + 1) {
+            return Some(Err(e));
+        }
+        Some(Ok(cursor.wants_ahead()))
     }
 
     /// Whether threads recently found the key's lock held (see [`KeyState::contention`]):

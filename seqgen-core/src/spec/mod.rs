@@ -350,6 +350,14 @@ impl Spec {
                 .checked_mul(scale as i64)?
                 .checked_add(counter as i64);
         }
+        self.numeric_otherwise(period, counter)
+    }
+
+    /// [`Spec::numeric_in`] past the usual case. Out of line: the usual case is inlined into
+    /// every cached `i64` ID.
+    #[inline(never)]
+    fn numeric_otherwise(&self, period: &Period, counter: u64) -> Option<i64> {
+        let scale = policy::pow10(self.pad);
         let seq = policy::show(counter, self.overflow, None).seq;
         let digits = if seq < scale {
             self.pad

@@ -152,16 +152,25 @@ pub(crate) fn numeric<'a>(
     }
     Ok(move |period: &Period, counters: Range<u64>| {
         for c in counters {
-            // `take` refused counters past the capacity; a widened counter can still outgrow
-            // the 18 digits of an i64.
-            push(spec.numeric_in(period, c).ok_or_else(|| Error::Overflow {
-                key: spec.key().to_owned(),
-                period: period.text.clone(),
-                max: c - 1,
-            })?);
+            match spec.numeric_in(period, c) {
+                Some(id) => push(id),
+                None => return Err(too_wide(spec, period, c)),
+            }
         }
         Ok(())
     })
+}
+
+/// `take` refused counters past the capacity; a widened counter can still outgrow the 18
+/// digits of an `i64`. Out of line, so that the closure of [`numeric`] stays small.
+#[cold]
+#[inline(never)]
+fn too_wide(spec: &Spec, period: &Period, counter: u64) -> Error {
+    Error::Overflow {
+        key: spec.key().to_owned(),
+        period: period.text.clone(),
+        max: counter - 1,
+    }
 }
 
 /// Refuses a scope `spec` cannot count in: any for an unscoped spec, none (`""`) for a scoped

@@ -33,11 +33,18 @@ pub(crate) struct BatchState {
     batch: u64,
     /// When the last block was reserved.
     reserved_at: Option<Instant>,
+    /// The key row's `batch_size` as the last reservation read it, if an operator set one.
+    operator: Option<u64>,
 }
 
 impl BatchState {
-    /// The batch to ask for at `now`, from how long the last block lasted.
+    /// The batch to ask for at `now`: the operator's `batch_size` if the last reservation
+    /// read one (the database applies the current setting anyway; asking for it lets MySQL
+    /// reserve a known key in two statements), else from how long the last block lasted.
     pub(crate) fn next(&mut self, policy: BatchPolicy, spec: &Spec, now: Instant) -> u64 {
+        if let Some(operator) = self.operator {
+            return operator;
+        }
         let base = u64::from(spec.batch());
         let BatchPolicy::Adaptive { target, max } = policy else {
             return base;
@@ -58,9 +65,10 @@ impl BatchState {
         self.batch
     }
 
-    /// Notes that a block was reserved at `now`.
-    pub(crate) fn reserved(&mut self, now: Instant) {
+    /// Notes that a block was reserved at `now`, and the key row's `batch_size` it read.
+    pub(crate) fn reserved(&mut self, now: Instant, operator: Option<u64>) {
         self.reserved_at = Some(now);
+        self.operator = operator;
     }
 }
 
@@ -103,16 +111,16 @@ mod tests {
         let mut now = t0;
         let mut sizes = Vec::new();
         for _ in 0..5 {
-            state.reserved(now);
+            state.reserved(now, None);
             now += Duration::from_millis(10); // each block gone in 10 ms
             sizes.push(state.next(policy, &spec, now));
         }
         assert_eq!(sizes, [200, 400, 800, 1000, 1000]);
         for expected in [1000, 500, 250, 125, 100, 100] {
-            state.reserved(now);
+            state.reserved(now, None);
             now += Duration::from_millis(1500); // between one and two targets: kept
             assert_eq!(state.next(policy, &spec, now), expected);
-            state.reserved(now);
+            state.reserved(now, None);
             now += Duration::from_secs(3); // past two targets: halved
             let _ = state.next(policy, &spec, now);
         }
@@ -123,16 +131,27 @@ mod tests {
         let (spec, mut state, mut now) = (spec(10, 4), BatchState::default(), Instant::now());
         for _ in 0..10 {
             state.next(BatchPolicy::default(), &spec, now);
-            state.reserved(now);
+            state.reserved(now, None);
             now += Duration::from_millis(1);
         }
         assert_eq!(state.next(BatchPolicy::default(), &spec, now), 99);
     }
 
     #[test]
+    fn an_operators_batch_size_seen_is_asked_for_until_it_is_gone() {
+        let policy = BatchPolicy::default();
+        let (spec, mut state, now) = (spec(100, 12), BatchState::default(), Instant::now());
+        state.reserved(now, Some(25));
+        assert_eq!(state.next(policy, &spec, now), 25);
+        assert_eq!(state.next(BatchPolicy::Fixed, &spec, now), 25);
+        state.reserved(now, None);
+        assert_eq!(state.next(BatchPolicy::Fixed, &spec, now), 100);
+    }
+
+    #[test]
     fn fixed_is_the_spec_batch_and_the_operator_wins() {
         let (spec, mut state, now) = (spec(100, 12), BatchState::default(), Instant::now());
-        state.reserved(now);
+        state.reserved(now, None);
         assert_eq!(state.next(BatchPolicy::Fixed, &spec, now), 100);
         assert_eq!(block_size(Some(7), 400, 1), 7);
         assert_eq!(block_size(Some(7), 400, 50), 50, "what is needed, at least");

@@ -8,6 +8,7 @@ use std::pin::Pin;
 use crate::backend::{Counter, Found};
 use crate::error::Result;
 use crate::identity::{Identity, NonDurable};
+use crate::reserve::Reserved;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
 
@@ -23,7 +24,7 @@ pub trait PoolReserve: Send + Sync {
     fn blocking(&self) -> bool;
 
     /// Reserves a block on the pool's database, which must be the one `expected` describes;
-    /// returns its identity, the last number of the block and its size.
+    /// returns the block.
     #[allow(clippy::too_many_arguments)] // each is one fact about the reservation
     fn reserve<'a>(
         &'a self,
@@ -34,11 +35,11 @@ pub trait PoolReserve: Send + Sync {
         batch: u64,
         non_durable: NonDurable,
         expected: &'a Found,
-    ) -> PoolFuture<'a, (Identity, i64, u64)>;
+    ) -> PoolFuture<'a, Reserved>;
 
     /// Reserves a block of `batch` numbers on the pool's database, if a connection is idle
     /// right now (`None` otherwise: the callers that hold them may be waiting for this very
-    /// block); returns its identity, the last number of the block and its size.
+    /// block); returns the block.
     fn reserve_ahead<'a>(
         &'a self,
         spec: &'a Spec,
@@ -46,7 +47,7 @@ pub trait PoolReserve: Send + Sync {
         period: &'a Period,
         batch: u64,
         non_durable: NonDurable,
-    ) -> PoolFuture<'a, Option<(Identity, i64, u64)>>;
+    ) -> PoolFuture<'a, Option<Reserved>>;
 
     /// Creates the row of `counter` unless it exists, in autocommit.
     fn create_row<'a>(&'a self, counter: Counter<'a>) -> PoolFuture<'a, ()>;
@@ -136,7 +137,7 @@ mod r2d2_pool {
     use crate::driver::{drive, Blocking};
     use crate::error::{Error, Result};
     use crate::identity::{Identity, NonDurable};
-    use crate::reserve::reserve_block;
+    use crate::reserve::{reserve_block, Reserved};
     use seqgen_core::__private::Period;
     use seqgen_core::Spec;
 
@@ -162,7 +163,7 @@ mod r2d2_pool {
             batch: u64,
             non_durable: NonDurable,
             expected: &'a Found,
-        ) -> PoolFuture<'a, (Identity, i64, u64)> {
+        ) -> PoolFuture<'a, Reserved> {
             ready(self.get().map_err(Error::Pool).and_then(|mut pooled| {
                 let db = &mut Blocking(&mut *pooled);
                 let expected = Some(expected);
@@ -186,7 +187,7 @@ mod r2d2_pool {
             period: &'a Period,
             batch: u64,
             non_durable: NonDurable,
-        ) -> PoolFuture<'a, Option<(Identity, i64, u64)>> {
+        ) -> PoolFuture<'a, Option<Reserved>> {
             let Some(mut pooled) = self.try_get() else {
                 return ready(Ok(None));
             };
@@ -260,7 +261,7 @@ pub(crate) mod async_pools {
     use crate::driver::NonBlocking;
     use crate::error::Error;
     use crate::identity::{Identity, NonDurable};
-    use crate::reserve::reserve_block;
+    use crate::reserve::{reserve_block, Reserved};
     use seqgen_core::__private::Period;
     use seqgen_core::Spec;
 
@@ -294,7 +295,7 @@ pub(crate) mod async_pools {
                     batch: u64,
                     non_durable: NonDurable,
                     expected: &'a Found,
-                ) -> PoolFuture<'a, (Identity, i64, u64)> {
+                ) -> PoolFuture<'a, Reserved> {
                     Box::pin(async move {
                         let $p = self;
                         let mut conn = $get.map_err(|e| Error::AsyncPool(e.to_string()))?;
@@ -312,7 +313,7 @@ pub(crate) mod async_pools {
                     period: &'a Period,
                     batch: u64,
                     non_durable: NonDurable,
-                ) -> PoolFuture<'a, Option<(Identity, i64, u64)>> {
+                ) -> PoolFuture<'a, Option<Reserved>> {
                     Box::pin(async move {
                         let $p = self;
                         if !$idle {

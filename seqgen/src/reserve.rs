@@ -20,6 +20,8 @@ use seqgen_core::Spec;
 /// is a hole, never served. Otherwise one query reads it first, then the reservation follows. Returns the database's identity,
 /// the last number and the block's size: `need`, or the batch (the key row's `batch_size` if
 /// an operator set one, else `batch`, the generator's choice) if that is more and still fits.
+/// (The generator asks for an operator's `batch_size` it has seen as its `batch`, so that
+/// MySQL's statement for a known key, which checks the block's size, applies.)
 #[allow(clippy::too_many_arguments)] // each is one fact about the reservation
 pub(crate) async fn reserve_block<D: Driver>(
     db: &mut D,
@@ -30,7 +32,7 @@ pub(crate) async fn reserve_block<D: Driver>(
     batch: u64,
     non_durable: NonDurable,
     expected: Option<&Found>,
-) -> Result<(Identity, i64, u64)> {
+) -> Result<Reserved> {
     let request = Request {
         counter: Counter::new(spec.key(), scope, &period.text),
         // Both fit in an i64: `need <= largest` was checked, and `largest` is capped.
@@ -68,7 +70,29 @@ pub(crate) async fn reserve_block<D: Driver>(
             reserve_fitting(db, spec, scope, period, count, need, Retry::Yes).await?
         }
     };
-    Ok((identity, last, count))
+    Ok(Reserved {
+        identity,
+        last,
+        count,
+        batch_size: found
+            .batch
+            .and_then(|b| u64::try_from(b).ok())
+            .filter(|&b| b > 0),
+    })
+}
+
+/// A committed block, as [`reserve_block`] returns it. (`pub` in a private module: a pool's
+/// reservations return it through `PoolReserve`.)
+#[derive(Debug)]
+pub struct Reserved {
+    /// The database it was reserved on.
+    pub(crate) identity: Identity,
+    /// Its last number.
+    pub(crate) last: i64,
+    /// Its size.
+    pub(crate) count: u64,
+    /// The key row's `batch_size`, if an operator set one, as read with the reservation.
+    pub(crate) batch_size: Option<u64>,
 }
 
 /// Refuses `spec` if its key's row records another shape; records it if none is recorded.

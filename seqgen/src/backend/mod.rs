@@ -147,8 +147,9 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
 
     /// [`identify`](Backend::identify) and [`reserve`](Backend::reserve) in fewer round trips
     /// than the two: one statement on PostgreSQL; two on MySQL for a key whose row records
-    /// the request's shape and no `batch_size`. `Ok(None)` with nothing reserved otherwise
-    /// (nothing sent on SQLite): the caller then runs the two. See [`Identified`].
+    /// the request's shape and whose `batch_size`, if set, is the request's batch. `Ok(None)`
+    /// with nothing reserved otherwise (nothing sent on SQLite): the caller then runs the two.
+    /// See [`Identified`].
     #[doc(hidden)]
     fn reserve_identified<C>(
         _conn: &mut C,

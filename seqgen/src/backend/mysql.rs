@@ -43,11 +43,11 @@ impl StatementText for Bump {
     type SqlType = BigInt;
 }
 
-/// [`Bump`] for a key whose row is as the caller expects: it records the caller's shape and
-/// no operator set a `batch_size` there, so the block's size is the caller's own choice and
-/// nothing need be read first. The key row is joined to check both; a counter that fails
-/// either (or is missing, or past the limit) is left alone, and the caller reads the key's
-/// row and reserves with [`Bump`] instead.
+/// [`Bump`] for a key whose row is as the caller expects: it records the caller's shape, and
+/// the block's size the caller chose is the one its `batch_size` gives (the request's batch
+/// when no operator set one), so nothing need be read first. The key row is joined to check
+/// both; a counter that fails either (or is missing, or past the limit) is left alone, and
+/// the caller reads the key's row and reserves with [`Bump`] instead.
 struct BumpKnownKey<'a, 'r> {
     request: &'r super::Request<'a>,
     count: i64,
@@ -77,8 +77,17 @@ impl QueryFragment<Mysql> for BumpKnownKey<'_, '_> {
         out.push_sql(" AND GREATEST(c.current_value, COALESCE(c.start_value, 1) - 1) <= ");
         out.push_bind_param::<BigInt, i64>(&self.limit)?;
         // `shape` compares byte for byte: the table's collation is `utf8mb4_bin`.
-        out.push_sql(" AND k.batch_size IS NULL AND k.shape = ");
+        out.push_sql(" AND k.shape = ");
         out.push_bind_param::<Text, str>(self.request.shape)?;
+        // The size `block_size` gives, as PostgreSQL's statement computes it.
+        out.push_sql(" AND LEAST(GREATEST(");
+        out.push_bind_param::<BigInt, i64>(&self.request.need)?;
+        out.push_sql(", CASE WHEN k.batch_size > 0 THEN k.batch_size ELSE ");
+        out.push_bind_param::<BigInt, i64>(&self.request.batch)?;
+        out.push_sql(" END), ");
+        out.push_bind_param::<BigInt, i64>(&self.request.largest)?;
+        out.push_sql(") = ");
+        out.push_bind_param::<BigInt, i64>(&self.count)?;
         Ok(())
     }
 }
@@ -87,7 +96,8 @@ impl<Conn> RunQueryDsl<Conn> for BumpKnownKey<'_, '_> {}
 
 /// After [`BumpKnownKey`], on the same connection: the new value and what
 /// [`identify`](super::Backend::identify) reads of the database (fingerprint, durability,
-/// token). The token row, once created, never changes.
+/// token) and of the key row (`batch_size`, for the next reservation to ask for; the block
+/// just reserved was sized in the statement). The token row, once created, never changes.
 struct ReadBack;
 
 impl StatementText for ReadBack {
@@ -98,10 +108,19 @@ impl StatementText for ReadBack {
         Piece::Durability,
         Piece::Sql(
             ", (SELECT t.current_value FROM db_key t \
-             WHERE t.key_name = '' AND t.scope = '' AND t.period = '')",
+             WHERE t.key_name = '' AND t.scope = '' AND t.period = ''), \
+             (SELECT k.batch_size FROM db_key k WHERE k.key_name = ",
         ),
+        Piece::Key,
+        Piece::Sql(" AND k.scope = '' AND k.period = '')"),
     ];
-    type SqlType = (Unsigned<BigInt>, Text, Text, Nullable<BigInt>);
+    type SqlType = (
+        Unsigned<BigInt>,
+        Text,
+        Text,
+        Nullable<BigInt>,
+        Nullable<BigInt>,
+    );
 }
 
 diesel::define_sql_function! {
@@ -186,6 +205,9 @@ use reserve;
 /// [`Backend::reserve_identified`](super::Backend::reserve_identified) for both drivers: a
 /// known key in two statements ([`BumpKnownKey`], [`ReadBack`]); `Ok(None)` after the first
 /// when the key is not as expected, and the caller reads and reserves in three.
+///
+/// `Found::batch` is read after the reservation, not before: `reserve_block` uses it only to
+/// tell the generator what to ask for next time.
 macro_rules! reserve_identified {
     (sync) => {
         $crate::backend::mysql::reserve_identified!(@ [] [] [diesel::connection::LoadConnection]);
@@ -203,8 +225,8 @@ macro_rules! reserve_identified {
         {
             use $crate::backend::mysql::{BumpKnownKey, ReadBack};
             use $crate::backend::statement::Statement;
-            // What the block's size would be without an operator's `batch_size`, which the
-            // statement makes sure of.
+            // The block's size if the key row's `batch_size` is what the caller last saw
+            // (none, or the request's batch), which the statement makes sure of.
             let count = request.need.max(request.batch).min(request.largest);
             let bump = BumpKnownKey {
                 request,
@@ -214,9 +236,14 @@ macro_rules! reserve_identified {
             if bump.execute(conn) $(.$aw)* ? == 0 {
                 return Ok(None);
             }
-            let (last, fingerprint, durability, token): (u64, String, String, Option<i64>) =
-                Statement::<ReadBack>::new(request.counter, 0)
-                    .get_result(conn) $(.$aw)* ?;
+            let (last, fingerprint, durability, token, batch): (
+                u64,
+                String,
+                String,
+                Option<i64>,
+                Option<i64>,
+            ) = Statement::<ReadBack>::new(request.counter, 0)
+                .get_result(conn) $(.$aw)* ?;
             let last = i64::try_from(last)
                 .map_err(|e| diesel::result::Error::DeserializationError(e.into()))?;
             Ok(Some($crate::backend::Identified {
@@ -226,7 +253,7 @@ macro_rules! reserve_identified {
                     ),
                     durability,
                     token,
-                    batch: None,
+                    batch,
                     shape: Some(request.shape.to_owned()),
                 },
                 count,

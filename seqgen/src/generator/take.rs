@@ -12,9 +12,9 @@ use crate::backend::Backend;
 use crate::cache::{block_ending_at, checked, largest, refused, serve, Cursor, KeyState};
 use crate::driver::{drive, Blocking, Driver};
 use crate::error::{Error, Result};
-use crate::identity::{identify, Identity};
+use crate::identity::identify;
 use crate::lease;
-use crate::reserve::{check_shape, reserve_block, reserve_fitting, same_shape, Retry};
+use crate::reserve::{check_shape, reserve_block, reserve_fitting, same_shape, Reserved, Retry};
 use crate::trace::event;
 use seqgen_core::__private::Period;
 use seqgen_core::{Mode, Spec};
@@ -337,7 +337,7 @@ impl Generator {
         let non_durable = self.inner.non_durable;
         let batch = state.batch().next(self.inner.batch, spec, Instant::now());
         let reserving = state.reserving(&period.text, D::Backend::NAME, "foreground");
-        let (identity, last, count) = match pool {
+        let reserved = match pool {
             Some(pool) if through_pool => {
                 // The caller's database (its token only if it has one yet): the pool must
                 // point at the same one. Only the token row is read, which no reservation
@@ -350,8 +350,8 @@ impl Generator {
             // may be cached.
             _ => reserve_block(db, spec, scope, &period, need, batch, non_durable, None).await?,
         };
-        reserving.took(count);
-        let block = self.accept_block(spec, &state, &period, identity, last, count)?;
+        reserving.took(reserved.count);
+        let block = self.accept_block(spec, &state, &period, reserved)?;
         let mine = block.start..block.start + need;
         // With a pool, the block after this one is reserved in the background before this one
         // runs dry (not on SQLite, whose one writer the app's own transactions need).
@@ -453,11 +453,11 @@ impl Generator {
         let reserved = pool
             .reserve_ahead(spec, state.scope(), period, batch, non_durable)
             .await?;
-        let Some((identity, last, count)) = reserved else {
+        let Some(reserved) = reserved else {
             return Ok(false); // no idle connection: the foreground refills
         };
-        reserving.took(count);
-        let block = self.accept_block(spec, state, period, identity, last, count)?;
+        reserving.took(reserved.count);
+        let block = self.accept_block(spec, state, period, reserved)?;
         let kept = state.cursor().keep_spare(period, &block);
         if !kept {
             state.count_abandoned(block.end - block.start);
@@ -473,11 +473,15 @@ impl Generator {
         spec: &Spec,
         state: &KeyState,
         period: &Period,
-        identity: Identity,
-        last: i64,
-        count: u64,
+        reserved: Reserved,
     ) -> Result<Range<u64>> {
-        state.batch().reserved(Instant::now());
+        let Reserved {
+            identity,
+            last,
+            count,
+            batch_size,
+        } = reserved;
+        state.batch().reserved(Instant::now(), batch_size);
         self.bind(identity)?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         let block = block_ending_at(last, count)?;

@@ -38,13 +38,17 @@ pub(crate) struct BatchState {
 }
 
 impl BatchState {
-    /// The batch to ask for at `now`: the operator's `batch_size` if the last reservation
-    /// read one (the database applies the current setting anyway; asking for it lets MySQL
-    /// reserve a known key in two statements), else from how long the last block lasted.
-    pub(crate) fn next(&mut self, policy: BatchPolicy, spec: &Spec, now: Instant) -> u64 {
-        if let Some(operator) = self.operator {
-            return operator;
+    /// What to ask for at `now`: the generator's batch, from how long the last block lasted,
+    /// and the operator's `batch_size` the last reservation read.
+    pub(crate) fn next(&mut self, policy: BatchPolicy, spec: &Spec, now: Instant) -> Batch {
+        Batch {
+            generator: self.next_generator(policy, spec, now),
+            operator: self.operator,
         }
+    }
+
+    /// The generator's batch at `now`, from how long the last block lasted.
+    fn next_generator(&mut self, policy: BatchPolicy, spec: &Spec, now: Instant) -> u64 {
         let base = u64::from(spec.batch());
         let BatchPolicy::Adaptive { target, max } = policy else {
             return base;
@@ -69,6 +73,26 @@ impl BatchState {
     pub(crate) fn reserved(&mut self, now: Instant, operator: Option<u64>) {
         self.reserved_at = Some(now);
         self.operator = operator;
+    }
+}
+
+/// What a reservation asks for.
+///
+/// `pub` in a private module: a pool's reservations take it through `PoolReserve`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Batch {
+    /// The generator's choice for the key, which the key row's `batch_size` overrides.
+    pub(crate) generator: u64,
+    /// The key row's `batch_size` the last reservation read, if an operator had set one. The
+    /// database applies the current setting; this is what the caller expects it to be
+    /// (MySQL's statement for a known key checks that, rather than reading it first).
+    pub(crate) operator: Option<u64>,
+}
+
+impl Batch {
+    /// The batch the caller expects the reservation to take (before `need` and the limit).
+    pub(crate) fn expected(self) -> u64 {
+        self.operator.unwrap_or(self.generator)
     }
 }
 
@@ -104,7 +128,7 @@ mod tests {
         };
         let (spec, mut state, t0) = (spec(100, 12), BatchState::default(), Instant::now());
         assert_eq!(
-            state.next(policy, &spec, t0),
+            state.next(policy, &spec, t0).generator,
             100,
             "the first block: the spec's"
         );
@@ -113,16 +137,16 @@ mod tests {
         for _ in 0..5 {
             state.reserved(now, None);
             now += Duration::from_millis(10); // each block gone in 10 ms
-            sizes.push(state.next(policy, &spec, now));
+            sizes.push(state.next(policy, &spec, now).generator);
         }
         assert_eq!(sizes, [200, 400, 800, 1000, 1000]);
         for expected in [1000, 500, 250, 125, 100, 100] {
             state.reserved(now, None);
             now += Duration::from_millis(1500); // between one and two targets: kept
-            assert_eq!(state.next(policy, &spec, now), expected);
+            assert_eq!(state.next(policy, &spec, now).generator, expected);
             state.reserved(now, None);
             now += Duration::from_secs(3); // past two targets: halved
-            let _ = state.next(policy, &spec, now);
+            let _ = state.next(policy, &spec, now).generator;
         }
     }
 
@@ -134,25 +158,25 @@ mod tests {
             state.reserved(now, None);
             now += Duration::from_millis(1);
         }
-        assert_eq!(state.next(BatchPolicy::default(), &spec, now), 99);
+        assert_eq!(state.next(BatchPolicy::default(), &spec, now).generator, 99);
     }
 
     #[test]
-    fn an_operators_batch_size_seen_is_asked_for_until_it_is_gone() {
-        let policy = BatchPolicy::default();
+    fn the_operators_batch_size_last_seen_is_what_a_reservation_expects() {
         let (spec, mut state, now) = (spec(100, 12), BatchState::default(), Instant::now());
         state.reserved(now, Some(25));
-        assert_eq!(state.next(policy, &spec, now), 25);
-        assert_eq!(state.next(BatchPolicy::Fixed, &spec, now), 25);
+        let batch = state.next(BatchPolicy::Fixed, &spec, now);
+        assert_eq!((batch.generator, batch.expected()), (100, 25));
         state.reserved(now, None);
-        assert_eq!(state.next(BatchPolicy::Fixed, &spec, now), 100);
+        let batch = state.next(BatchPolicy::Fixed, &spec, now);
+        assert_eq!((batch.generator, batch.expected()), (100, 100));
     }
 
     #[test]
     fn fixed_is_the_spec_batch_and_the_operator_wins() {
         let (spec, mut state, now) = (spec(100, 12), BatchState::default(), Instant::now());
         state.reserved(now, None);
-        assert_eq!(state.next(BatchPolicy::Fixed, &spec, now), 100);
+        assert_eq!(state.next(BatchPolicy::Fixed, &spec, now).generator, 100);
         assert_eq!(block_size(Some(7), 400, 1), 7);
         assert_eq!(block_size(Some(7), 400, 50), 50, "what is needed, at least");
         assert_eq!(block_size(None, 400, 1), 400);

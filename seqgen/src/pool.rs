@@ -6,6 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::backend::{Counter, Found};
+use crate::batch::Batch;
 use crate::error::Result;
 use crate::identity::{Identity, NonDurable};
 use crate::reserve::Reserved;
@@ -32,7 +33,7 @@ pub trait PoolReserve: Send + Sync {
         scope: &'a str,
         period: &'a Period,
         need: u64,
-        batch: u64,
+        batch: Batch,
         non_durable: NonDurable,
         expected: &'a Found,
     ) -> PoolFuture<'a, Reserved>;
@@ -45,7 +46,7 @@ pub trait PoolReserve: Send + Sync {
         spec: &'a Spec,
         scope: &'a str,
         period: &'a Period,
-        batch: u64,
+        batch: Batch,
         non_durable: NonDurable,
     ) -> PoolFuture<'a, Option<Reserved>>;
 
@@ -134,6 +135,7 @@ mod r2d2_pool {
 
     use super::{work, PoolFuture, PoolReserve};
     use crate::backend::{Backend, Counter, Found};
+    use crate::batch::Batch;
     use crate::driver::{drive, Blocking};
     use crate::error::{Error, Result};
     use crate::identity::{Identity, NonDurable};
@@ -160,7 +162,7 @@ mod r2d2_pool {
             scope: &'a str,
             period: &'a Period,
             need: u64,
-            batch: u64,
+            batch: Batch,
             non_durable: NonDurable,
             expected: &'a Found,
         ) -> PoolFuture<'a, Reserved> {
@@ -185,7 +187,7 @@ mod r2d2_pool {
             spec: &'a Spec,
             scope: &'a str,
             period: &'a Period,
-            batch: u64,
+            batch: Batch,
             non_durable: NonDurable,
         ) -> PoolFuture<'a, Option<Reserved>> {
             let Some(mut pooled) = self.try_get() else {
@@ -258,6 +260,7 @@ pub(crate) mod async_pools {
 
     use super::{work, PoolFuture, PoolReserve};
     use crate::backend::{Backend, Counter, Found};
+    use crate::batch::Batch;
     use crate::driver::NonBlocking;
     use crate::error::Error;
     use crate::identity::{Identity, NonDurable};
@@ -292,7 +295,7 @@ pub(crate) mod async_pools {
                     scope: &'a str,
                     period: &'a Period,
                     need: u64,
-                    batch: u64,
+                    batch: Batch,
                     non_durable: NonDurable,
                     expected: &'a Found,
                 ) -> PoolFuture<'a, Reserved> {
@@ -311,7 +314,7 @@ pub(crate) mod async_pools {
                     spec: &'a Spec,
                     scope: &'a str,
                     period: &'a Period,
-                    batch: u64,
+                    batch: Batch,
                     non_durable: NonDurable,
                 ) -> PoolFuture<'a, Option<Reserved>> {
                     Box::pin(async move {

@@ -3,7 +3,7 @@
 //! reservation, always bounded by what the spec can hold.
 
 use crate::backend::{is_busy, Counter, Found, Identified, Request};
-use crate::batch::block_size;
+use crate::batch::{block_size, Batch};
 use crate::cache::{largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
@@ -19,9 +19,8 @@ use seqgen_core::Spec;
 /// and the checks run on what was read: a block reserved on a database that is then refused
 /// is a hole, never served. Otherwise one query reads it first, then the reservation follows. Returns the database's identity,
 /// the last number and the block's size: `need`, or the batch (the key row's `batch_size` if
-/// an operator set one, else `batch`, the generator's choice) if that is more and still fits.
-/// (The generator asks for an operator's `batch_size` it has seen as its `batch`, so that
-/// MySQL's statement for a known key, which checks the block's size, applies.)
+/// an operator set one, else the generator's choice in `batch`) if that is more and still
+/// fits; the `batch_size` read comes back for the next reservation to expect.
 #[allow(clippy::too_many_arguments)] // each is one fact about the reservation
 pub(crate) async fn reserve_block<D: Driver>(
     db: &mut D,
@@ -29,7 +28,7 @@ pub(crate) async fn reserve_block<D: Driver>(
     scope: &str,
     period: &Period,
     need: u64,
-    batch: u64,
+    batch: Batch,
     non_durable: NonDurable,
     expected: Option<&Found>,
 ) -> Result<Reserved> {
@@ -37,7 +36,8 @@ pub(crate) async fn reserve_block<D: Driver>(
         counter: Counter::new(spec.key(), scope, &period.text),
         // Both fit in an i64: `need <= largest` was checked, and `largest` is capped.
         need: need as i64,
-        batch: i64::try_from(batch).unwrap_or(i64::MAX),
+        batch: i64::try_from(batch.generator).unwrap_or(i64::MAX),
+        expected_batch: i64::try_from(batch.expected()).unwrap_or(i64::MAX),
         largest: largest(spec) as i64,
         shape: spec.shape(),
     };
@@ -66,7 +66,7 @@ pub(crate) async fn reserve_block<D: Driver>(
         // Past the limit: only what is needed, or the error that even that does not fit.
         Some((None, _)) => reserve_fitting(db, spec, scope, period, need, need, Retry::Yes).await?,
         None => {
-            let count = block_size(found.batch, batch, need);
+            let count = block_size(found.batch, batch.generator, need);
             reserve_fitting(db, spec, scope, period, count, need, Retry::Yes).await?
         }
     };

@@ -405,6 +405,14 @@ fn statements_per_reservation<C: TestConnection>(db: TestDb<C>) {
         assert_eq!(queries.load(std::sync::atomic::Ordering::Relaxed), expected);
         assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(last));
     }
+    // Cleared: the next block is the spec's again at once.
+    conn.batch_execute(&format!(
+        "UPDATE db_key SET batch_size = NULL WHERE key_name = '{}' AND period = ''",
+        spec.key()
+    ))
+    .unwrap();
+    generator.next_ids(&mut conn, &spec, 10).unwrap();
+    assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(100));
 }
 
 /// Past `10^pad - 1` the spec cannot format a counter: a clear error, never a truncated or

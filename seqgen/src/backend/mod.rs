@@ -147,7 +147,7 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
 
     /// [`identify`](Backend::identify) and [`reserve`](Backend::reserve) in fewer round trips
     /// than the two: one statement on PostgreSQL; two on MySQL for a key whose row records
-    /// the request's shape and whose `batch_size`, if set, is the request's batch. `Ok(None)`
+    /// the request's shape and gives the batch the request expects. `Ok(None)`
     /// with nothing reserved otherwise (nothing sent on SQLite): the caller then runs the two.
     /// See [`Identified`].
     #[doc(hidden)]
@@ -450,6 +450,8 @@ pub struct Request<'a> {
     pub need: i64,
     /// The block the generator asks for, unless the key row's `batch_size` says otherwise.
     pub batch: i64,
+    /// The batch the caller expects: the key row's `batch_size` as last read, else `batch`.
+    pub expected_batch: i64,
     /// The largest counter value the block may end at.
     pub largest: i64,
     /// The spec's shape: a key row that records another one is left alone.

@@ -44,8 +44,9 @@ impl StatementText for Bump {
 }
 
 /// [`Bump`] for a key whose row is as the caller expects: it records the caller's shape, and
-/// the block's size the caller chose is the one its `batch_size` gives (the request's batch
-/// when no operator set one), so nothing need be read first. The key row is joined to check
+/// the block's size the caller worked out from the `batch_size` it last saw is the one the
+/// row gives now (its `batch_size`, else the generator's batch), so nothing need be read
+/// first. The key row is joined to check
 /// both; a counter that fails either (or is missing, or past the limit) is left alone, and
 /// the caller reads the key's row and reserves with [`Bump`] instead.
 struct BumpKnownKey<'a, 'r> {
@@ -225,9 +226,9 @@ macro_rules! reserve_identified {
         {
             use $crate::backend::mysql::{BumpKnownKey, ReadBack};
             use $crate::backend::statement::Statement;
-            // The block's size if the key row's `batch_size` is what the caller last saw
-            // (none, or the request's batch), which the statement makes sure of.
-            let count = request.need.max(request.batch).min(request.largest);
+            // The block's size if the key row's `batch_size` is what the caller last saw,
+            // which the statement makes sure of.
+            let count = request.need.max(request.expected_batch).min(request.largest);
             let bump = BumpKnownKey {
                 request,
                 count,

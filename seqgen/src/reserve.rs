@@ -15,7 +15,8 @@ use seqgen_core::Spec;
 /// Reserves a committed block of at least `need` numbers on `conn`, outside any transaction,
 /// checking which database it is (it must match `expected`, if given), that the server
 /// commits durably and that the key has `spec`'s shape. On PostgreSQL one statement reserves
-/// and reads all that, on MySQL two for a key seen before ([`Backend::reserve_identified`]),
+/// and reads all that, on MySQL two for an undated key seen before
+/// ([`Backend::reserve_identified`]),
 /// and the checks run on what was read: a block reserved on a database that is then refused
 /// is a hole, never served. Otherwise one query reads it first, then the reservation follows. Returns the database's identity,
 /// the last number and the block's size: `need`, or the batch (the key row's `batch_size` if

@@ -211,9 +211,16 @@ fn one_key_one_shape<C: TestConnection>(db: TestDb<C>) {
         .unwrap();
     let in_transaction = conn.transaction(|conn| Generator::new().next_id(conn, &gapless));
     assert!(matches!(in_transaction, Err(Error::ShapeChanged { .. })));
-    // Same period row, other width: refused too, though the row exists (MySQL's reservation
-    // of a known key checks the shape in the statement that reserves).
+    // Same period row, other width: refused too, though the row exists.
     let narrow = Spec::builder(&key).date("%Y%m%d").pad(6).build().unwrap();
+    let err = Generator::new().next_id(&mut conn, &narrow).unwrap_err();
+    assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
+    // An undated key, whose row is its counter: MySQL's reservation of a known key checks the
+    // shape in the statement that reserves.
+    let undated = db.key("shape_undated");
+    let wide = Spec::builder(&undated).date("").pad(8).build().unwrap();
+    let narrow = Spec::builder(&undated).date("").pad(6).build().unwrap();
+    Generator::new().next_id(&mut conn, &wide).unwrap();
     let err = Generator::new().next_id(&mut conn, &narrow).unwrap_err();
     assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
     // The recorded shape still works, from any generator.

@@ -146,8 +146,8 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
         C: LoadConnection<Backend = Self>;
 
     /// [`identify`](Backend::identify) and [`reserve`](Backend::reserve) in fewer round trips
-    /// than the two: one statement on PostgreSQL; two on MySQL for a key whose row records
-    /// the request's shape and gives the batch the request expects. `Ok(None)`
+    /// than the two: one statement on PostgreSQL; two on MySQL for an undated, unscoped key
+    /// whose row records the request's shape and gives the batch it expects. `Ok(None)`
     /// with nothing reserved otherwise (nothing sent on SQLite): the caller then runs the two.
     /// See [`Identified`].
     #[doc(hidden)]

@@ -67,30 +67,21 @@ impl QueryId for BumpKnownKey<'_, '_> {
 
 impl QueryFragment<Mysql> for BumpKnownKey<'_, '_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
-        let request = self.request;
-        out.push_sql(
-            "UPDATE db_key SET current_value = LAST_INSERT_ID(GREATEST(current_value, \
-             COALESCE(start_value, 1) - 1) + ",
-        );
-        out.push_bind_param::<BigInt, i64>(&self.count)?;
-        out.push_sql("), updated_at = CURRENT_TIMESTAMP(6) WHERE key_name = ");
-        out.push_bind_param::<Text, str>(request.counter.key)?;
-        out.push_sql(
-            " AND scope = '' AND period = '' \
-             AND GREATEST(current_value, COALESCE(start_value, 1) - 1) <= ",
-        );
-        out.push_bind_param::<BigInt, i64>(&self.limit)?;
+        use super::statement::{walk_block_size, walk_pieces};
+        let r = self.request;
+        walk_pieces(
+            Bump::PIECES,
+            r.counter,
+            &self.count,
+            &self.limit,
+            out.reborrow(),
+        )?;
         // `shape` compares byte for byte: the table's collation is `utf8mb4_bin`.
         out.push_sql(" AND shape = ");
-        out.push_bind_param::<Text, str>(request.shape)?;
-        // The size `block_size` gives, as PostgreSQL's statement computes it.
-        out.push_sql(" AND LEAST(GREATEST(");
-        out.push_bind_param::<BigInt, i64>(&request.need)?;
-        out.push_sql(", CASE WHEN batch_size > 0 THEN batch_size ELSE ");
-        out.push_bind_param::<BigInt, i64>(&request.batch)?;
-        out.push_sql(" END), ");
-        out.push_bind_param::<BigInt, i64>(&request.largest)?;
-        out.push_sql(") = ");
+        out.push_bind_param::<Text, str>(r.shape)?;
+        out.push_sql(" AND ");
+        walk_block_size("batch_size", &r.need, &r.batch, &r.largest, out.reborrow())?;
+        out.push_sql(" = ");
         out.push_bind_param::<BigInt, i64>(&self.count)?;
         Ok(())
     }

@@ -183,6 +183,7 @@ impl<Conn> RunQueryDsl<Conn> for ReserveIdentified<'_, '_> {}
 
 impl QueryFragment<Pg> for ReserveIdentified<'_, '_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        use super::statement::walk_block_size;
         use super::Backend;
         let r = self.0;
         // MATERIALIZED: `info` is read once, so the size added is the size returned.
@@ -193,16 +194,17 @@ impl QueryFragment<Pg> for ReserveIdentified<'_, '_> {
         out.push_sql(
             " AS durability, (SELECT t.current_value FROM db_key t \
              WHERE t.key_name = '' AND t.scope = '' AND t.period = '') AS token, \
-             k.batch_size, k.shape, COALESCE(k.start_value, 1) - 1 AS base, \
-             LEAST(GREATEST(",
+             k.batch_size, k.shape, COALESCE(k.start_value, 1) - 1 AS base, ",
         );
-        out.push_bind_param::<BigInt, i64>(&r.need)?;
-        out.push_sql(", CASE WHEN k.batch_size > 0 THEN k.batch_size ELSE ");
-        out.push_bind_param::<BigInt, i64>(&r.batch)?;
-        out.push_sql(" END), ");
-        out.push_bind_param::<BigInt, i64>(&r.largest)?;
+        walk_block_size(
+            "k.batch_size",
+            &r.need,
+            &r.batch,
+            &r.largest,
+            out.reborrow(),
+        )?;
         out.push_sql(
-            ") AS count FROM (SELECT 1 AS here) AS h LEFT JOIN db_key k \
+            " AS count FROM (SELECT 1 AS here) AS h LEFT JOIN db_key k \
              ON k.key_name = ",
         );
         out.push_bind_param::<Text, str>(r.counter.key)?;

@@ -126,6 +126,36 @@ where
     Ok(())
 }
 
+/// The size of a block as [`block_size`](crate::batch::block_size) gives it, in SQL: `need`,
+/// or if that is more the key row's `batch_size` (`column`) where an operator set one, else
+/// the generator's `batch`; at most `largest`. One text for every statement that sizes a
+/// block on the server (PostgreSQL's reservation, MySQL's check of a known key's).
+#[cfg(any(seqgen_pg, seqgen_mysql))]
+pub(crate) fn walk_block_size<'b, DB>(
+    column: &'static str,
+    need: &'b i64,
+    batch: &'b i64,
+    largest: &'b i64,
+    mut out: AstPass<'_, 'b, DB>,
+) -> QueryResult<()>
+where
+    DB: super::Backend + HasSqlType<BigInt>,
+    i64: ToSql<BigInt, DB>,
+{
+    out.push_sql("LEAST(GREATEST(");
+    out.push_bind_param::<BigInt, i64>(need)?;
+    out.push_sql(", CASE WHEN ");
+    out.push_sql(column);
+    out.push_sql(" > 0 THEN ");
+    out.push_sql(column);
+    out.push_sql(" ELSE ");
+    out.push_bind_param::<BigInt, i64>(batch)?;
+    out.push_sql(" END), ");
+    out.push_bind_param::<BigInt, i64>(largest)?;
+    out.push_sql(")");
+    Ok(())
+}
+
 impl<S, Conn> RunQueryDsl<Conn> for Statement<'_, S> {}
 
 /// What a reservation needs to know first, in one round trip: which database this is (its

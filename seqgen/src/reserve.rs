@@ -16,12 +16,12 @@ use seqgen_core::Spec;
 /// checking which database it is (it must match `expected`, if given), that the server
 /// commits durably and that the key has `spec`'s shape. On PostgreSQL one statement reserves
 /// and reads all that, on MySQL two for an undated key seen before
-/// ([`Backend::reserve_identified`]),
-/// and the checks run on what was read: a block reserved on a database that is then refused
-/// is a hole, never served. Otherwise one query reads it first, then the reservation follows. Returns the database's identity,
-/// the last number and the block's size: `need`, or the batch (the key row's `batch_size` if
-/// an operator set one, else the generator's choice in `batch`) if that is more and still
-/// fits; the `batch_size` read comes back for the next reservation to expect.
+/// ([`Backend::reserve_identified`]), and the checks run on what was read: a block reserved on
+/// a database that is then refused is a hole, never served. Otherwise one query reads it
+/// first, then the reservation follows. The block is `need` numbers, or the batch (the key
+/// row's `batch_size` if an operator set one, else the generator's choice in `batch`) if that
+/// is more and still fits; it comes back with the database's identity and the `batch_size`
+/// read, for the next reservation to expect.
 #[allow(clippy::too_many_arguments)] // each is one fact about the reservation
 pub(crate) async fn reserve_block<D: Driver>(
     db: &mut D,

@@ -23,6 +23,13 @@ fn main() {
         // any pool a generator can reserve through
         ("seqgen_pool", async_pool || on(&["R2D2"])),
     ];
+    // The model check of the allocator (`SEQGEN_LOOM=1 cargo test … model_check`): set here
+    // rather than through RUSTFLAGS, so that only this crate builds anew, not its dependencies.
+    println!("cargo::rustc-check-cfg=cfg(seqgen_loom)");
+    println!("cargo::rerun-if-env-changed=SEQGEN_LOOM");
+    if std::env::var_os("SEQGEN_LOOM").is_some() {
+        println!("cargo::rustc-cfg=seqgen_loom");
+    }
     for (cfg, set) in cfgs {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
         if set {

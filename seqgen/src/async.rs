@@ -273,7 +273,7 @@ impl Generator {
 #[cfg(seqgen_async_pool)]
 pub async fn use_pool(pool: impl AsyncPool) -> Result<()> {
     let identity = crate::pool::PoolReserve::identify(&pool).await?;
-    crate::global::install_pool(identity, Box::new(pool));
+    crate::global::install_pool(identity, std::sync::Arc::new(pool));
     Ok(())
 }
 

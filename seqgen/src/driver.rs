@@ -11,9 +11,9 @@ use std::future::Future;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use crate::sync::{EventListener, Listener};
 use diesel::connection::{LoadConnection, TransactionManager};
 use diesel::{Connection, QueryResult};
-use event_listener::{EventListener, Listener};
 
 use crate::backend::{Backend, Counter, Found, Identified, Request};
 use crate::pool::PoolReserve;

@@ -2,7 +2,6 @@
 //! `insert_into`: one generator per database, told apart by its identity.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use diesel::connection::LoadConnection;
@@ -54,31 +53,24 @@ where
     C::Backend: Backend,
 {
     let identity = drive(crate::pool::PoolReserve::identify(&pool))?;
-    install_pool(identity, Box::new(pool));
+    install_pool(identity, std::sync::Arc::new(pool));
     Ok(())
 }
 
-/// Makes the default generator of the database `identity` one with `pool`.
+/// Gives the default generator of the database `identity` `pool`. A generator that already
+/// served IDs keeps its blocks: nothing it holds is lost.
 #[cfg(seqgen_pool)]
-pub(crate) fn install_pool(identity: Identity, pool: Box<dyn crate::pool::PoolReserve>) {
-    let generator = Generator::default_for(identity.clone(), Some(pool));
-    // A generator this replaces keeps serving the block it holds: both are disjoint.
-    defaults().insert(identity, generator);
-    // Connections that remembered the replaced generator look theirs up again.
-    GENERATION.fetch_add(1, Ordering::AcqRel);
+pub(crate) fn install_pool(identity: Identity, pool: std::sync::Arc<dyn crate::pool::PoolReserve>) {
+    defaults()
+        .entry(identity.clone())
+        .or_insert_with(|| Generator::default_for(identity))
+        .set_pool(pool);
 }
-
-/// Counts the [`use_pool`] calls, so that a connection which remembered its database's
-/// default generator before one looks it up again.
-static GENERATION: AtomicU64 = AtomicU64::new(0);
 
 /// What a pooled connection remembers of the database it reaches (in its r2d2 extensions,
 /// which live as long as the physical connection): that database's default generator.
 #[cfg_attr(not(feature = "r2d2"), allow(dead_code))]
-struct Remembered {
-    generator: Generator,
-    generation: u64,
-}
+struct Remembered(Generator);
 
 /// The process-wide default: one generator per database, told apart by its identity. A
 /// connection checked out of an r2d2 pool is identified once, at its first use, and then
@@ -90,13 +82,12 @@ where
 {
     // A physical connection reaches one database for its whole life, so what it was found to
     // reach once still holds (the README names the exception: MySQL's `USE other`).
-    let generation = GENERATION.load(Ordering::Acquire);
-    if let Some(remembered) = remembered(conn, generation) {
+    if let Some(remembered) = remembered(conn) {
         return Ok(remembered);
     }
     let generator = drive(default_on(&mut Blocking(&mut *conn)))?;
     if let Some(generator) = &generator {
-        remember(conn, generator, generation);
+        remember(conn, generator);
     }
     Ok(generator.unwrap_or_default())
 }
@@ -122,44 +113,38 @@ pub(crate) async fn default_on<D: Driver>(db: &mut D) -> Result<Option<Generator
     Ok(Some(match defaults.get(&identity) {
         Some(generator) => generator.clone(),
         None => {
-            let generator = Generator::default_for(identity.clone(), None);
+            let generator = Generator::default_for(identity.clone());
             defaults.insert(identity, generator.clone());
             generator
         }
     }))
 }
 
-/// The default generator `conn` remembered, if it is a pooled connection that did so since
-/// the last [`use_pool`].
-fn remembered<C>(conn: &mut C, generation: u64) -> Option<Generator>
+/// The default generator `conn` remembered, if it is a pooled connection that did so.
+fn remembered<C>(conn: &mut C) -> Option<Generator>
 where
     C: LoadConnection + 'static,
     C::Backend: Backend,
 {
     #[cfg(feature = "r2d2")]
-    if let Some(remembered) = crate::pool::extensions(conn)?.get::<Remembered>() {
-        if remembered.generation == generation {
-            return Some(remembered.generator.clone());
-        }
+    if let Some(Remembered(generator)) = crate::pool::extensions(conn)?.get::<Remembered>() {
+        return Some(generator.clone());
     }
-    let _ = (conn, generation);
+    let _ = conn;
     None
 }
 
 /// Lets `conn`, if it is a pooled connection, remember its database's default generator.
-fn remember<C>(conn: &mut C, generator: &Generator, generation: u64)
+fn remember<C>(conn: &mut C, generator: &Generator)
 where
     C: LoadConnection + 'static,
     C::Backend: Backend,
 {
     #[cfg(feature = "r2d2")]
     if let Some(extensions) = crate::pool::extensions(conn) {
-        extensions.insert(Remembered {
-            generator: generator.clone(),
-            generation,
-        });
+        extensions.insert(Remembered(generator.clone()));
     }
-    let _ = (conn, generator, generation);
+    let _ = (conn, generator);
 }
 
 /// The next ID of `spec` from the process-wide default generator, which keeps one cache per

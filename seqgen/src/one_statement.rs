@@ -34,7 +34,7 @@ use diesel::sql_types::BigInt;
 use diesel::{QueryResult, RunQueryDsl};
 
 use crate::backend::{Backend, Counter};
-use crate::cache::largest;
+use crate::capacity::largest;
 use crate::error::Result;
 use crate::generator::{formatted, numeric, Generator, InInsert};
 use crate::model::{put_numbers, put_text, DistributedId, IdField};

@@ -24,6 +24,10 @@ pub trait PoolReserve: Send + Sync {
     /// on a thread. Otherwise the async driver uses it and reserves ahead on a task.
     fn blocking(&self) -> bool;
 
+    /// Whether the next block of a key is reserved ahead on it, in the background (not on
+    /// SQLite, whose one writer the app's own transactions need).
+    fn reserves_ahead(&self) -> bool;
+
     /// Reserves a block on the pool's database, which must be the one `expected` describes;
     /// returns the block.
     #[allow(clippy::too_many_arguments)] // each is one fact about the reservation
@@ -152,6 +156,10 @@ mod r2d2_pool {
             true
         }
 
+        fn reserves_ahead(&self) -> bool {
+            C::Backend::RESERVE_BESIDE_TRANSACTION
+        }
+
         fn backend(&self) -> &'static str {
             C::Backend::NAME
         }
@@ -246,7 +254,7 @@ mod r2d2_pool {
             C: R2D2Connection + LoadConnection + 'static,
             C::Backend: Backend,
         {
-            self.pool = Some(Box::new(pool));
+            self.pool = Some(std::sync::Arc::new(pool));
             self
         }
     }
@@ -283,6 +291,10 @@ pub(crate) mod async_pools {
             impl PoolReserve for diesel_async::pooled_connection::$pool::Pool<$conn> {
                 fn blocking(&self) -> bool {
                     false
+                }
+
+                fn reserves_ahead(&self) -> bool {
+                    <<$conn as AsyncConnectionCore>::Backend as Backend>::RESERVE_BESIDE_TRANSACTION
                 }
 
                 fn backend(&self) -> &'static str {
@@ -389,7 +401,7 @@ pub(crate) mod async_pools {
         /// Without it, numbers taken inside a transaction are taken in that transaction,
         /// uncached, and refills wait for a round trip.
         pub fn async_pool(mut self, pool: impl AsyncPool) -> Self {
-            self.pool = Some(Box::new(pool));
+            self.pool = Some(std::sync::Arc::new(pool));
             self
         }
     }

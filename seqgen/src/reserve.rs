@@ -4,7 +4,7 @@
 
 use crate::backend::{is_busy, Counter, Found, Identified, Request};
 use crate::batch::{block_size, Batch};
-use crate::cache::{largest, refused};
+use crate::capacity::{largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
 use crate::identity::{identify, Identity, NonDurable};

@@ -48,22 +48,11 @@ macro_rules! retrying {
 }
 pub(crate) use retrying;
 
-thread_local! {
-    /// Attempts this thread repeated, for the statistics: a reservation reads it before and
-    /// after (see [`crate::cache::Reserving`]).
-    static RETRIES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// How many attempts this thread has repeated so far.
-pub(crate) fn retries_so_far() -> u64 {
-    RETRIES.get()
-}
-
 /// Counts a failed attempt number `attempt` and returns how long to wait before the next: a
 /// little longer after each (200 µs × attempt, plus up to as much again at random), so
 /// contending instances and threads do not retry in lockstep.
 pub(crate) fn before_next(attempt: u32) -> Duration {
-    RETRIES.set(RETRIES.get() + 1);
+    crate::stats::count_retry();
     crate::trace::event!(debug, attempt, "a serialization failure: trying again");
     let step = 200 * u64::from(attempt);
     let jitter = (random_token() as u64) % step;

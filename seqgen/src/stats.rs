@@ -1,8 +1,25 @@
 //! What a generator did, per key: [`Generator::stats`](crate::Generator::stats) and
 //! [`stats`](crate::stats()) for the process-wide default.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::time::Duration;
+
+std::thread_local! {
+    /// Attempts this thread repeated, for the statistics: a reservation reads it before and
+    /// after (see `cache::Reserving`).
+    static RETRIES: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Counts an attempt this thread repeats.
+pub(crate) fn count_retry() {
+    RETRIES.set(RETRIES.get() + 1);
+}
+
+/// How many attempts this thread has repeated so far.
+pub(crate) fn retries_so_far() -> u64 {
+    RETRIES.get()
+}
 
 /// What a generator did for one key (all its periods) since it was built.
 ///

@@ -120,6 +120,7 @@ async_tests!(
     release_gives_the_unused_numbers_back,
     a_dropped_reservation_never_serves_a_number_twice,
     a_bulk_reserves_once_per_scope,
+    tasks_hand_out_exactly_one_to_n,
 );
 
 fn spec(db: &TestDb<impl TestConnection>, name: &str, batch: u32) -> Spec {
@@ -142,6 +143,7 @@ fn gapless(db: &TestDb<impl TestConnection>, name: &str) -> Spec {
         .unwrap()
 }
 
+/// The counter of an ID of six digits at its end.
 fn counter(id: &str) -> u64 {
     id[id.len() - 6..].parse().unwrap()
 }
@@ -210,6 +212,61 @@ async fn many_tasks_and_two_instances_never_repeat<A: AsyncTest>(db: TestDb<A::S
             "{generator:?}"
         );
     }
+}
+
+/// The invariant of batched mode for tasks, on the defaults (`tests/invariant.rs` for
+/// threads): 32 tasks on a multi-threaded runtime take IDs from one generator (blocks grow),
+/// then `release`: the numbers handed out are exactly `1..=n`.
+async fn tasks_hand_out_exactly_one_to_n<A: AsyncTest>(db: TestDb<A::Sync>) {
+    let spec = Arc::new(Spec::builder(db.key("exact")).date("").build().unwrap());
+    let generator = sq::Generator::new();
+    let got = on_tasks::<A>(&db.url, &generator, &spec).await;
+    let mut conn = A::open(&db.url).await;
+    generator.release(&mut conn).await.unwrap();
+    assert_exact(got);
+    let last = generator
+        .as_ref()
+        .last_value(&mut db.connect(), &spec)
+        .unwrap();
+    assert_eq!(last, Some(32 * 150));
+}
+
+/// 32 tasks, each on a connection of its own, take 150 numbers of `spec` from `generator`
+/// (one bulk of 10 in every 20 calls); returns them all.
+async fn on_tasks<A: AsyncTest>(
+    url: &str,
+    generator: &sq::Generator,
+    spec: &Arc<Spec>,
+) -> Vec<u64> {
+    let mut tasks = Vec::new();
+    for _ in 0..32 {
+        let (generator, spec, url) = (generator.clone(), Arc::clone(spec), url.to_owned());
+        tasks.push(tokio::spawn(async move {
+            let mut conn = A::open(&url).await;
+            let mut got = Vec::new();
+            while got.len() < 150 {
+                if got.len() % 20 == 0 {
+                    let ids = generator.next_ids(&mut conn, &spec, 10).await.unwrap();
+                    got.extend(ids.iter().map(|id| counter(id)));
+                } else {
+                    got.push(counter(&generator.next_id(&mut conn, &spec).await.unwrap()));
+                }
+            }
+            got
+        }));
+    }
+    let mut all = Vec::new();
+    for task in tasks {
+        all.extend(task.await.unwrap());
+    }
+    all
+}
+
+/// The numbers are exactly `1..=n`.
+fn assert_exact(mut got: Vec<u64>) {
+    got.sort_unstable();
+    let expected: Vec<u64> = (1..=got.len() as u64).collect();
+    assert!(got == expected, "not exactly 1..={}: {got:?}", got.len());
 }
 
 /// A dated spec restarts at 1 in every period, on the generator's clock.
@@ -785,6 +842,16 @@ macro_rules! pool_tests {
                     let generator = sq::Generator::from(builder.build());
                     beside_and_ahead(&db, &generator, name).await;
                 }
+                // The invariant with a pool, on the defaults: tasks, blocks reserved ahead on
+                // the pool, `release`, and exactly 1..=n.
+                let deadpool = deadpool::Pool::<A>::builder(manager()).max_size(4).build().unwrap();
+                let generator = sq::Generator::from(
+                    seqgen::Generator::builder().async_pool(deadpool).build(),
+                );
+                let exact = Arc::new(Spec::builder(db.key("exact_pool")).date("").build().unwrap());
+                let got = on_tasks::<A>(&db.url, &generator, &exact).await;
+                generator.release(&mut A::open(&db.url).await).await.unwrap();
+                assert_exact(got);
                 // The default generator of the database, given a pool.
                 let pool = deadpool::Pool::<A>::builder(manager()).max_size(2).build().unwrap();
                 sq::use_pool(pool).await.unwrap();

@@ -432,8 +432,9 @@ fn prune_keeps_each_scopes_newest_period<C: TestConnection>(db: TestDb<C>) {
 }
 
 /// A generator keeps blocks for at most 4096 scopes of a spec (line numbers per order would
-/// otherwise grow without end): the least recently used half goes, its unused numbers become
-/// holes, and a dropped scope used again reserves a new block, never repeating a number.
+/// otherwise grow without end): the least recently used half goes, its unused numbers go back
+/// to their counters (16 scopes at each later reservation), and a dropped scope used again
+/// reserves a new block, never repeating a number.
 fn a_generator_keeps_a_bounded_number_of_scopes<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let spec = scoped(&db.key("bounded"), 10);
@@ -451,14 +452,24 @@ fn a_generator_keeps_a_bounded_number_of_scopes<C: TestConnection>(db: TestDb<C>
         "INV0002"
     );
     assert_eq!(generator.reservations(), 4097, "served from its block");
+    // Scope 0's 2..=10 went back with the first 16 dropped scopes, at the reservation for
+    // "new": it continues without a hole.
     assert_eq!(
         generator.next_id_in(&mut conn, &spec, "0").unwrap(),
-        "INV0011"
+        "INV0002"
     );
     assert_eq!(generator.reservations(), 4098);
     let stats = &generator.stats()[0];
-    assert_eq!(stats.numbers_abandoned, 2048 * 9);
+    assert_eq!(stats.numbers_abandoned, 0);
+    assert_eq!(stats.numbers_given_back, 2 * 16 * 9);
     assert_eq!(stats.reservations, 4098);
+    // `release` gives back the rest: of 4098 blocks of 10 (4096 orders, "new", "0" again),
+    // 4098 + 1 numbers were served, and nothing else of any scope is lost.
+    let given_back = generator.release(&mut conn).unwrap();
+    let stats = &generator.stats()[0];
+    assert_eq!(stats.numbers_abandoned, 0);
+    assert_eq!(stats.numbers_given_back, 2 * 16 * 9 + given_back);
+    assert_eq!(stats.numbers_given_back, 4098 * 10 - (4098 + 1));
 }
 
 /// `Sequence::scoped`: plain gapless counters per scope, and never both kinds on one key.

@@ -7,7 +7,9 @@ use std::time::Instant;
 
 use super::Generator;
 use crate::backend::Backend;
-use crate::cache::{block_ending_at, checked, largest, refused, KeyState};
+use crate::backend::Counter;
+use crate::cache::KeyState;
+use crate::capacity::{block_ending_at, checked, largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
 use crate::reserve::{lock_nowait, reserve_fitting, Retry};
@@ -40,13 +42,14 @@ impl Generator {
             return Err(refused(spec, &period, n));
         }
         let state = self.key_state(spec, scope);
-        let counter = state.counter(&period.text);
+        let counter = Counter::new(spec.key(), scope, &period.text);
         let claim = self.shape_before_reserving(db, spec, &state).await?;
         // MySQL with a pool: a missing row is created beside the caller's transaction, in
         // autocommit, so the transaction only ever locks an existing row. Looked for on the
         // pool's connection too: in the caller's transaction, under SERIALIZABLE, the read
         // would take a lock that the creation then waits for.
-        let beside = match db.pool(self.inner.pool.as_deref()) {
+        let pool = self.pool();
+        let beside = match db.pool(pool.as_deref()) {
             Some(pool) if D::Backend::CREATE_ROWS_BESIDE_TRANSACTION => Some(pool),
             _ => None,
         };

@@ -3,16 +3,20 @@
 //! the blocks and `reserve` talks to the database.
 
 mod gapless;
+#[cfg(all(test, seqgen_loom))]
+mod model_check;
 pub(crate) use gapless::InInsert;
 mod preview;
 pub(crate) use preview::{last_value_at, peek_next_at, peek_of};
+mod refill;
+mod release;
 mod take;
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use diesel::connection::LoadConnection;
 
@@ -20,12 +24,11 @@ use crate::backend::Backend;
 use crate::batch::BatchPolicy;
 use crate::cache::KeyState;
 use crate::clock::{Clock, SystemClock};
-use crate::driver::{drive, Blocking, Driver};
 use crate::error::{Error, Result};
-use crate::identity::{identify, Identity, NonDurable};
+use crate::identity::{Identity, NonDurable};
 use crate::pool::PoolReserve;
-use crate::retry::retrying;
 use crate::stats::KeyStats;
+use crate::sync::RwLock;
 use seqgen_core::__private::{CacheKey, Period, PrehashedHasher};
 use seqgen_core::Spec;
 
@@ -98,11 +101,15 @@ struct Inner {
     scoped: RwLock<ScopedKeys>,
     /// How many scope states this generator created: the clock of [`KeyState::touch`].
     scope_tick: AtomicU64,
+    /// Scope states dropped for [`MAX_SCOPES`] whose blocks are still to be given back.
+    evicted: Mutex<Vec<Arc<KeyState>>>,
     /// The statistics of scope states dropped for [`MAX_SCOPES`], by key.
     retired: Mutex<Vec<KeyStats>>,
     /// The database this generator serves, set at its first reservation.
     database: OnceLock<Identity>,
-    pool: Option<Box<dyn PoolReserve>>,
+    /// Set when built, or later for the process-wide default (`use_pool`); read once per
+    /// reservation, never on the cached path.
+    pool: RwLock<Option<Arc<dyn PoolReserve>>>,
     non_durable: NonDurable,
     batch: BatchPolicy,
     reservations: AtomicU64,
@@ -110,7 +117,8 @@ struct Inner {
 
 /// The most scopes of one spec a generator keeps a state (a block, in batched mode) for. A new
 /// scope past it drops the least recently used half of those no thread is using: their unused
-/// numbers become holes, and a dropped scope used again reserves a new block.
+/// numbers go back to their counters at the generator's next reservation (holes if another
+/// instance reserved after them), and a dropped scope used again reserves a new block.
 const MAX_SCOPES: usize = 4096;
 
 type ScopedKeys =
@@ -200,7 +208,7 @@ pub(crate) fn check_scope(spec: &Spec, scope: &str) -> Result<()> {
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct GeneratorBuilder {
     clock: Arc<dyn Clock>,
-    pub(crate) pool: Option<Box<dyn PoolReserve>>,
+    pub(crate) pool: Option<Arc<dyn PoolReserve>>,
     non_durable: NonDurable,
     batch: BatchPolicy,
 }
@@ -215,7 +223,7 @@ impl std::fmt::Debug for Generator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Generator")
             .field("database", &self.inner.database.get())
-            .field("pool", &self.inner.pool.is_some())
+            .field("pool", &self.pool().is_some())
             .field("reservations", &self.reservations())
             .finish_non_exhaustive()
     }
@@ -269,9 +277,10 @@ impl GeneratorBuilder {
                 keys: RwLock::default(),
                 scoped: RwLock::default(),
                 scope_tick: AtomicU64::new(0),
+                evicted: Mutex::default(),
                 retired: Mutex::default(),
                 database: OnceLock::new(),
-                pool: self.pool,
+                pool: RwLock::new(self.pool),
                 non_durable: self.non_durable,
                 batch: self.batch,
                 reservations: AtomicU64::new(0),
@@ -297,9 +306,8 @@ impl Generator {
     }
 
     /// A process-wide default generator for the database `identity`.
-    pub(crate) fn default_for(identity: Identity, pool: Option<Box<dyn PoolReserve>>) -> Self {
+    pub(crate) fn default_for(identity: Identity) -> Self {
         let mut builder = Generator::builder();
-        builder.pool = pool;
         builder.non_durable = NonDurable::AsProcess;
         let generator = builder.build();
         let _ = generator.inner.database.set(identity);
@@ -431,90 +439,6 @@ impl Generator {
         Ok(ids)
     }
 
-    /// Gives the numbers this generator still holds back to their counters, for a clean
-    /// shutdown: a restarted app then continues without a hole. One compare-and-set per
-    /// cached block (`SET current_value = <first unused - 1> WHERE current_value = <block
-    /// end>`), which succeeds only when no other instance reserved after this one; otherwise
-    /// those numbers stay holes, as they would without it. Nothing this generator held is
-    /// served afterwards either way: a later call reserves again. Returns how many numbers
-    /// went back.
-    ///
-    /// Fails with [`Error::DifferentDatabase`] when `conn` reaches another database than the
-    /// one this generator reserved from.
-    ///
-    /// ```
-    /// use diesel::prelude::*;
-    ///
-    /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// seqgen::run_migrations(&mut conn)?;
-    /// let spec = seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(100).build()?;
-    ///
-    /// let generator = seqgen::Generator::new();
-    /// assert_eq!(generator.next_id(&mut conn, &spec)?, "ORD0001"); // 2..=100 held
-    /// assert_eq!(generator.release(&mut conn)?, 99);
-    /// // The next instance (here: a new generator) continues without a hole.
-    /// assert_eq!(seqgen::Generator::new().next_id(&mut conn, &spec)?, "ORD0002");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn release<C>(&self, conn: &mut C) -> Result<u64>
-    where
-        C: LoadConnection,
-        C::Backend: Backend,
-    {
-        drive(self.release_on(&mut Blocking(conn)))
-    }
-
-    /// [`release`](Self::release) on `db`.
-    pub(crate) async fn release_on<D: Driver>(&self, db: &mut D) -> Result<u64> {
-        let Some(database) = self.inner.database.get() else {
-            return Ok(0); // never reserved a block
-        };
-        // Lowering a counter of another database would hand its numbers out twice.
-        let (found, _) = identify(db, "", false).await?;
-        if !database.matches(&found) {
-            return Err(Error::DifferentDatabase);
-        }
-        let mut given_back = 0;
-        for state in self.states() {
-            // No reservation of this key (in the foreground or ahead) runs meanwhile.
-            let _turn = state.turn(db).await;
-            // This thread's own lease first, so that its numbers go back with the block; other
-            // threads' leases are no longer served once the block is given back.
-            crate::lease::settle_mine(&state);
-            // The spare block first: the current one can go back only after it.
-            let unused = state.give_back();
-            state.publish();
-            for (period, next, end) in unused {
-                let (Ok(held_end), Ok(value)) = (i64::try_from(end - 1), i64::try_from(next - 1))
-                else {
-                    continue; // not a block a counter gave: keep the hole
-                };
-                // Numbers from `next` on were never served: the went-back check need not
-                // guard them, whether or not the counter takes them back. Lowered first, so
-                // that a compare-and-set that committed but whose answer was lost (a dropped
-                // connection) does not make the next block look like a counter that went back.
-                state.lower_held(&period.text, next - 1);
-                let counter = state.counter(&period.text);
-                let unused = end - next;
-                if retrying!(D, db.give_back(counter, held_end, value).await)? {
-                    state.count_given_back(unused);
-                    given_back += unused;
-                } else {
-                    state.count_abandoned(unused);
-                    crate::trace::event!(
-                        debug,
-                        key = counter.key,
-                        scope = counter.scope,
-                        period = %period.text,
-                        unused,
-                        "not given back (another instance reserved after this one): they stay unused"
-                    );
-                }
-            }
-        }
-        Ok(given_back)
-    }
-
     /// How many reservations (database round trips that took numbers) this generator made.
     pub fn reservations(&self) -> u64 {
         self.inner.reservations.load(Ordering::Relaxed)
@@ -546,12 +470,39 @@ impl Generator {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
+        let evicted: Vec<Arc<KeyState>> = self
+            .inner
+            .evicted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         crate::stats::per_key(
             self.states()
                 .iter()
+                .chain(&evicted)
                 .map(|state| state.stats())
                 .chain(retired),
         )
+    }
+
+    /// The pool reservations may use (see [`GeneratorBuilder::pool`]).
+    fn pool(&self) -> Option<Arc<dyn PoolReserve>> {
+        self.inner
+            .pool
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Gives this generator `pool` (the process-wide default's, by `use_pool`): it keeps its
+    /// blocks, and reserves through the pool from its next reservation on.
+    #[cfg(seqgen_pool)]
+    pub(crate) fn set_pool(&self, pool: Arc<dyn PoolReserve>) {
+        *self
+            .inner
+            .pool
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(pool);
     }
 
     /// Remembers the database this generator serves, or refuses a different one.
@@ -660,7 +611,8 @@ impl Generator {
     }
 
     /// Drops the least recently used half of `scopes` among those no thread holds (only the
-    /// map does: no call is serving or reserving from them), keeping their statistics.
+    /// map does: no call is serving or reserving from them); their blocks go back to their
+    /// counters at the next reservation.
     fn drop_least_recent(&self, scopes: &mut HashMap<Box<str>, Arc<KeyState>>) {
         let mut idle: Vec<(u64, Box<str>)> = scopes
             .iter()
@@ -668,24 +620,22 @@ impl Generator {
             .map(|(scope, state)| (state.last_used(), scope.clone()))
             .collect();
         idle.sort_unstable();
-        let dropped: Vec<KeyStats> = idle
+        let dropped: Vec<Arc<KeyState>> = idle
             .into_iter()
             .take(MAX_SCOPES / 2)
             .filter_map(|(_, scope)| scopes.remove(&scope))
-            .map(|state| state.retire())
             .collect();
-        let mut retired = self
-            .inner
-            .retired
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let all = std::mem::take(&mut *retired);
-        *retired = crate::stats::per_key(all.into_iter().chain(dropped));
+        self.evict(dropped);
     }
 
     /// Keeps `state` (the unscoped map's entry for `spec`: keys are never removed, so the two
     /// stay the same) in the spec's memo slot, if no generator keeps something there yet.
     fn memoize(&self, spec: &Spec, state: &Arc<KeyState>) {
+        // The slot publishes the state through a `OnceLock`, which loom cannot see: under the
+        // model check, states travel through the map's lock only.
+        if cfg!(seqgen_loom) {
+            return;
+        }
         if spec.memo().is_empty() {
             spec.memo()
                 .keep(self.inner.uid, Box::new(Arc::clone(state)));

@@ -6,7 +6,7 @@ use diesel::connection::LoadConnection;
 
 use super::{check_scope, Generator};
 use crate::backend::{Backend, Counter};
-use crate::cache::capacity_error;
+use crate::capacity::capacity_error;
 use crate::error::Result;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;

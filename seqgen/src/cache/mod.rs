@@ -1,0 +1,333 @@
+//! The numbers of one key held in memory: a block reserved from the database, served in
+//! order to every thread and task alike, and the turn that makes sure only one caller
+//! reserves its next block at a time. Memory only: what talks to the database sits above
+//! (the generator) and beside (the reservations).
+//!
+//! A number is taken either from the key's [window](window) (one compare-and-swap, the usual
+//! case) or under the key's lock ([`KeyState::lock`]), which closes the window while it is
+//! held. Either way numbers go out strictly in order, so what a live generator holds is
+//! always the tail of its blocks, and [`Cursor::give_back`] can return all of it.
+
+mod counts;
+mod cursor;
+mod periods;
+mod window;
+
+pub(crate) use cursor::{serve, Cursor};
+
+use std::borrow::Borrow;
+use std::collections::VecDeque;
+use std::ops::{Deref, DerefMut, Range};
+use std::sync::Arc;
+
+use crate::batch::BatchState;
+use crate::clock::Clock;
+use crate::error::Result;
+use crate::stats::KeyStats;
+use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::sync::{Event, EventListener, Mutex};
+// Leaf locks: held for a few steps, with no other lock taken meanwhile, and ordering no number:
+// the standard library's even under the model check, which then explores only the locks that
+// decide which numbers go where.
+use seqgen_core::__private::Period;
+use seqgen_core::Spec;
+use std::sync::{Mutex as Leaf, MutexGuard as LeafGuard};
+use window::Window;
+
+/// The state of one (key, date pattern, scope) in one generator.
+#[derive(Debug)]
+pub(crate) struct KeyState {
+    /// The `db_key` key name.
+    key: String,
+    /// The scope value of a scoped key's counter; empty for an unscoped key.
+    scope: String,
+    /// The single numbers any thread takes without the lock (see [`window`]).
+    window: Window,
+    /// Held only for in-memory work, never across a database call; see [`KeyState::lock`].
+    cursor: Mutex<Cursor>,
+    /// Whether a reservation of this key is under way (in the foreground or ahead, in the
+    /// background), so that when a block runs dry exactly one thread or task reserves and the
+    /// others wait for it; see [`Turn`].
+    reserving: AtomicBool,
+    /// Notified when a reservation ends: threads wait for it, tasks await it.
+    reserved: Event,
+    /// How big the next block should be; used only by the caller whose turn it is.
+    batch: Leaf<BatchState>,
+    /// The last period whose `db_key` row is known to exist (rows are never deleted): lets
+    /// gapless mode skip looking for it.
+    known_row: Leaf<Option<String>>,
+    /// The highest number a committed reservation gave this key in each of its latest
+    /// periods, so a counter that went back is noticed instead of served.
+    held: Leaf<VecDeque<(String, u64)>>,
+    /// The shape last found recorded on the key's row: in-transaction paths check it once.
+    shape: Leaf<Option<String>>,
+    /// What happened to the key, but for what the cursor counts (see [`counts`]).
+    counted: Leaf<KeyStats>,
+    /// The cursor's count of numbers served, last published as a metric.
+    published: Leaf<u64>,
+    /// A scope's state: when it was last used, on its generator's count of new scopes, so
+    /// that the least recently used are the ones dropped when a spec has too many.
+    last_used: AtomicU64,
+}
+
+/// How many periods a key remembers its highest number for: enough for clocks that disagree
+/// by a few periods; a period older than that is no longer checked.
+const HELD_PERIODS: usize = 16;
+
+impl KeyState {
+    pub(crate) fn new(key: &str, scope: &str) -> Self {
+        KeyState {
+            key: key.to_owned(),
+            scope: scope.to_owned(),
+            window: Window::new(),
+            cursor: Mutex::new(Cursor::default()),
+            reserving: AtomicBool::new(false),
+            reserved: Event::default(),
+            batch: Leaf::new(BatchState::default()),
+            known_row: Leaf::new(None),
+            held: Leaf::new(VecDeque::new()),
+            shape: Leaf::new(None),
+            counted: Leaf::new(KeyStats::default()),
+            published: Leaf::new(0),
+            last_used: AtomicU64::new(0),
+        }
+    }
+
+    /// The `db_key` key name.
+    pub(crate) fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The scope value of a scoped key's counter; empty for an unscoped key.
+    pub(crate) fn scope(&self) -> &str {
+        &self.scope
+    }
+
+    /// Notes that the scope was used at `tick` (see [`KeyState::last_used`]).
+    pub(crate) fn touch(&self, tick: u64) {
+        if self.last_used.load(Ordering::Relaxed) != tick {
+            self.last_used.store(tick, Ordering::Relaxed);
+        }
+    }
+
+    /// When the scope was last used (see `last_used`).
+    pub(crate) fn last_used(&self) -> u64 {
+        self.last_used.load(Ordering::Relaxed)
+    }
+
+    /// The cursor, for work on the blocks: the window is closed until the guard is dropped.
+    pub(crate) fn lock(&self) -> Locked<'_> {
+        // The cursor is only changed after a step succeeded: a panic elsewhere leaves it
+        // consistent, so a poisoned lock is safe to reuse.
+        let cursor = self.cursor.lock().unwrap_or_else(|e| e.into_inner());
+        let mut locked = Locked {
+            cursor,
+            window: &self.window,
+        };
+        let taken = self.window.close();
+        locked.cursor.absorb(taken);
+        locked
+    }
+
+    /// The cursor moved to the current period (see [`Cursor::roll_to`]), for serving from it.
+    #[inline]
+    pub(crate) fn lock_now(&self, spec: &Spec, clock: &dyn Clock) -> Locked<'_> {
+        let mut cursor = self.lock();
+        cursor.roll_to(spec, clock);
+        cursor
+    }
+
+    /// One number from the key's window, without its lock, if the window holds one for the
+    /// clock's current second: what `emit` returned and whether the number is the mark for
+    /// reserving the next block ahead. `None` (nothing taken) sends the call to the lock.
+    #[inline]
+    pub(crate) fn serve_one<F>(
+        &self,
+        spec: &Spec,
+        clock: &dyn Clock,
+        emit: &mut F,
+    ) -> Option<Result<bool>>
+    where
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
+    {
+        let second = clock.unix_second();
+        // Only a small code comes out of the thread-local's closure, and the error on its
+        // own: moving an `Option<Result<_>>` out through it stalled every call on a copy.
+        let mut failed = None;
+        let served = periods::with_known(|known| {
+            let Some(taken) = self
+                .window
+                .take(second, spec.capacity(), |id| known.get(id))
+            else {
+                return Served::No;
+            };
+            let number = taken.number;
+            match emit(taken.period, number..number + 1) {
+                Ok(()) if taken.ahead => Served::Ahead,
+                Ok(()) => Served::Yes,
+                Err(e) => {
+                    failed = Some(e);
+                    Served::Failed
+                }
+            }
+        });
+        match served? {
+            Served::No => None,
+            Served::Yes => Some(Ok(false)),
+            Served::Ahead => Some(Ok(true)),
+            Served::Failed => failed.map(Err),
+        }
+    }
+
+    /// Waits for no reservation of this key to be under way, then starts one: until the turn
+    /// is dropped, every other caller that wants to reserve waits for it. Returns the turn, or
+    /// what to wait on before asking again (a thread waits; a task awaits, holding nothing, so
+    /// a task dropped while waiting leaves nothing behind).
+    pub(crate) fn turn(&self) -> Result<Turn<&KeyState>, EventListener> {
+        if self.start_reserving() {
+            return Ok(Turn(self));
+        }
+        // Listening first, then looking again: a turn that ends in between notifies it.
+        let ended = self.reserved.listen();
+        if self.start_reserving() {
+            return Ok(Turn(self));
+        }
+        Err(ended)
+    }
+
+    /// Starts a reservation if none is under way; the turn can move to another thread.
+    pub(crate) fn try_turn(state: &Arc<KeyState>) -> Option<Turn<Arc<KeyState>>> {
+        state.start_reserving().then(|| Turn(Arc::clone(state)))
+    }
+
+    fn start_reserving(&self) -> bool {
+        !self.reserving.load(Ordering::Relaxed)
+            && self
+                .reserving
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+    }
+
+    /// How big the next block should be (for the caller whose turn it is).
+    pub(crate) fn batch(&self) -> LeafGuard<'_, BatchState> {
+        self.batch.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether the row of `period` is known to exist.
+    pub(crate) fn row_known(&self, period: &str) -> bool {
+        self.known_row
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_deref()
+            == Some(period)
+    }
+
+    /// Remembers that the row of `period` exists.
+    pub(crate) fn remember_row(&self, period: &str) {
+        let mut known = self.known_row.lock().unwrap_or_else(|e| e.into_inner());
+        if known.as_deref() != Some(period) {
+            *known = Some(period.to_owned());
+        }
+    }
+
+    /// Notes that a committed reservation gave `block` in `period`, or returns the highest
+    /// number held before if the block is not above it: the counter went back.
+    pub(crate) fn note_block(&self, period: &str, block: &Range<u64>) -> Result<(), u64> {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        let last = block.end - 1;
+        match held.iter_mut().find(|(p, _)| p == period) {
+            Some((_, high)) if block.start <= *high => return Err(*high),
+            Some((_, high)) => *high = last,
+            None => {
+                if held.len() == HELD_PERIODS {
+                    held.pop_front();
+                }
+                held.push_back((period.to_owned(), last));
+            }
+        }
+        Ok(())
+    }
+
+    /// After the numbers above `high` were taken out of the blocks unserved
+    /// ([`Cursor::give_back`]), the highest number held in `period` is `high` again.
+    pub(crate) fn lower_held(&self, period: &str, high: u64) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, h)) = held.iter_mut().find(|(p, _)| p == period) {
+            *h = high.min(*h);
+        }
+    }
+
+    /// Whether `shape` was found recorded on the key's row before.
+    pub(crate) fn shape_known(&self, shape: &str) -> bool {
+        self.shape
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_deref()
+            == Some(shape)
+    }
+
+    /// Remembers that `shape` is recorded on the key's row.
+    pub(crate) fn remember_shape(&self, shape: &str) {
+        *self.shape.lock().unwrap_or_else(|e| e.into_inner()) = Some(shape.to_owned());
+    }
+}
+
+/// What [`KeyState::serve_one`] did.
+#[derive(Clone, Copy)]
+enum Served {
+    /// Nothing: the window had no number for the call.
+    No,
+    /// One number, and `emit` took it.
+    Yes,
+    /// One number, the mark for reserving the next block ahead.
+    Ahead,
+    /// One number, and `emit` failed.
+    Failed,
+}
+
+/// The key's cursor, locked: the window is closed meanwhile, and published again, with what
+/// the cursor holds then, when this is dropped.
+pub(crate) struct Locked<'a> {
+    cursor: crate::sync::MutexGuard<'a, Cursor>,
+    window: &'a Window,
+}
+
+impl Locked<'_> {
+    /// Lets this thread format numbers of the cursor's period without the lock from now on.
+    pub(crate) fn share_period(&self) {
+        let (id, period) = self.cursor.period_with_id();
+        periods::remember(id, period);
+    }
+}
+
+impl Deref for Locked<'_> {
+    type Target = Cursor;
+    fn deref(&self) -> &Cursor {
+        &self.cursor
+    }
+}
+
+impl DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Cursor {
+        &mut self.cursor
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        let facts = self.cursor.facts();
+        self.window.publish(self.cursor.epoch(), facts);
+    }
+}
+
+/// The right to reserve a block of one key, until dropped (also when a panic unwinds).
+#[must_use = "the turn ends when it is dropped"]
+pub(crate) struct Turn<S: Borrow<KeyState>>(S);
+
+impl<S: Borrow<KeyState>> Drop for Turn<S> {
+    fn drop(&mut self) {
+        let state = self.0.borrow();
+        state.reserving.store(false, Ordering::Release);
+        state.reserved.notify(usize::MAX);
+    }
+}

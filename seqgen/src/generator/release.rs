@@ -1,0 +1,204 @@
+//! Numbers a generator holds and will not serve go back to their counters: all of them at
+//! `release`, what an ended period or a late block reserved ahead left behind at the key's
+//! next reservation, and the blocks of scopes dropped for room.
+
+use std::ops::Range;
+use std::sync::{Arc, PoisonError};
+
+use diesel::connection::LoadConnection;
+
+use super::refill::turn_of;
+use super::Generator;
+use crate::backend::{Backend, Counter};
+use crate::cache::KeyState;
+use crate::driver::{drive, Blocking, Driver};
+use crate::error::{Error, Result};
+use crate::identity::identify;
+use crate::retry::retrying;
+use crate::trace::event;
+use seqgen_core::__private::Period;
+
+/// How many dropped scopes a reservation gives back before its own: a few statements more
+/// for the caller that meets them, never thousands at once.
+const EVICTED_PER_RESERVATION: usize = 16;
+
+impl Generator {
+    /// Gives the numbers this generator still holds back to their counters, for a clean
+    /// shutdown: a restarted app then continues without a hole. One compare-and-set per
+    /// cached block (`SET current_value = <first unused - 1> WHERE current_value = <block
+    /// end>`), which succeeds only when no other instance reserved after this one; otherwise
+    /// those numbers stay holes, as they would without it. Nothing this generator held is
+    /// served afterwards either way: a later call reserves again. Returns how many numbers
+    /// went back.
+    ///
+    /// Numbers are served in order, so what a generator holds is always the end of its
+    /// blocks: after `release`, the numbers one generator handed out are exactly `1..=n`
+    /// when no other instance reserved from the same counters.
+    ///
+    /// Fails with [`Error::DifferentDatabase`] when `conn` reaches another database than the
+    /// one this generator reserved from.
+    ///
+    /// ```
+    /// use diesel::prelude::*;
+    ///
+    /// let mut conn = SqliteConnection::establish(":memory:")?;
+    /// seqgen::run_migrations(&mut conn)?;
+    /// let spec = seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(100).build()?;
+    ///
+    /// let generator = seqgen::Generator::new();
+    /// assert_eq!(generator.next_id(&mut conn, &spec)?, "ORD0001"); // 2..=100 held
+    /// assert_eq!(generator.release(&mut conn)?, 99);
+    /// // The next instance (here: a new generator) continues without a hole.
+    /// assert_eq!(seqgen::Generator::new().next_id(&mut conn, &spec)?, "ORD0002");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn release<C>(&self, conn: &mut C) -> Result<u64>
+    where
+        C: LoadConnection,
+        C::Backend: Backend,
+    {
+        drive(self.release_on(&mut Blocking(conn)))
+    }
+
+    /// [`release`](Self::release) on `db`.
+    pub(crate) async fn release_on<D: Driver>(&self, db: &mut D) -> Result<u64> {
+        let Some(database) = self.inner.database.get() else {
+            return Ok(0); // never reserved a block
+        };
+        // Lowering a counter of another database would hand its numbers out twice.
+        let (found, _) = identify(db, "", false).await?;
+        if !database.matches(&found) {
+            return Err(Error::DifferentDatabase);
+        }
+        let mut given_back = self.give_back_evicted(db, usize::MAX).await?;
+        for state in self.states() {
+            // No reservation of this key (in the foreground or ahead) runs meanwhile.
+            let _turn = turn_of(db, &state).await;
+            let unused = state.lock().give_back();
+            given_back += give_back(db, &state, unused).await?;
+            state.publish();
+        }
+        Ok(given_back)
+    }
+
+    /// Gives back what `state`'s ended periods and late blocks left behind, and the blocks of
+    /// scopes dropped for room, before a reservation on `db` outside a transaction. A failure
+    /// only leaves holes: the reservation goes on.
+    pub(super) async fn give_back_left_behind<D: Driver>(&self, db: &mut D, state: &KeyState) {
+        let left = state.lock().take_left_behind();
+        let mut result = give_back(db, state, left).await.map(drop);
+        if result.is_ok() {
+            result = self
+                .give_back_evicted(db, EVICTED_PER_RESERVATION)
+                .await
+                .map(drop);
+        }
+        if let Err(_error) = result {
+            event!(
+                warn,
+                key = state.key(),
+                error = %_error,
+                "giving unused numbers back failed: they stay unused"
+            );
+        }
+    }
+
+    /// Gives back the blocks of up to `most` of the scopes dropped for room (see
+    /// `MAX_SCOPES`), least recently used first, and keeps their statistics.
+    async fn give_back_evicted<D: Driver>(&self, db: &mut D, most: usize) -> Result<u64> {
+        let evicted: Vec<Arc<KeyState>> = {
+            let mut evicted = self
+                .inner
+                .evicted
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let most = most.min(evicted.len());
+            evicted.drain(..most).collect()
+        };
+        let mut given_back = 0;
+        let mut result = Ok(());
+        for state in &evicted {
+            let unused = state.lock().give_back();
+            match result {
+                Ok(()) => match give_back(db, state, unused).await {
+                    Ok(n) => given_back += n,
+                    Err(e) => result = Err(e),
+                },
+                // After a failure, the rest stays unused.
+                Err(_) => state.count_abandoned(unused.iter().map(|(_, b)| b.end - b.start).sum()),
+            }
+        }
+        self.retire(evicted.iter().map(|state| state.stats()));
+        result.map(|()| given_back)
+    }
+
+    /// Keeps the statistics of key states this generator dropped.
+    pub(super) fn retire(&self, stats: impl IntoIterator<Item = crate::stats::KeyStats>) {
+        let mut retired = self
+            .inner
+            .retired
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let all = std::mem::take(&mut *retired);
+        *retired = crate::stats::per_key(all.into_iter().chain(stats));
+    }
+
+    /// Keeps `states`, dropped for room, until their blocks are given back.
+    pub(super) fn evict(&self, states: impl IntoIterator<Item = Arc<KeyState>>) {
+        self.inner
+            .evicted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(states);
+    }
+}
+
+/// Gives `blocks` of `state`'s key back to their counters, in order, each with one
+/// compare-and-set that succeeds only if no reservation came after the block; returns how
+/// many numbers went back. What does not go back stays a hole, counted as abandoned.
+async fn give_back<D: Driver>(
+    db: &mut D,
+    state: &KeyState,
+    blocks: Vec<(Period, Range<u64>)>,
+) -> Result<u64> {
+    let mut given_back = 0;
+    let mut blocks = blocks.into_iter();
+    while let Some((period, block)) = blocks.next() {
+        let unused = block.end - block.start;
+        let (Ok(held_end), Ok(value)) =
+            (i64::try_from(block.end - 1), i64::try_from(block.start - 1))
+        else {
+            state.count_abandoned(unused); // not a block a counter gave: keep the hole
+            continue;
+        };
+        // Numbers from `block.start` on were never served: the went-back check need not
+        // guard them, whether or not the counter takes them back. Lowered first, so that a
+        // compare-and-set that committed but whose answer was lost (a dropped connection)
+        // does not make the next block look like a counter that went back.
+        state.lower_held(&period.text, block.start - 1);
+        let counter = Counter::new(state.key(), state.scope(), &period.text);
+        match retrying!(D, db.give_back(counter, held_end, value).await) {
+            Ok(true) => {
+                state.count_given_back(unused);
+                given_back += unused;
+            }
+            Ok(false) => {
+                state.count_abandoned(unused);
+                event!(
+                    debug,
+                    key = counter.key,
+                    scope = counter.scope,
+                    period = %period.text,
+                    unused,
+                    "not given back (another instance reserved after this one): they stay unused"
+                );
+            }
+            Err(e) => {
+                let rest: u64 = blocks.map(|(_, b)| b.end - b.start).sum();
+                state.count_abandoned(unused + rest);
+                return Err(e);
+            }
+        }
+    }
+    Ok(given_back)
+}

@@ -87,25 +87,29 @@ impl Window {
         period_of: impl Fn(u64) -> Option<P>,
     ) -> Option<Taken<P>> {
         let mut word = self.word.load(Ordering::Acquire);
+        if word & CLOSED != 0 {
+            return None;
+        }
+        // Read between the load of `word` and the exchange below: if that succeeds, nobody
+        // closed the window in between (closing changes the word), so these are the facts of
+        // this window, not a later one's. They do not change while its epoch lasts: a retry
+        // in the same epoch reads none of them again.
+        let epoch = word >> TAKEN_BITS;
+        if self.second.load(Ordering::Relaxed) != second {
+            return None;
+        }
+        let (start, len) = (
+            self.start.load(Ordering::Relaxed),
+            self.len.load(Ordering::Relaxed),
+        );
+        let period = period_of(self.period.load(Ordering::Relaxed))?;
+        let ahead_at = self.ahead_at.load(Ordering::Relaxed);
         loop {
-            if word & CLOSED != 0 {
-                return None;
-            }
-            // Read between the load of `word` and the exchange below: if that succeeds, nobody
-            // closed the window in between (closing changes the word), so these are the facts
-            // of this window, not a later one's.
             let taken = word & TAKEN;
-            if taken >= self.len.load(Ordering::Relaxed)
-                || self.second.load(Ordering::Relaxed) != second
-            {
+            let number = start + taken;
+            if taken >= len || number > capacity {
                 return None;
             }
-            let number = self.start.load(Ordering::Relaxed) + taken;
-            if number > capacity {
-                return None;
-            }
-            let period = period_of(self.period.load(Ordering::Relaxed))?;
-            let ahead = number == self.ahead_at.load(Ordering::Relaxed);
             match self.word.compare_exchange_weak(
                 word,
                 word + 1,
@@ -116,10 +120,16 @@ impl Window {
                     return Some(Taken {
                         number,
                         period,
-                        ahead,
+                        ahead: number == ahead_at,
                     })
                 }
-                Err(now) => word = now,
+                // Another thread took a number meanwhile: again with the next one, if the
+                // window is the same (closed or published anew: to the lock).
+                Err(now) if now >> TAKEN_BITS == epoch => {
+                    std::hint::spin_loop();
+                    word = now;
+                }
+                Err(_) => return None,
             }
         }
     }

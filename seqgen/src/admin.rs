@@ -28,6 +28,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use diesel::connection::LoadConnection;
 
+pub use crate::backend::Setting;
 use crate::backend::{Backend, Counter as Row};
 use crate::error::{Error, Result};
 use crate::generator::{check_scope, peek_of};
@@ -117,28 +118,6 @@ where
     C::Backend::read_shape(conn, key)?
         .map(|shape| Spec::from_shape(key, &shape).map_err(|e| refused(key, e.to_string())))
         .transpose()
-}
-
-/// A setting an operator may change on a key's row: see [`set`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Setting {
-    /// `batch_size`: numbers per reservation in batched mode, over the spec's `batch` and the
-    /// generator's growth.
-    BatchSize,
-    /// `start_value`: the first number of a new period; a counter behind it (an undated key's)
-    /// jumps forward to it at the next reservation. It never moves a counter back.
-    StartValue,
-}
-
-impl Setting {
-    /// The `db_key` column.
-    pub fn column(self) -> &'static str {
-        match self {
-            Setting::BatchSize => "batch_size",
-            Setting::StartValue => "start_value",
-        }
-    }
 }
 
 /// A setting before and after [`set`] changed it.

@@ -16,63 +16,22 @@ use diesel::connection::{LoadConnection, TransactionManager};
 use diesel::{Connection, QueryResult};
 
 use crate::backend::{Backend, Counter, Found, Identified, Request};
-use crate::pool::PoolReserve;
 
 /// The statements the allocator core runs, on one connection.
 pub(crate) trait Driver {
     /// The database's backend.
     type Backend: Backend;
 
-    /// The generator's pool, where this driver may use it: a blocking (r2d2) pool for
-    /// [`Blocking`], an async one (deadpool, bb8) for the async driver. A blocking pool's call
-    /// would stall an async runtime; an async pool needs one.
-    fn pool<'g>(&self, pool: Option<&'g dyn PoolReserve>) -> Option<&'g dyn PoolReserve>;
+    /// Whether the driver blocks its thread ([`Blocking`]): it may use a blocking (r2d2) pool,
+    /// and the async driver an async one (deadpool, bb8). A blocking pool's call would stall an
+    /// async runtime; an async pool needs one.
+    const BLOCKING: bool;
 
     /// Whether the connection is inside a transaction Diesel knows of. A connection whose
     /// transaction state is broken counts as inside one: nothing reserved on it is cached.
     fn in_transaction(&mut self) -> bool;
 
-    /// [`Backend::reserve`].
-    async fn reserve(
-        &mut self,
-        counter: Counter<'_>,
-        count: i64,
-        limit: i64,
-    ) -> QueryResult<Option<i64>>;
-
-    /// [`Backend::read`].
-    #[cfg_attr(not(seqgen_pool), allow(dead_code))] // for the pools' own work
-    async fn read(&mut self, counter: Counter<'_>) -> QueryResult<Option<i64>>;
-
-    /// [`Backend::create_row`].
-    #[cfg_attr(not(seqgen_pool), allow(dead_code))]
-    async fn create_row(&mut self, counter: Counter<'_>) -> QueryResult<()>;
-
-    /// [`Backend::reserve_identified`].
-    async fn reserve_identified(
-        &mut self,
-        request: &Request<'_>,
-    ) -> QueryResult<Option<Identified>>;
-
-    /// [`Backend::identify`].
-    async fn identify(&mut self, key: &str) -> QueryResult<Found>;
-
-    /// [`Backend::create_token`].
-    async fn create_token(&mut self, token: i64) -> QueryResult<()>;
-
-    /// [`Backend::claim_shape`].
-    async fn claim_shape(&mut self, key: &str, shape: &str) -> QueryResult<Option<String>>;
-
-    /// [`Backend::read_shape`].
-    async fn read_shape(&mut self, key: &str) -> QueryResult<Option<String>>;
-
-    /// [`Backend::give_back`].
-    async fn give_back(
-        &mut self,
-        counter: Counter<'_>,
-        held_end: i64,
-        value: i64,
-    ) -> QueryResult<bool>;
+    crate::backend::core_statements!(driver_statements);
 
     /// [`Backend::lock_nowait`], in a savepoint: a busy row leaves the caller's transaction
     /// usable (PostgreSQL would otherwise abort it).
@@ -95,63 +54,13 @@ where
     C::Backend: Backend,
 {
     type Backend = C::Backend;
-
-    fn pool<'g>(&self, pool: Option<&'g dyn PoolReserve>) -> Option<&'g dyn PoolReserve> {
-        pool.filter(|pool| pool.blocking())
-    }
+    const BLOCKING: bool = true;
 
     fn in_transaction(&mut self) -> bool {
         in_transaction(self.0)
     }
 
-    async fn reserve(
-        &mut self,
-        counter: Counter<'_>,
-        count: i64,
-        limit: i64,
-    ) -> QueryResult<Option<i64>> {
-        C::Backend::reserve(self.0, counter, count, limit)
-    }
-
-    async fn read(&mut self, counter: Counter<'_>) -> QueryResult<Option<i64>> {
-        C::Backend::read(self.0, counter)
-    }
-
-    async fn create_row(&mut self, counter: Counter<'_>) -> QueryResult<()> {
-        C::Backend::create_row(self.0, counter)
-    }
-
-    async fn reserve_identified(
-        &mut self,
-        request: &Request<'_>,
-    ) -> QueryResult<Option<Identified>> {
-        C::Backend::reserve_identified(self.0, request)
-    }
-
-    async fn identify(&mut self, key: &str) -> QueryResult<Found> {
-        C::Backend::identify(self.0, key)
-    }
-
-    async fn create_token(&mut self, token: i64) -> QueryResult<()> {
-        C::Backend::create_token(self.0, token)
-    }
-
-    async fn claim_shape(&mut self, key: &str, shape: &str) -> QueryResult<Option<String>> {
-        C::Backend::claim_shape(self.0, key, shape)
-    }
-
-    async fn read_shape(&mut self, key: &str) -> QueryResult<Option<String>> {
-        C::Backend::read_shape(self.0, key)
-    }
-
-    async fn give_back(
-        &mut self,
-        counter: Counter<'_>,
-        held_end: i64,
-        value: i64,
-    ) -> QueryResult<bool> {
-        C::Backend::give_back(self.0, counter, held_end, value)
-    }
+    crate::backend::core_statements!(blocking_driver);
 
     async fn lock_nowait(&mut self, counter: Counter<'_>) -> QueryResult<()> {
         self.0
@@ -209,10 +118,7 @@ where
     C::Backend: crate::backend::AsyncBackend,
 {
     type Backend = C::Backend;
-
-    fn pool<'g>(&self, pool: Option<&'g dyn PoolReserve>) -> Option<&'g dyn PoolReserve> {
-        pool.filter(|pool| !pool.blocking())
-    }
+    const BLOCKING: bool = false;
 
     fn in_transaction(&mut self) -> bool {
         use diesel_async::TransactionManager as _;
@@ -221,55 +127,7 @@ where
         ))
     }
 
-    async fn reserve(
-        &mut self,
-        counter: Counter<'_>,
-        count: i64,
-        limit: i64,
-    ) -> QueryResult<Option<i64>> {
-        <C::Backend as crate::backend::AsyncBackend>::reserve(self.0, counter, count, limit).await
-    }
-
-    async fn read(&mut self, counter: Counter<'_>) -> QueryResult<Option<i64>> {
-        <C::Backend as crate::backend::AsyncBackend>::read(self.0, counter).await
-    }
-
-    async fn create_row(&mut self, counter: Counter<'_>) -> QueryResult<()> {
-        <C::Backend as crate::backend::AsyncBackend>::create_row(self.0, counter).await
-    }
-
-    async fn reserve_identified(
-        &mut self,
-        request: &Request<'_>,
-    ) -> QueryResult<Option<Identified>> {
-        <C::Backend as crate::backend::AsyncBackend>::reserve_identified(self.0, request).await
-    }
-
-    async fn identify(&mut self, key: &str) -> QueryResult<Found> {
-        <C::Backend as crate::backend::AsyncBackend>::identify(self.0, key).await
-    }
-
-    async fn create_token(&mut self, token: i64) -> QueryResult<()> {
-        <C::Backend as crate::backend::AsyncBackend>::create_token(self.0, token).await
-    }
-
-    async fn claim_shape(&mut self, key: &str, shape: &str) -> QueryResult<Option<String>> {
-        <C::Backend as crate::backend::AsyncBackend>::claim_shape(self.0, key, shape).await
-    }
-
-    async fn read_shape(&mut self, key: &str) -> QueryResult<Option<String>> {
-        <C::Backend as crate::backend::AsyncBackend>::read_shape(self.0, key).await
-    }
-
-    async fn give_back(
-        &mut self,
-        counter: Counter<'_>,
-        held_end: i64,
-        value: i64,
-    ) -> QueryResult<bool> {
-        <C::Backend as crate::backend::AsyncBackend>::give_back(self.0, counter, held_end, value)
-            .await
-    }
+    crate::backend::core_statements!(nonblocking_driver);
 
     async fn lock_nowait(&mut self, counter: Counter<'_>) -> QueryResult<()> {
         // In a savepoint: rolling it back keeps the caller's transaction usable.

@@ -233,26 +233,6 @@ fn in_period(period: &str) -> String {
 /// Shorthand for `Result` with seqgen's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-impl Error {
-    /// Wraps a database error, recognising the missing-table case.
-    pub(crate) fn from_db(err: diesel::result::Error) -> Self {
-        if crate::backend::is_missing_table(&err) {
-            Error::MissingTable(err)
-        } else if crate::backend::is_conflict(&err) {
-            Error::TransactionConflict(err)
-        } else {
-            Error::Database(err)
-        }
-    }
-}
-
-/// Lets `seqgen::Error` be the error type of a Diesel `conn.transaction(|conn| …)`.
-impl From<diesel::result::Error> for Error {
-    fn from(err: diesel::result::Error) -> Self {
-        Error::from_db(err)
-    }
-}
-
 fn scope_message(key: &str, scoped: bool) -> String {
     if scoped {
         format!("key `{key}` counts per scope: take its IDs with a scope (`next_id_in(conn, &spec, scope)`, or `scope = \"field\"` on the derive)")

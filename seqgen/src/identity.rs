@@ -54,7 +54,7 @@ pub(crate) async fn identify<D: Driver>(
 ) -> Result<(Found, Option<Identity>)> {
     let mut found = db.identify(key).await?;
     if found.token.is_none() && create {
-        crate::retry::retrying!(D, db.create_token(random_token()).await)?;
+        crate::retry::retrying!(D, db.create_token(crate::retry::random_token()).await)?;
         found = db.identify(key).await?;
     }
     let identity = found
@@ -103,17 +103,4 @@ impl NonDurable {
             })
         }
     }
-}
-
-/// A random positive token from the standard library's per-process random hash keys.
-pub(crate) fn random_token() -> i64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::hash::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    hasher.write_u32(std::process::id());
-    (hasher.finish() >> 1).max(1) as i64
 }

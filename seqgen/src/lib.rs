@@ -78,7 +78,6 @@ mod one_statement;
 mod pool;
 mod reserve;
 mod retry;
-mod schema;
 mod sequence;
 mod stats;
 mod sync;

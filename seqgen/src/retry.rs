@@ -3,8 +3,6 @@
 
 use std::time::Duration;
 
-use crate::identity::random_token;
-
 /// How often a reservation in its own transaction is tried when the database aborts it to
 /// keep transactions serializable (PostgreSQL 40001 under REPEATABLE READ or SERIALIZABLE) or
 /// to break a deadlock (MySQL 1213).
@@ -57,4 +55,17 @@ pub(crate) fn before_next(attempt: u32) -> Duration {
     let step = 200 * u64::from(attempt);
     let jitter = (random_token() as u64) % step;
     Duration::from_micros(step + jitter)
+}
+
+/// A random positive token from the standard library's per-process random hash keys.
+pub(crate) fn random_token() -> i64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::hash::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    hasher.write_u32(std::process::id());
+    (hasher.finish() >> 1).max(1) as i64
 }

@@ -10,45 +10,25 @@ use diesel::QueryResult;
 use diesel_async::AsyncConnection;
 use diesel_migrations::EmbeddedMigrations;
 
+mod admin_queries;
+mod classify;
 #[cfg(seqgen_mysql)]
 mod mysql;
 #[cfg(seqgen_pg)]
 mod pg;
+mod queries;
+mod rows;
+pub(crate) mod schema;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub(crate) mod statement;
 
-/// Which `db_key` row: a counter's key, scope and period.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Counter<'a> {
-    /// The key name.
-    pub key: &'a str,
-    /// The scope value of a scoped key's counter; empty for an unscoped key.
-    pub scope: &'a str,
-    /// The formatted date part; empty without a date part.
-    pub period: &'a str,
-}
-
-impl<'a> Counter<'a> {
-    /// The reserved row whose value names the database.
-    pub(crate) const TOKEN: Counter<'static> = Counter::key_row("");
-
-    /// The key's row (scope and period ''): its settings and shape, for all its scopes, and
-    /// the counter of an unscoped key without a date part.
-    pub(crate) const fn key_row(key: &'a str) -> Self {
-        Counter {
-            key,
-            scope: "",
-            period: "",
-        }
-    }
-
-    /// The counter of `key` in `scope` and `period`.
-    pub(crate) const fn new(key: &'a str, scope: &'a str, period: &'a str) -> Self {
-        Counter { key, scope, period }
-    }
-}
+pub(crate) use admin_queries::admin_queries;
+pub(crate) use classify::{is_busy, is_conflict};
+pub(crate) use queries::core_queries;
+#[cfg(any(feature = "sqlite", seqgen_pg))]
+pub(crate) use queries::upsert_reserve;
+pub use rows::{Counter, CounterRow, Found, Identified, Request, Setting};
 
 /// A Diesel backend seqgen can reserve numbers on: SQLite, PostgreSQL or MySQL/MariaDB,
 /// each behind the cargo feature of the same name as Diesel's.
@@ -129,60 +109,11 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     #[doc(hidden)]
     const MIGRATIONS: EmbeddedMigrations;
 
-    /// Adds `count` to `counter`, creating its row if it is missing, in one atomic step, and
-    /// returns the new value: the numbers `new - count + 1 ..= new` are the caller's. A new row
-    /// starts at its key row's `start_value` (see [`Counter::key_row`]); a counter behind its own
-    /// `start_value` jumps to it. Numbers only ever move forward. When the counter is past `limit`
-    /// (the largest value it may have for `count` more to fit), nothing changes and `None` comes
-    /// back.
-    #[doc(hidden)]
-    fn reserve<C>(
-        conn: &mut C,
-        counter: Counter<'_>,
-        count: i64,
-        limit: i64,
-    ) -> QueryResult<Option<i64>>
-    where
-        C: LoadConnection<Backend = Self>;
-
-    /// [`identify`](Backend::identify) and [`reserve`](Backend::reserve) in fewer round trips
-    /// than the two: one statement on PostgreSQL; two on MySQL for an undated, unscoped key
-    /// whose row records the request's shape and gives the batch it expects. `Ok(None)`
-    /// with nothing reserved otherwise (nothing sent on SQLite): the caller then runs the two.
-    /// See [`Identified`].
-    #[doc(hidden)]
-    fn reserve_identified<C>(
-        _conn: &mut C,
-        _request: &Request<'_>,
-    ) -> QueryResult<Option<Identified>>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        Ok(None)
-    }
-
-    /// Reads `counter` without locking it; `None` if the row is missing.
-    #[doc(hidden)]
-    fn read<C>(conn: &mut C, counter: Counter<'_>) -> QueryResult<Option<i64>>
-    where
-        C: LoadConnection<Backend = Self>;
+    crate::backend::core_statements!(blocking_statements);
 
     /// Reads the `start_value` an operator set on the key's row (scope and period ''), if any.
     #[doc(hidden)]
     fn read_start<C>(conn: &mut C, key: &str) -> QueryResult<Option<i64>>
-    where
-        C: LoadConnection<Backend = Self>;
-
-    /// Creates the row of `counter` unless it exists, at the key row's `start_value - 1` (0
-    /// without one).
-    #[doc(hidden)]
-    fn create_row<C>(conn: &mut C, counter: Counter<'_>) -> QueryResult<()>
-    where
-        C: LoadConnection<Backend = Self>;
-
-    /// In one query, what a reservation needs to know first: see [`Found`].
-    #[doc(hidden)]
-    fn identify<C>(conn: &mut C, key: &str) -> QueryResult<Found>
     where
         C: LoadConnection<Backend = Self>;
 
@@ -192,32 +123,6 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     fn complete_fingerprint(fingerprint: String) -> String {
         fingerprint
     }
-
-    /// Records `shape` on the key's row (scope and period ''), creating the row if it is missing,
-    /// unless a shape is recorded there already; returns the shape recorded afterwards.
-    #[doc(hidden)]
-    fn claim_shape<C>(conn: &mut C, key: &str, shape: &str) -> QueryResult<Option<String>>
-    where
-        C: LoadConnection<Backend = Self>;
-
-    /// The shape recorded on the key's row, as last committed (not as a transaction's
-    /// snapshot saw it: MySQL reads it with a lock); `None` without a row or a shape.
-    #[doc(hidden)]
-    fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
-    where
-        C: LoadConnection<Backend = Self>;
-
-    /// Sets `counter` back to `value` if it is still `held_end`, the end of a block this
-    /// instance reserved last: whether it was.
-    #[doc(hidden)]
-    fn give_back<C>(
-        conn: &mut C,
-        counter: Counter<'_>,
-        held_end: i64,
-        value: i64,
-    ) -> QueryResult<bool>
-    where
-        C: LoadConnection<Backend = Self>;
 
     /// Records `number` of `counter` in the void ledger with `reason`, unless it is there
     /// already: whether it was recorded. Looks first, since on PostgreSQL a failed insert would
@@ -272,7 +177,7 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     fn set_setting<C>(
         conn: &mut C,
         key: &str,
-        setting: crate::admin::Setting,
+        setting: Setting,
         value: Option<i64>,
     ) -> QueryResult<()>
     where
@@ -299,12 +204,6 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Stores `token` as this database's token, unless it has one.
-    #[doc(hidden)]
-    fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
-    where
-        C: LoadConnection<Backend = Self>;
-
     /// Locks the row of `counter` for the rest of the caller's transaction without waiting,
     /// creating it first if it is missing (also without waiting for another transaction creating
     /// it). Fails with an error [`is_busy`] recognises when another transaction holds it. Runs
@@ -322,79 +221,7 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
 #[cfg(seqgen_async)]
 #[doc(hidden)]
 pub trait AsyncBackend: Backend {
-    /// [`Backend::reserve`].
-    fn reserve<C>(
-        conn: &mut C,
-        counter: Counter<'_>,
-        count: i64,
-        limit: i64,
-    ) -> impl Future<Output = QueryResult<Option<i64>>> + Send
-    where
-        C: AsyncConnection<Backend = Self>;
-
-    /// [`Backend::reserve_identified`].
-    fn reserve_identified<C>(
-        _conn: &mut C,
-        _request: &Request<'_>,
-    ) -> impl Future<Output = QueryResult<Option<Identified>>> + Send
-    where
-        C: AsyncConnection<Backend = Self>,
-    {
-        async { Ok(None) }
-    }
-
-    /// [`Backend::read`].
-    fn read<C>(
-        conn: &mut C,
-        counter: Counter<'_>,
-    ) -> impl Future<Output = QueryResult<Option<i64>>> + Send
-    where
-        C: AsyncConnection<Backend = Self>;
-
-    /// [`Backend::create_row`].
-    fn create_row<C>(
-        conn: &mut C,
-        counter: Counter<'_>,
-    ) -> impl Future<Output = QueryResult<()>> + Send
-    where
-        C: AsyncConnection<Backend = Self>;
-
-    /// [`Backend::identify`].
-    fn identify<C>(conn: &mut C, key: &str) -> impl Future<Output = QueryResult<Found>> + Send
-    where
-        C: AsyncConnection<Backend = Self>;
-
-    /// [`Backend::claim_shape`].
-    fn claim_shape<C>(
-        conn: &mut C,
-        key: &str,
-        shape: &str,
-    ) -> impl Future<Output = QueryResult<Option<String>>> + Send
-    where
-        C: AsyncConnection<Backend = Self>;
-
-    /// [`Backend::read_shape`].
-    fn read_shape<C>(
-        conn: &mut C,
-        key: &str,
-    ) -> impl Future<Output = QueryResult<Option<String>>> + Send
-    where
-        C: AsyncConnection<Backend = Self>;
-
-    /// [`Backend::give_back`].
-    fn give_back<C>(
-        conn: &mut C,
-        counter: Counter<'_>,
-        held_end: i64,
-        value: i64,
-    ) -> impl Future<Output = QueryResult<bool>> + Send
-    where
-        C: AsyncConnection<Backend = Self>;
-
-    /// [`Backend::create_token`].
-    fn create_token<C>(conn: &mut C, token: i64) -> impl Future<Output = QueryResult<()>> + Send
-    where
-        C: AsyncConnection<Backend = Self>;
+    crate::backend::core_statements!(async_statements);
 
     /// [`Backend::lock_nowait`].
     fn lock_nowait<C>(
@@ -405,485 +232,151 @@ pub trait AsyncBackend: Backend {
         C: AsyncConnection<Backend = Self>;
 }
 
+/// The statements the allocator core runs, each declared once here: `$then!` receives every
+/// one's documentation, name, arguments and result, and declares it as a method of
+/// [`Backend`] (`blocking_statements`), of [`AsyncBackend`] (`async_statements`), or of the
+/// [`Driver`](crate::driver::Driver) the core runs them through (in `driver.rs`). A default
+/// (`= …`) is what a backend without such a statement returns. Their bodies are written once
+/// too, for both kinds of connection (`queries.rs`).
+macro_rules! core_statements {
+    ($then:ident) => {
+        $crate::backend::$then! {
+            /// Adds `count` to `counter`, creating its row if it is missing, in one atomic step,
+            /// and returns the new value: the numbers `new - count + 1 ..= new` are the
+            /// caller's. A new row starts at its key row's `start_value` (see
+            /// [`Counter::key_row`]); a counter behind its own `start_value` jumps to it. Numbers
+            /// only ever move forward. When the counter is past `limit` (the largest value it
+            /// may have for `count` more to fit), nothing changes and `None` comes back.
+            fn reserve(counter: Counter<'_>, count: i64, limit: i64) -> Option<i64>;
+            /// `identify` and `reserve` in fewer round trips than the two: one statement on
+            /// PostgreSQL; two on MySQL for an undated, unscoped key whose row records the
+            /// request's shape and gives the batch it expects. `Ok(None)` with nothing reserved
+            /// otherwise (nothing sent on SQLite): the caller then runs the two. See
+            /// [`Identified`].
+            fn reserve_identified(request: &Request<'_>) -> Option<Identified> = Ok(None);
+            /// Reads `counter` without locking it; `None` if the row is missing.
+            #[cfg_attr(not(seqgen_pool), allow(dead_code))] // for the pools' own work
+            fn read(counter: Counter<'_>) -> Option<i64>;
+            /// Creates the row of `counter` unless it exists, at the key row's
+            /// `start_value - 1` (0 without one).
+            #[cfg_attr(not(seqgen_pool), allow(dead_code))]
+            fn create_row(counter: Counter<'_>) -> ();
+            /// In one query, what a reservation needs to know first: see [`Found`].
+            fn identify(key: &str) -> Found;
+            /// Stores `token` as this database's token, unless it has one.
+            fn create_token(token: i64) -> ();
+            /// Records `shape` on the key's row (scope and period ''), creating the row if it is
+            /// missing, unless a shape is recorded there already; returns the shape recorded
+            /// afterwards.
+            fn claim_shape(key: &str, shape: &str) -> Option<String>;
+            /// The shape recorded on the key's row, as last committed (not as a transaction's
+            /// snapshot saw it: MySQL reads it with a lock); `None` without a row or a shape.
+            fn read_shape(key: &str) -> Option<String>;
+            /// Sets `counter` back to `value` if it is still `held_end`, the end of a block this
+            /// instance reserved last: whether it was.
+            fn give_back(counter: Counter<'_>, held_end: i64, value: i64) -> bool;
+        }
+    };
+}
+pub(crate) use core_statements;
+
+/// Declares the [`core_statements`] as methods of [`Backend`], on Diesel's connections.
+macro_rules! blocking_statements {
+    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
+        $crate::backend::blocking_statement!($(#[$attr])* $name($($arg: $ty),*) $out $(= $default)?);
+    )*};
+}
+pub(crate) use blocking_statements;
+
+/// One of [`blocking_statements`]: declared, or with its default.
+macro_rules! blocking_statement {
+    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty) => {
+        $(#[$attr])*
+        #[doc(hidden)]
+        fn $name<C>(conn: &mut C, $($arg: $ty),*) -> QueryResult<$out>
+        where
+            C: LoadConnection<Backend = Self>;
+    };
+    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty = $default:expr) => {
+        $(#[$attr])*
+        #[doc(hidden)]
+        fn $name<C>(conn: &mut C, $($arg: $ty),*) -> QueryResult<$out>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            let _ = (conn, $($arg),*);
+            $default
+        }
+    };
+}
+pub(crate) use blocking_statement;
+
+/// Declares the [`core_statements`] as methods of [`AsyncBackend`], on diesel-async's
+/// connections.
+#[cfg(seqgen_async)]
+macro_rules! async_statements {
+    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
+        $crate::backend::async_statement!($(#[$attr])* $name($($arg: $ty),*) $out $(= $default)?);
+    )*};
+}
+#[cfg(seqgen_async)]
+pub(crate) use async_statements;
+
+/// One of [`async_statements`]: declared, or with its default.
+#[cfg(seqgen_async)]
+macro_rules! async_statement {
+    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty) => {
+        $(#[$attr])*
+        fn $name<C>(conn: &mut C, $($arg: $ty),*) -> impl Future<Output = QueryResult<$out>> + Send
+        where
+            C: AsyncConnection<Backend = Self>;
+    };
+    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty = $default:expr) => {
+        $(#[$attr])*
+        fn $name<C>(conn: &mut C, $($arg: $ty),*) -> impl Future<Output = QueryResult<$out>> + Send
+        where
+            C: AsyncConnection<Backend = Self>,
+        {
+            let _ = (conn, $($arg),*);
+            async { $default }
+        }
+    };
+}
+#[cfg(seqgen_async)]
+pub(crate) use async_statement;
+
+/// Declares the [`core_statements`] as methods of the [`Driver`](crate::driver::Driver).
+macro_rules! driver_statements {
+    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
+        #[doc = concat!("[`Backend::", stringify!($name), "`](crate::backend::Backend::", stringify!($name), ").")]
+        $(#[$attr])*
+        async fn $name(&mut self, $($arg: $ty),*) -> QueryResult<$out>;
+    )*};
+}
+pub(crate) use driver_statements;
+
+/// The [`core_statements`] on the blocking driver: the backend's, at once.
+macro_rules! blocking_driver {
+    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
+        async fn $name(&mut self, $($arg: $ty),*) -> QueryResult<$out> {
+            <C::Backend as $crate::backend::Backend>::$name(self.0, $($arg),*)
+        }
+    )*};
+}
+pub(crate) use blocking_driver;
+
+/// The [`core_statements`] on the async driver: the backend's, awaited.
+#[cfg(seqgen_async)]
+macro_rules! nonblocking_driver {
+    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
+        async fn $name(&mut self, $($arg: $ty),*) -> QueryResult<$out> {
+            <C::Backend as $crate::backend::AsyncBackend>::$name(self.0, $($arg),*).await
+        }
+    )*};
+}
+#[cfg(seqgen_async)]
+pub(crate) use nonblocking_driver;
+
 mod sealed {
     pub trait Sealed {}
 }
-
-/// A `db_key` row as [`Backend::counters`] reads it: key, scope, period, current value, batch
-/// size, start value, shape, and `updated_at` as text.
-#[doc(hidden)]
-pub type CounterRow = (
-    String,
-    String,
-    String,
-    i64,
-    Option<i64>,
-    Option<i64>,
-    Option<String>,
-    String,
-);
-
-/// What [`Backend::identify`] read: which database this is, how durably it commits, and the
-/// key's row.
-#[doc(hidden)]
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
-    /// The database's fingerprint ([`Backend::FINGERPRINT`], completed).
-    pub fingerprint: String,
-    /// The server's durability setting, as the server shows it.
-    pub durability: String,
-    /// The token row's value, if the database has one yet.
-    pub token: Option<i64>,
-    /// The key row's `batch_size`, if an operator set one.
-    pub batch: Option<i64>,
-    /// The key row's recorded shape, if any.
-    pub shape: Option<String>,
-}
-
-/// A reservation as [`Backend::reserve_identified`] takes it.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct Request<'a> {
-    /// The counter.
-    pub counter: Counter<'a>,
-    /// The numbers the caller needs at least.
-    pub need: i64,
-    /// The block the generator asks for, unless the key row's `batch_size` says otherwise.
-    pub batch: i64,
-    /// The batch the caller expects: the key row's `batch_size` as last read, else `batch`.
-    pub expected_batch: i64,
-    /// The largest counter value the block may end at.
-    pub largest: i64,
-    /// The spec's shape: a key row that records another one is left alone.
-    pub shape: &'a str,
-}
-
-/// What [`Backend::reserve_identified`] read and did, in one statement.
-#[doc(hidden)]
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Identified {
-    /// What [`Backend::identify`] would have read, as of the statement's start.
-    pub found: Found,
-    /// The block's size: `need`, or the batch (`batch_size`, else the request's) if more.
-    pub count: i64,
-    /// The block's last number; `None` when nothing was reserved: the key row records another
-    /// shape, or the block would pass `largest`.
-    pub last: Option<i64>,
-}
-
-/// Whether `err` says a lock could not be taken without waiting: PostgreSQL 55P03 "could not
-/// obtain lock on row", MySQL 3572 "…NOWAIT is set", MariaDB 1205 "Lock wait timeout
-/// exceeded", SQLite "database is locked".
-pub(crate) fn is_busy(err: &diesel::result::Error) -> bool {
-    match err {
-        diesel::result::Error::DatabaseError(_, info) => {
-            let msg = info.message();
-            msg.contains("could not obtain lock")
-                || msg.contains("lock timeout")
-                || msg.contains("NOWAIT")
-                || msg.contains("Lock wait timeout")
-                || msg.contains("database is locked")
-        }
-        _ => false,
-    }
-}
-
-/// Whether the database aborted a statement (or the transaction around it) to keep
-/// transactions serializable or to break a deadlock, so that running it again may succeed:
-/// Diesel's `SerializationFailure` kind, and MySQL's deadlock (1213), which diesel-async's
-/// MySQL connection reports without a kind.
-pub(crate) fn is_conflict(err: &diesel::result::Error) -> bool {
-    use diesel::result::{DatabaseErrorKind, Error as DieselError};
-    match err {
-        DieselError::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => true,
-        DieselError::DatabaseError(_, info) => info
-            .message()
-            .starts_with("Deadlock found when trying to get lock"),
-        _ => false,
-    }
-}
-
-/// Whether `err` says the `db_key` table (or a column a later migration adds) is missing.
-/// The three backends word it differently: "no such table: db_key",
-/// `relation "db_key" does not exist`, "Table 'test.db_key' doesn't exist".
-pub(crate) fn is_missing_table(err: &diesel::result::Error) -> bool {
-    match err {
-        diesel::result::Error::DatabaseError(_, info) => {
-            let msg = info.message();
-            let table_missing = msg.contains("db_key")
-                && (msg.contains("no such table")
-                    || msg.contains("does not exist")
-                    || msg.contains("doesn't exist"));
-            // A db_key from before the settings migration.
-            let column_missing = (msg.contains("start_value")
-                || msg.contains("batch_size")
-                || msg.contains("shape"))
-                && (msg.contains("no such column")
-                    || msg.contains("does not exist")
-                    || msg.contains("Unknown column"));
-            table_missing || column_missing
-        }
-        _ => false,
-    }
-}
-
-/// The statements of the allocator core, written once and stamped into each backend's
-/// [`Backend`] impl (`sync`: Diesel's `RunQueryDsl` in scope) and, with an `async-*` feature,
-/// its [`AsyncBackend`] impl (`async`: diesel-async's). A statement's run is written
-/// `query.run(conn) $(.$aw)*`: `.await` in the async stamp, nothing in the sync one. Diesel's
-/// queries are concrete per backend, so they are stamped per `impl` rather than written once
-/// generically.
-macro_rules! core_queries {
-    (sync $(, $lock:ident)?) => {
-        $crate::backend::core_queries!(@ [] [] [diesel::connection::LoadConnection]
-            [$crate::backend::Backend] $(, $lock)?);
-    };
-    (async $(, $lock:ident)?) => {
-        $crate::backend::core_queries!(@ [async] [await] [diesel_async::AsyncConnection]
-            [$crate::backend::AsyncBackend] $(, $lock)?);
-    };
-    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*] $(, $lock:ident)?) => {
-        $($kw)* fn create_row<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::backend::statement::{CreateRow, Statement};
-            Statement::<CreateRow>::new(counter, 0)
-                .execute(conn) $(.$aw)*
-                .map(drop)
-        }
-
-        $($kw)* fn give_back<C>(
-            conn: &mut C,
-            counter: $crate::backend::Counter<'_>,
-            held_end: i64,
-            value: i64,
-        ) -> QueryResult<bool>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::schema::db_key;
-            diesel::update(db_key::table.find((counter.key, counter.scope, counter.period)))
-                .filter(db_key::current_value.eq(held_end))
-                .set(db_key::current_value.eq(value))
-                .execute(conn) $(.$aw)*
-                .map(|changed| changed == 1)
-        }
-
-        $($kw)* fn create_token<C>(conn: &mut C, token: i64) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::backend::statement::{CreateToken, Statement};
-            Statement::<CreateToken>::new($crate::backend::Counter::TOKEN, token)
-                .execute(conn) $(.$aw)*
-                .map(drop)
-        }
-
-        $($kw)* fn read<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<Option<i64>>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::schema::db_key;
-            db_key::table
-                .find((counter.key, counter.scope, counter.period))
-                .select(db_key::current_value)
-                .first(conn) $(.$aw)*
-                .optional()
-        }
-
-        $($kw)* fn identify<C>(conn: &mut C, key: &str) -> QueryResult<$crate::backend::Found>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::backend::statement::{Identify, Statement};
-            type Row = (
-                String,
-                String,
-                Option<String>,
-                Option<i64>,
-                Option<i64>,
-                Option<String>,
-            );
-            let rows: Vec<Row> =
-                Statement::<Identify>::new($crate::backend::Counter::key_row(key), 0)
-                    .load(conn) $(.$aw)* ?;
-            // `iter().next()`: diesel-async's `RunQueryDsl::first` would shadow the slice's.
-            let first = rows.iter().next().ok_or(diesel::result::Error::NotFound)?;
-            let row = |name: &str| rows.iter().find(|r| r.2.as_deref() == Some(name));
-            Ok($crate::backend::Found {
-                fingerprint: <Self as $crate::backend::Backend>::complete_fingerprint(
-                    first.0.clone(),
-                ),
-                durability: first.1.clone(),
-                token: row("").and_then(|r| r.3),
-                batch: row(key).and_then(|r| r.4),
-                shape: row(key).and_then(|r| r.5.clone()),
-            })
-        }
-
-        $($kw)* fn claim_shape<C>(conn: &mut C, key: &str, shape: &str) -> QueryResult<Option<String>>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::schema::db_key;
-            <Self as $($this)*>::create_row(conn, $crate::backend::Counter::key_row(key))
-                $(.$aw)* ?;
-            diesel::update(db_key::table.find((key, "", "")))
-                .filter(db_key::shape.is_null())
-                .set(db_key::shape.eq(shape))
-                .execute(conn) $(.$aw)* ?;
-            <Self as $($this)*>::read_shape(conn, key) $(.$aw)*
-        }
-
-        $($kw)* fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::schema::db_key;
-            db_key::table
-                .find((key, "", ""))
-                .select(db_key::shape)
-                $(.$lock())?
-                .first::<Option<String>>(conn) $(.$aw)*
-                .optional()
-                .map(Option::flatten)
-        }
-    };
-}
-
-/// The queries of the admin side (`seqgen::admin`, the CLI, voids, previews), which only the
-/// blocking [`Backend`] runs, the same way on every backend.
-macro_rules! admin_queries {
-    ($($lock:ident)?) => {
-        fn void<C>(
-            conn: &mut C,
-            counter: $crate::backend::Counter<'_>,
-            number: i64,
-            reason: &str,
-        ) -> QueryResult<bool>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            use crate::schema::db_key_void;
-            let there: Option<i64> = db_key_void::table
-                .find((counter.key, counter.scope, counter.period, number))
-                .select(db_key_void::number)
-                .first(conn)
-                .optional()?;
-            if there.is_some() {
-                return Ok(false);
-            }
-            diesel::insert_into(db_key_void::table)
-                .values((
-                    db_key_void::key_name.eq(counter.key),
-                    db_key_void::scope.eq(counter.scope),
-                    db_key_void::period.eq(counter.period),
-                    db_key_void::number.eq(number),
-                    db_key_void::reason.eq(reason),
-                ))
-                .execute(conn)
-                .map(|_| true)
-        }
-
-        fn voided<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<Vec<(i64, String)>>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            use crate::schema::db_key_void;
-            db_key_void::table
-                .filter(db_key_void::key_name.eq(counter.key))
-                .filter(db_key_void::scope.eq(counter.scope))
-                .filter(db_key_void::period.eq(counter.period))
-                .order(db_key_void::number)
-                .select((db_key_void::number, db_key_void::reason))
-                .load(conn)
-        }
-
-        fn read_start<C>(conn: &mut C, key: &str) -> QueryResult<Option<i64>>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            db_key::table
-                .find((key, "", ""))
-                .select(db_key::start_value)
-                .first::<Option<i64>>(conn)
-                .optional()
-                .map(Option::flatten)
-        }
-
-        fn counters<C>(conn: &mut C, key: Option<&str>) -> QueryResult<Vec<$crate::backend::CounterRow>>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            let updated_at = diesel::dsl::sql::<diesel::sql_types::Text>(&format!(
-                "CAST(updated_at AS {})",
-                Self::TEXT_TYPE
-            ));
-            let mut query = db_key::table
-                .filter(db_key::key_name.ne($crate::backend::Counter::TOKEN.key))
-                .select((
-                    db_key::key_name,
-                    db_key::scope,
-                    db_key::period,
-                    db_key::current_value,
-                    db_key::batch_size,
-                    db_key::start_value,
-                    db_key::shape,
-                    updated_at,
-                ))
-                .order((db_key::key_name, db_key::scope, db_key::period))
-                .into_boxed();
-            if let Some(key) = key {
-                query = query.filter(db_key::key_name.eq(key));
-            }
-            query.load(conn)
-        }
-
-        fn database_now<C>(conn: &mut C) -> QueryResult<String>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(Self::NOW_TEXT))
-                .get_result(conn)
-        }
-
-        fn set_setting<C>(
-            conn: &mut C,
-            key: &str,
-            setting: crate::admin::Setting,
-            value: Option<i64>,
-        ) -> QueryResult<()>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            let update = |conn: &mut C| {
-                let row = db_key::table.find((key, "", ""));
-                match setting {
-                    crate::admin::Setting::BatchSize => diesel::update(row)
-                        .set(db_key::batch_size.eq(value))
-                        .execute(conn),
-                    crate::admin::Setting::StartValue => diesel::update(row)
-                        .set(db_key::start_value.eq(value))
-                        .execute(conn),
-                }
-            };
-            if update(conn)? == 0 {
-                <Self as $crate::backend::Backend>::create_row(
-                    conn,
-                    $crate::backend::Counter::key_row(key),
-                )?;
-                update(conn)?;
-            }
-            Ok(())
-        }
-
-        fn lock_settings<C>(
-            conn: &mut C,
-            key: &str,
-        ) -> QueryResult<Option<(Option<i64>, Option<i64>)>>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            db_key::table
-                .find((key, "", ""))
-                .select((db_key::batch_size, db_key::start_value))
-                $(.$lock())?
-                .first(conn)
-                .optional()
-        }
-
-        fn delete_row<C>(
-            conn: &mut C,
-            counter: $crate::backend::Counter<'_>,
-            current_value: i64,
-        ) -> QueryResult<usize>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            diesel::delete(db_key::table.find((counter.key, counter.scope, counter.period)))
-                .filter(db_key::period.ne(""))
-                .filter(db_key::current_value.eq(current_value))
-                .execute(conn)
-        }
-
-        fn column_text<C>(
-            conn: &mut C,
-            table: &[&str],
-            column: &str,
-            only: Option<(&str, &str)>,
-        ) -> QueryResult<Vec<Option<String>>>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            use diesel::query_builder::QueryBuilder as _;
-
-            #[derive(QueryableByName)]
-            struct Value {
-                #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
-                value: Option<String>,
-            }
-            let quote = |name: &str| -> QueryResult<String> {
-                let mut builder = <Self as diesel::backend::Backend>::QueryBuilder::default();
-                builder.push_identifier(name)?;
-                Ok(builder.finish())
-            };
-            let table = table.iter().map(|name| quote(name)).collect::<QueryResult<Vec<_>>>()?;
-            let mut sql = format!(
-                "SELECT CAST({} AS {}) AS value FROM {}",
-                quote(column)?,
-                Self::TEXT_TYPE,
-                table.join(".")
-            );
-            let Some((only, value)) = only else {
-                let values: Vec<Value> = diesel::sql_query(sql).load(conn)?;
-                return Ok(values.into_iter().map(|v| v.value).collect());
-            };
-            let mut placeholder = <Self as diesel::backend::Backend>::QueryBuilder::default();
-            placeholder.push_bind_param();
-            sql.push_str(&format!(
-                " WHERE CAST({} AS {}) = {}",
-                quote(only)?,
-                Self::TEXT_TYPE,
-                placeholder.finish()
-            ));
-            let values: Vec<Value> = diesel::sql_query(sql)
-                .bind::<diesel::sql_types::Text, _>(value)
-                .load(conn)?;
-            Ok(values.into_iter().map(|v| v.value).collect())
-        }
-    };
-}
-
-/// The reservation of the backends with `RETURNING` (SQLite, PostgreSQL): one
-/// [`UpsertReturning`](statement::UpsertReturning), refused (no row) past the limit.
-#[cfg(any(feature = "sqlite", seqgen_pg))]
-macro_rules! upsert_reserve {
-    (sync) => {
-        $crate::backend::upsert_reserve!(@ [] [] [diesel::connection::LoadConnection]);
-    };
-    (async) => {
-        $crate::backend::upsert_reserve!(@ [async] [await] [diesel_async::AsyncConnection]);
-    };
-    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*]) => {
-        $($kw)* fn reserve<C>(
-            conn: &mut C,
-            counter: $crate::backend::Counter<'_>,
-            count: i64,
-            limit: i64,
-        ) -> QueryResult<Option<i64>>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::backend::statement::{Statement, UpsertReturning};
-            Statement::<UpsertReturning>::new(counter, count)
-                .limited(limit)
-                .get_result(conn) $(.$aw)*
-                .optional()
-        }
-    };
-}
-pub(crate) use admin_queries;
-pub(crate) use core_queries;
-#[cfg(any(feature = "sqlite", seqgen_pg))]
-pub(crate) use upsert_reserve;

@@ -19,7 +19,7 @@ use diesel::sql_types::{BigInt, Nullable, Text, Unsigned};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
 use super::statement::{Piece, Text as StatementText};
-use crate::schema::db_key;
+use crate::backend::schema::db_key;
 
 /// Adds to an existing counter and remembers the new value as `LAST_INSERT_ID()`. A counter
 /// behind its own `start_value` jumps forward to it; a counter past the limit is left alone.

@@ -12,7 +12,7 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{BigInt, Nullable};
 
-use crate::schema::db_key;
+use crate::backend::schema::db_key;
 
 impl super::sealed::Sealed for Pg {}
 

@@ -10,7 +10,7 @@ use diesel::prelude::*;
 use diesel::sqlite::{Sqlite, SqliteConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
-use crate::schema::db_key;
+use crate::backend::schema::db_key;
 
 impl super::sealed::Sealed for Sqlite {}
 
@@ -58,9 +58,9 @@ macro_rules! touch {
     ($conn:ident, $counter:expr $(, $aw:tt)?) => {{
         let counter = $counter;
         diesel::update(
-            $crate::schema::db_key::table.find((counter.key, counter.scope, counter.period)),
+            $crate::backend::schema::db_key::table.find((counter.key, counter.scope, counter.period)),
         )
-        .set($crate::schema::db_key::current_value.eq($crate::schema::db_key::current_value))
+        .set($crate::backend::schema::db_key::current_value.eq($crate::backend::schema::db_key::current_value))
         .execute($conn) $(.$aw)?
     }};
 }

@@ -48,8 +48,8 @@ impl Generator {
         // autocommit, so the transaction only ever locks an existing row. Looked for on the
         // pool's connection too: in the caller's transaction, under SERIALIZABLE, the read
         // would take a lock that the creation then waits for.
-        let pool = self.pool();
-        let beside = match db.pool(pool.as_deref()) {
+        let pool = self.pool_for::<D>();
+        let beside = match pool.as_deref() {
             Some(pool) if D::Backend::CREATE_ROWS_BESIDE_TRANSACTION => Some(pool),
             _ => None,
         };

@@ -24,6 +24,7 @@ use crate::backend::Backend;
 use crate::batch::BatchPolicy;
 use crate::cache::KeyState;
 use crate::clock::{Clock, SystemClock};
+use crate::driver::Driver;
 use crate::error::{Error, Result};
 use crate::identity::{Identity, NonDurable};
 use crate::pool::PoolReserve;
@@ -492,6 +493,12 @@ impl Generator {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// The pool, if calls on driver `D` may use it: a blocking pool for blocking calls, an
+    /// async one for async calls.
+    fn pool_for<D: Driver>(&self) -> Option<Arc<dyn PoolReserve>> {
+        self.pool().filter(|pool| pool.blocking() == D::BLOCKING)
     }
 
     /// Gives this generator `pool` (the process-wide default's, by `use_pool`): it keeps its

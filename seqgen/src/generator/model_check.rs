@@ -70,9 +70,7 @@ struct Conn(Arc<Db>);
 impl Driver for Conn {
     type Backend = diesel::sqlite::Sqlite;
 
-    fn pool<'g>(&self, pool: Option<&'g dyn PoolReserve>) -> Option<&'g dyn PoolReserve> {
-        pool
-    }
+    const BLOCKING: bool = true;
 
     fn in_transaction(&mut self) -> bool {
         false

@@ -46,8 +46,8 @@ impl Generator {
         D: Driver,
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
-        let pool = self.pool();
-        let pool = db.pool(pool.as_deref());
+        let pool = self.pool_for::<D>();
+        let pool = pool.as_deref();
         // 1. Inside the caller's transaction without a second connection: take exactly what
         // is needed in that transaction and cache nothing, since a rollback takes it back.
         let in_transaction = db.in_transaction();
@@ -260,8 +260,8 @@ impl Generator {
         if state.shape_known(spec.shape()) {
             return Ok(false);
         }
-        let pool = self.pool();
-        match db.pool(pool.as_deref()) {
+        let pool = self.pool_for::<D>();
+        match pool.as_deref() {
             // Claimed beside the transaction, in autocommit: no lock is held for the caller.
             Some(pool) if D::Backend::CREATE_ROWS_BESIDE_TRANSACTION => {
                 pool.check_shape(spec).await?

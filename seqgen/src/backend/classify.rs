@@ -1,0 +1,82 @@
+//! What a database error means to seqgen: another transaction holds a lock, the transaction was
+//! aborted to keep transactions serializable (worth running again), `db_key` is missing. By
+//! the kind Diesel gives where it gives one; by the message where a driver gives none
+//! (diesel-async's MySQL connection reports a deadlock with no kind) or the case has no kind.
+
+use crate::error::Error;
+
+/// Whether `err` says a lock could not be taken without waiting: PostgreSQL 55P03 "could not
+/// obtain lock on row", MySQL 3572 "…NOWAIT is set", MariaDB 1205 "Lock wait timeout
+/// exceeded", SQLite "database is locked".
+pub(crate) fn is_busy(err: &diesel::result::Error) -> bool {
+    match err {
+        diesel::result::Error::DatabaseError(_, info) => {
+            let msg = info.message();
+            msg.contains("could not obtain lock")
+                || msg.contains("lock timeout")
+                || msg.contains("NOWAIT")
+                || msg.contains("Lock wait timeout")
+                || msg.contains("database is locked")
+        }
+        _ => false,
+    }
+}
+
+/// Whether the database aborted a statement (or the transaction around it) to keep
+/// transactions serializable or to break a deadlock, so that running it again may succeed:
+/// Diesel's `SerializationFailure` kind, and MySQL's deadlock (1213), which diesel-async's
+/// MySQL connection reports without a kind.
+pub(crate) fn is_conflict(err: &diesel::result::Error) -> bool {
+    use diesel::result::{DatabaseErrorKind, Error as DieselError};
+    match err {
+        DieselError::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => true,
+        DieselError::DatabaseError(_, info) => info
+            .message()
+            .starts_with("Deadlock found when trying to get lock"),
+        _ => false,
+    }
+}
+
+/// Whether `err` says the `db_key` table (or a column a later migration adds) is missing.
+/// The three backends word it differently: "no such table: db_key",
+/// `relation "db_key" does not exist`, "Table 'test.db_key' doesn't exist".
+pub(crate) fn is_missing_table(err: &diesel::result::Error) -> bool {
+    match err {
+        diesel::result::Error::DatabaseError(_, info) => {
+            let msg = info.message();
+            let table_missing = msg.contains("db_key")
+                && (msg.contains("no such table")
+                    || msg.contains("does not exist")
+                    || msg.contains("doesn't exist"));
+            // A db_key from before the settings migration.
+            let column_missing = (msg.contains("start_value")
+                || msg.contains("batch_size")
+                || msg.contains("shape"))
+                && (msg.contains("no such column")
+                    || msg.contains("does not exist")
+                    || msg.contains("Unknown column"));
+            table_missing || column_missing
+        }
+        _ => false,
+    }
+}
+
+impl Error {
+    /// Wraps a database error, recognising the missing-table case.
+    pub(crate) fn from_db(err: diesel::result::Error) -> Self {
+        if is_missing_table(&err) {
+            Error::MissingTable(err)
+        } else if is_conflict(&err) {
+            Error::TransactionConflict(err)
+        } else {
+            Error::Database(err)
+        }
+    }
+}
+
+/// Lets `seqgen::Error` be the error type of a Diesel `conn.transaction(|conn| …)`.
+impl From<diesel::result::Error> for Error {
+    fn from(err: diesel::result::Error) -> Self {
+        Error::from_db(err)
+    }
+}

@@ -1,0 +1,118 @@
+//! The rows and values the statements read and write: which counter, what a look-up found,
+//! what a reservation asks for and got, an operator's settings.
+
+/// Which `db_key` row: a counter's key, scope and period.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counter<'a> {
+    /// The key name.
+    pub key: &'a str,
+    /// The scope value of a scoped key's counter; empty for an unscoped key.
+    pub scope: &'a str,
+    /// The formatted date part; empty without a date part.
+    pub period: &'a str,
+}
+
+impl<'a> Counter<'a> {
+    /// The reserved row whose value names the database.
+    pub(crate) const TOKEN: Counter<'static> = Counter::key_row("");
+
+    /// The key's row (scope and period ''): its settings and shape, for all its scopes, and
+    /// the counter of an unscoped key without a date part.
+    pub(crate) const fn key_row(key: &'a str) -> Self {
+        Counter {
+            key,
+            scope: "",
+            period: "",
+        }
+    }
+
+    /// The counter of `key` in `scope` and `period`.
+    pub(crate) const fn new(key: &'a str, scope: &'a str, period: &'a str) -> Self {
+        Counter { key, scope, period }
+    }
+}
+
+/// A `db_key` row as [`Backend::counters`](super::Backend::counters) reads it: key, scope, period, current value, batch
+/// size, start value, shape, and `updated_at` as text.
+#[doc(hidden)]
+pub type CounterRow = (
+    String,
+    String,
+    String,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+    String,
+);
+
+/// What [`Backend::identify`](super::Backend::identify) read: which database this is, how durably it commits, and the
+/// key's row.
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The database's fingerprint ([`Backend::FINGERPRINT`](super::Backend::FINGERPRINT), completed).
+    pub fingerprint: String,
+    /// The server's durability setting, as the server shows it.
+    pub durability: String,
+    /// The token row's value, if the database has one yet.
+    pub token: Option<i64>,
+    /// The key row's `batch_size`, if an operator set one.
+    pub batch: Option<i64>,
+    /// The key row's recorded shape, if any.
+    pub shape: Option<String>,
+}
+
+/// A reservation as [`Backend::reserve_identified`](super::Backend::reserve_identified) takes it.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// The counter.
+    pub counter: Counter<'a>,
+    /// The numbers the caller needs at least.
+    pub need: i64,
+    /// The block the generator asks for, unless the key row's `batch_size` says otherwise.
+    pub batch: i64,
+    /// The batch the caller expects: the key row's `batch_size` as last read, else `batch`.
+    pub expected_batch: i64,
+    /// The largest counter value the block may end at.
+    pub largest: i64,
+    /// The spec's shape: a key row that records another one is left alone.
+    pub shape: &'a str,
+}
+
+/// What [`Backend::reserve_identified`](super::Backend::reserve_identified) read and did, in one statement.
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identified {
+    /// What [`Backend::identify`](super::Backend::identify) would have read, as of the statement's start.
+    pub found: Found,
+    /// The block's size: `need`, or the batch (`batch_size`, else the request's) if more.
+    pub count: i64,
+    /// The block's last number; `None` when nothing was reserved: the key row records another
+    /// shape, or the block would pass `largest`.
+    pub last: Option<i64>,
+}
+
+/// A setting an operator may change on a key's row: see [`admin::set`](crate::admin::set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Setting {
+    /// `batch_size`: numbers per reservation in batched mode, over the spec's `batch` and the
+    /// generator's growth.
+    BatchSize,
+    /// `start_value`: the first number of a new period; a counter behind it (an undated key's)
+    /// jumps forward to it at the next reservation. It never moves a counter back.
+    StartValue,
+}
+
+impl Setting {
+    /// The `db_key` column.
+    pub fn column(self) -> &'static str {
+        match self {
+            Setting::BatchSize => "batch_size",
+            Setting::StartValue => "start_value",
+        }
+    }
+}

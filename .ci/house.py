@@ -44,7 +44,7 @@ def modules(root):
 
 def without_tests(text):
     """The file up to its `#[cfg(test)] mod tests`, comments removed."""
-    text = re.split(r"\n#\[cfg\((?:all\()?test[^\n]*\]\s*\n(?:pub\(crate\) )?mod \w+", text)[0]
+    text = re.split(r"\n#\[cfg\((?:all\()?test[^\n]*\]\s*\n(?:pub\(crate\) )?mod \w+ \{", text)[0]
     return re.sub(r"//[^\n]*", "", text)
 
 

@@ -85,7 +85,7 @@ use crate::insert::Records;
 use crate::model::{fill_on, gapless_field, plan_fill, unfill, DistributedId};
 use crate::one_statement::{self, Numbering, OneStatement};
 #[cfg(seqgen_async_pool)]
-pub use crate::pool::async_pools::AsyncPool;
+pub use crate::reserve::pool::async_pools::AsyncPool;
 use crate::stats::KeyStats;
 use crate::Sequence;
 use seqgen_core::Spec;
@@ -272,7 +272,7 @@ impl Generator {
 /// the current one runs dry. Call it once at start-up, per database, inside the runtime.
 #[cfg(seqgen_async_pool)]
 pub async fn use_pool(pool: impl AsyncPool) -> Result<()> {
-    let identity = crate::pool::PoolReserve::identify(&pool).await?;
+    let identity = crate::reserve::pool::PoolReserve::identify(&pool).await?;
     crate::global::install_pool(identity, std::sync::Arc::new(pool));
     Ok(())
 }

@@ -10,7 +10,7 @@ use crate::backend::Backend;
 use crate::driver::{drive, Blocking, Driver};
 use crate::error::Result;
 use crate::generator::Generator;
-use crate::identity::{identify, Identity};
+use crate::reserve::identity::{identify, Identity};
 use crate::stats::KeyStats;
 use seqgen_core::Spec;
 
@@ -52,7 +52,7 @@ where
     C: diesel::r2d2::R2D2Connection + LoadConnection + 'static,
     C::Backend: Backend,
 {
-    let identity = drive(crate::pool::PoolReserve::identify(&pool))?;
+    let identity = drive(crate::reserve::pool::PoolReserve::identify(&pool))?;
     install_pool(identity, std::sync::Arc::new(pool));
     Ok(())
 }
@@ -60,7 +60,10 @@ where
 /// Gives the default generator of the database `identity` `pool`. A generator that already
 /// served IDs keeps its blocks: nothing it holds is lost.
 #[cfg(seqgen_pool)]
-pub(crate) fn install_pool(identity: Identity, pool: std::sync::Arc<dyn crate::pool::PoolReserve>) {
+pub(crate) fn install_pool(
+    identity: Identity,
+    pool: std::sync::Arc<dyn crate::reserve::pool::PoolReserve>,
+) {
     defaults()
         .entry(identity.clone())
         .or_insert_with(|| Generator::default_for(identity))
@@ -127,7 +130,8 @@ where
     C::Backend: Backend,
 {
     #[cfg(feature = "r2d2")]
-    if let Some(Remembered(generator)) = crate::pool::extensions(conn)?.get::<Remembered>() {
+    if let Some(Remembered(generator)) = crate::reserve::pool::extensions(conn)?.get::<Remembered>()
+    {
         return Some(generator.clone());
     }
     let _ = conn;
@@ -141,7 +145,7 @@ where
     C::Backend: Backend,
 {
     #[cfg(feature = "r2d2")]
-    if let Some(extensions) = crate::pool::extensions(conn) {
+    if let Some(extensions) = crate::reserve::pool::extensions(conn) {
         extensions.insert(Remembered(generator.clone()));
     }
     let _ = (conn, generator);

@@ -69,15 +69,12 @@ mod driver;
 mod error;
 mod generator;
 mod global;
-mod identity;
 mod insert;
 pub mod meter;
 mod migrations;
 mod model;
 mod one_statement;
-mod pool;
 mod reserve;
-mod retry;
 mod sequence;
 mod stats;
 mod sync;
@@ -97,10 +94,10 @@ pub use global::{
     last_value, last_value_in, next_id, next_id_in, next_ids, next_ids_in, next_number,
     next_number_in, next_numbers, next_numbers_in, peek_next, peek_next_in, release, stats,
 };
-pub use identity::accept_non_durable_server;
 pub use insert::{insert_into, IncompleteInsert, InsertWithIds, Records};
 pub use migrations::{backend_migrations, run_migrations, with_app_migrations, WithAppMigrations};
 pub use model::{assign_ids, assign_ids_with, DistributedId, IdSlot, IdValue};
+pub use reserve::identity::accept_non_durable_server;
 pub use seqgen_core::{
     Check, IdParts, Mode, Overflow, ParseIdError, Series, Spec, SpecBuilder, SpecError, TimeZone,
 };

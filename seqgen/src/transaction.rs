@@ -4,7 +4,7 @@ use diesel::Connection;
 
 use crate::driver::drive;
 use crate::error::{Error, Result};
-use crate::retry::retry_loop;
+use crate::reserve::retry::retry_loop;
 
 /// Runs `work` in a transaction (`conn.transaction(work)`) and runs it again, from the start,
 /// when the database aborts it with a serialization failure or a deadlock

@@ -13,7 +13,7 @@ use crate::cache::{serve, KeyState, Turn};
 use crate::capacity::{block_ending_at, checked};
 use crate::driver::{drive, Driver};
 use crate::error::{Error, Result};
-use crate::identity::identify;
+use crate::reserve::identity::identify;
 use crate::reserve::{check_shape, reserve_block, reserve_fitting, same_shape, Reserved, Retry};
 use crate::trace::event;
 use seqgen_core::__private::Period;

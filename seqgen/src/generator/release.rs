@@ -13,8 +13,8 @@ use crate::backend::{Backend, Counter};
 use crate::cache::KeyState;
 use crate::driver::{drive, Blocking, Driver};
 use crate::error::{Error, Result};
-use crate::identity::identify;
-use crate::retry::retrying;
+use crate::reserve::identity::identify;
+use crate::reserve::retry::retrying;
 use crate::trace::event;
 use seqgen_core::__private::Period;
 

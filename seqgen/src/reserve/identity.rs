@@ -54,7 +54,10 @@ pub(crate) async fn identify<D: Driver>(
 ) -> Result<(Found, Option<Identity>)> {
     let mut found = db.identify(key).await?;
     if found.token.is_none() && create {
-        crate::retry::retrying!(D, db.create_token(crate::retry::random_token()).await)?;
+        crate::reserve::retry::retrying!(
+            D,
+            db.create_token(crate::reserve::retry::random_token()).await
+        )?;
         found = db.identify(key).await?;
     }
     let identity = found

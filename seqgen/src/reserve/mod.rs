@@ -1,14 +1,21 @@
-//! Reservations: a committed block (outside any transaction, retried on conflicts), numbers
-//! inside the caller's transaction, the nowait lock, and the key's shape. One statement per
-//! reservation, always bounded by what the spec can hold.
+//! The database side of the allocator, with no memory of its own: reservations (a committed
+//! block outside any transaction, retried on conflicts; numbers inside the caller's
+//! transaction; the nowait lock; the key's shape), which database a connection reaches
+//! (`identity`), the one retry policy (`retry`), and the pools that reserve beside the
+//! caller's transaction (`pool`). One statement per reservation, always bounded by what the
+//! spec can hold.
+
+pub(crate) mod identity;
+pub(crate) mod pool;
+pub(crate) mod retry;
 
 use crate::backend::{is_busy, Counter, Found, Identified, Request};
 use crate::batch::{block_size, Batch};
 use crate::capacity::{largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
-use crate::identity::{identify, Identity, NonDurable};
-use crate::retry::retrying;
+use identity::{identify, Identity, NonDurable};
+use retry::retrying;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
 

@@ -19,8 +19,8 @@ macro_rules! retry_loop {
         let mut attempts = 1;
         loop {
             match $attempt {
-                Err(e) if $retryable(&e) && attempts < $crate::retry::RESERVE_ATTEMPTS => {
-                    $pause($crate::retry::before_next(attempts)).await;
+                Err(e) if $retryable(&e) && attempts < $crate::reserve::retry::RESERVE_ATTEMPTS => {
+                    $pause($crate::reserve::retry::before_next(attempts)).await;
                     attempts += 1;
                 }
                 result => break result,
@@ -36,7 +36,7 @@ pub(crate) use retry_loop;
 /// rolled back whole: it took no number.
 macro_rules! retrying {
     ($driver:ty, $statement:expr) => {
-        $crate::retry::retry_loop!(
+        $crate::reserve::retry::retry_loop!(
             <$driver as $crate::driver::Driver>::pause,
             $crate::backend::is_conflict,
             $statement

@@ -1,0 +1,131 @@
+//! Configuring a [`Generator`]: its clock, pool, block sizes, and what it accepts of a server.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::{Generator, Inner, NEXT_UID};
+use crate::batch::BatchPolicy;
+use crate::clock::{Clock, SystemClock};
+use crate::reserve::identity::{Identity, NonDurable};
+use crate::reserve::pool::PoolReserve;
+use crate::sync::RwLock;
+
+/// Configures a [`Generator`]; see [`Generator::builder`].
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct GeneratorBuilder {
+    clock: Arc<dyn Clock>,
+    pub(crate) pool: Option<Arc<dyn PoolReserve>>,
+    non_durable: NonDurable,
+    batch: BatchPolicy,
+}
+
+impl Generator {
+    /// A generator on the system clock, without a pool.
+    pub fn new() -> Self {
+        Generator::builder().build()
+    }
+
+    /// Configures a generator.
+    pub fn builder() -> GeneratorBuilder {
+        GeneratorBuilder {
+            clock: Arc::new(SystemClock),
+            pool: None,
+            non_durable: NonDurable::Refuse,
+            batch: BatchPolicy::default(),
+        }
+    }
+
+    /// A process-wide default generator for the database `identity`.
+    pub(crate) fn default_for(identity: Identity) -> Self {
+        let mut builder = Generator::builder();
+        builder.non_durable = NonDurable::AsProcess;
+        let generator = builder.build();
+        let _ = generator.inner.database.set(identity);
+        generator
+    }
+}
+
+impl GeneratorBuilder {
+    /// Where time comes from (default: [`SystemClock`]).
+    pub fn clock(mut self, clock: impl Clock) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// Reserve blocks even on a server that does not commit durably (MySQL/MariaDB with
+    /// `innodb_flush_log_at_trx_commit` other than 1, PostgreSQL with `fsync = off`), which a
+    /// generator refuses otherwise ([`Error::NotDurable`]). Only for development databases: a
+    /// server crash can then lose reservations whose numbers this generator still holds, and
+    /// hand them out again.
+    pub fn accept_non_durable_server(mut self) -> Self {
+        self.non_durable = NonDurable::Accept;
+        self
+    }
+
+    /// How blocks are sized per key (the default: a target of one second, at most 100,000
+    /// numbers). A block starts at the spec's `batch`; when one lasted less than `target`, the
+    /// next is twice as big, up to `max` and never above a hundredth of what a period can
+    /// hold; when one lasted more than twice `target`, the next is half as big, down to the
+    /// spec's `batch`. A busy key then makes few round trips and a quiet one leaves few holes.
+    /// A `batch_size` an operator set in `db_key` still wins, and a request for more numbers
+    /// than the block ([`next_ids`](Generator::next_ids)) still makes one reservation.
+    pub fn adaptive_batch(mut self, target: std::time::Duration, max: u32) -> Self {
+        self.batch = BatchPolicy::Adaptive {
+            target,
+            max: u64::from(max),
+        };
+        self
+    }
+
+    /// Reserves blocks of exactly the spec's `batch` (or the operator's `batch_size`), however
+    /// busy the key is.
+    pub fn fixed_batch(mut self) -> Self {
+        self.batch = BatchPolicy::Fixed;
+        self
+    }
+
+    /// Builds the generator.
+    pub fn build(self) -> Generator {
+        Generator {
+            inner: Arc::new(Inner {
+                uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+                clock: self.clock,
+                keys: RwLock::default(),
+                scoped: RwLock::default(),
+                scope_tick: AtomicU64::new(0),
+                evicted: Mutex::default(),
+                retired: Mutex::default(),
+                database: OnceLock::new(),
+                pool: RwLock::new(self.pool),
+                non_durable: self.non_durable,
+                batch: self.batch,
+                reservations: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    #[cfg(feature = "r2d2")]
+    /// A pool of connections to the same database, used to reserve blocks in their own
+    /// transaction while the caller's connection is inside one (PostgreSQL, MySQL). Without
+    /// it, numbers taken inside a transaction are taken in that transaction, uncached.
+    pub fn pool<C>(mut self, pool: diesel::r2d2::Pool<diesel::r2d2::ConnectionManager<C>>) -> Self
+    where
+        C: diesel::r2d2::R2D2Connection + diesel::connection::LoadConnection + 'static,
+        C::Backend: crate::backend::Backend,
+    {
+        self.pool = Some(Arc::new(pool));
+        self
+    }
+
+    #[cfg(seqgen_async_pool)]
+    /// A pool of diesel-async connections to the same database (diesel-async's deadpool
+    /// or bb8 pool), for the async API ([`seqgen::r#async`](crate::async)): blocks needed inside your
+    /// transactions are reserved on its connections beside them (PostgreSQL, MySQL), and
+    /// the next block of a key is reserved on a task before the current one runs dry.
+    /// Without it, numbers taken inside a transaction are taken in that transaction,
+    /// uncached, and refills wait for a round trip.
+    pub fn async_pool(mut self, pool: impl crate::reserve::pool::async_pools::AsyncPool) -> Self {
+        self.pool = Some(Arc::new(pool));
+        self
+    }
+}

@@ -17,7 +17,7 @@ CRATES = ["seqgen/src", "seqgen-core/src", "seqgen-derive/src", "seqgen-cli/src"
 # seqgen's layers, top to bottom: a file may import its own layer's modules (no cycle) and the
 # layers below, never one above. Modules not listed are leaves (the bottom layer).
 LAYERS = [
-    ["", "insert", "nonblocking", "global", "admin", "guide", "migrations", "sequence", "void",
+    ["", "insert", "nonblocking", "global", "admin", "guide", "migrations", "sequence", "ledger",
      "transaction"],
     ["model"],
     ["generator"],

@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut numbers = Vec::new();
     for amount in [1250, 300, 4100, 75, 990] {
         let number = conn.transaction(|conn| {
-            let number = seqgen::next_id(conn, &spec)?;
+            let number = seqgen::global::next_id(conn, &spec)?;
             diesel::insert_into(invoices::table)
                 .values((invoices::number.eq(&number), invoices::amount.eq(amount)))
                 .execute(conn)?;
@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // The second is cancelled the way an auditor accepts: voided, with a reason, in the same
     // transaction that removes it.
     conn.transaction(|conn| {
-        seqgen::void(conn, &spec, &numbers[1], "customer cancelled the order")?;
+        seqgen::ledger::void(conn, &spec, &numbers[1], "customer cancelled the order")?;
         diesel::delete(invoices::table.find(&numbers[1])).execute(conn)?;
         Ok::<_, seqgen::Error>(())
     })?;

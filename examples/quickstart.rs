@@ -46,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut conn = SqliteConnection::establish(path.to_str().ok_or("non-UTF-8 temp dir")?)?;
     seqgen::sqlite::configure(&mut conn)?;
     // seqgen's db_key table, then the application's tables, as one migration source.
-    conn.run_pending_migrations(seqgen::with_app_migrations(APP_MIGRATIONS))?;
+    conn.run_pending_migrations(seqgen::migrations::with_app_migrations(APP_MIGRATIONS))?;
 
     // One row: the ID is filled just before the insert and readable afterwards.
     let mut ada = NewUser {
@@ -74,7 +74,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         id: String::new(),
         title: "Tea".into(),
     };
-    tea.assign_ids(&mut conn)?;
+    seqgen::assign_ids(&mut tea, &mut conn)?;
     diesel::insert_into(menus::table)
         .values(&tea)
         .execute(&mut conn)?;

@@ -65,7 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .gapless()
         .scoped()
         .build()?;
-    let next = seqgen::peek_next_in(&mut conn, &spec, "2")?;
+    let next = seqgen::global::peek_next(&mut conn, spec.scope("2"))?;
     println!("company 2 issues number {next} next");
     Ok(())
 }

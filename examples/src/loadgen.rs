@@ -20,7 +20,8 @@ use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
 use diesel::result::Error as DieselError;
 use diesel::{ExpressionMethods, RunQueryDsl};
 use diesel_migrations::MigrationHarness;
-use seqgen::{Generator, OffsetClock, Spec};
+use seqgen::clock::OffsetClock;
+use seqgen::{Generator, Spec};
 
 /// Numbering modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -111,7 +112,7 @@ pub struct Args {
     #[arg(long)]
     pub release_on_exit: bool,
     /// Run --threads tasks (not threads) on a Tokio runtime, each ID on a diesel-async
-    /// connection checked out of a deadpool pool of --connections (`seqgen::r#async`; build
+    /// connection checked out of a deadpool pool of --connections (`seqgen::nonblocking`; build
     /// with an `async-*` feature). A dropped connection fails the run instead of being retried
     #[arg(long = "async")]
     pub run_async: bool,
@@ -382,7 +383,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                             insert_one(&mut **live, &generator, &spec, &scope, roll_back)
                         } else {
                             generator
-                                .next_id_in(&mut **live, &spec, &scope)
+                                .next_id(&mut **live, spec.scope(&scope))
                                 .map(Some)
                                 .map_err(BoxError::from)
                         };
@@ -591,7 +592,7 @@ fn insert_one<C: LoadgenConnection>(
     roll_back: bool,
 ) -> Result<Option<String>, BoxError> {
     let result = conn.transaction(|conn| {
-        let id = generator.next_id_in(conn, spec, scope)?;
+        let id = generator.next_id(conn, spec.scope(scope))?;
         C::insert_row(conn, &row_key(spec, scope), &id)?;
         if roll_back {
             return Err(seqgen::Error::Database(DieselError::RollbackTransaction));

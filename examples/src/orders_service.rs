@@ -1,5 +1,5 @@
 //! A small axum service that creates orders numbered `ORD` + year and month + 4 digits
-//! (`ORD26110001`), from a pool of diesel-async connections, through `seqgen::r#async`. On
+//! (`ORD26110001`), from a pool of diesel-async connections, through `seqgen::nonblocking`. On
 //! SQLite here (`async-sqlite`); the handlers would read the same on PostgreSQL or MySQL.
 //!
 //! - `POST /orders` with `{"item": "tea", "quantity": 2}` → `201` and the order, numbered.
@@ -19,7 +19,7 @@ use diesel::{SelectableHelper, SqliteConnection};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
-use seqgen::r#async as seqgen_async;
+use seqgen::nonblocking as seqgen_async;
 use seqgen::DistributedId;
 
 type Connection = SyncConnectionWrapper<SqliteConnection>;

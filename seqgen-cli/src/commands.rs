@@ -51,10 +51,7 @@ where
             period,
             json,
         } => {
-            let scope = scope
-                .as_deref()
-                .zip(scope_column.as_deref())
-                .map(|(value, column)| admin::ScopeColumn { column, value });
+            let scope = scope.as_deref().zip(scope_column.as_deref());
             return gaps(conn, &key, &table, &column, scope, &period, json);
         }
         Command::Void {
@@ -69,7 +66,7 @@ where
                     "--reason must say why: the auditor reads it".to_owned(),
                 ));
             }
-            seqgen::void_in(conn, &spec, &scope, &id, &reason)?;
+            seqgen::ledger::void(conn, spec.scope(&scope), &id, &reason)?;
             if scope.is_empty() {
                 out!("{key}: {id} voided ({reason})");
             } else {
@@ -104,7 +101,7 @@ where
     C::Backend: seqgen::Backend,
 {
     let pending = conn
-        .pending_migrations(seqgen::backend_migrations::<C::Backend>())
+        .pending_migrations(seqgen::migrations::backend_migrations::<C::Backend>())
         .map_err(|e| Failure::Database(format!("could not read the applied migrations: {e}")))?;
     seqgen::run_migrations(conn)?;
     if pending.is_empty() {
@@ -227,7 +224,7 @@ where
 {
     let spec = admin::recorded_spec(conn, key)?;
     let period = period_of(&spec, args);
-    let peek = admin::peek(conn, &spec, scope, &period)?;
+    let peek = admin::peek(conn, spec.scope(scope), &period)?;
     let shown = PeekJson {
         key: key.to_owned(),
         scope: scope.to_owned(),
@@ -321,7 +318,7 @@ fn gaps<C>(
     key: &str,
     table: &str,
     column: &str,
-    scope: Option<admin::ScopeColumn<'_>>,
+    scope: Option<(&str, &str)>,
     args: &PeriodArgs,
     json: bool,
 ) -> Result<ExitCode, Failure>
@@ -331,9 +328,15 @@ where
 {
     let spec = admin::recorded_spec(conn, key)?;
     let period = period_of(&spec, args);
+    let ids = admin::IdColumn::new(table, column);
     let report = match scope {
-        Some(scope) => admin::gaps_in(conn, &spec, scope, table, column, &period),
-        None => admin::gaps(conn, &spec, table, column, &period),
+        Some((value, scope_column)) => admin::gaps(
+            conn,
+            spec.scope(value),
+            ids.scoped_by(scope_column),
+            &period,
+        ),
+        None => admin::gaps(conn, &spec, ids, &period),
     };
     let report = report.map_err(|e| match e {
         // Most likely a mistyped table or column name.
@@ -350,7 +353,7 @@ where
     if json {
         print_json(&GapsJson {
             key: report.key.clone(),
-            scope: scope.map(|s| s.value.to_owned()),
+            scope: scope.map(|(value, _)| value.to_owned()),
             period: report.period.clone(),
             first: report.first,
             last: report.last,
@@ -378,7 +381,7 @@ where
         return Ok(code);
     }
     let shown = if period.is_empty() { "-" } else { &period };
-    let in_scope = scope.map_or_else(String::new, |s| format!(" (scope {})", s.value));
+    let in_scope = scope.map_or_else(String::new, |(value, _)| format!(" (scope {value})"));
     out!(
         "{key}{in_scope}, period {shown}: numbers {}..={} handed out, {} found in {table}.{column}",
         report.first,

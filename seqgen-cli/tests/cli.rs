@@ -70,7 +70,10 @@ where
         .build()
         .unwrap();
     let ids: Vec<String> = (0..5)
-        .map(|_| seqgen::retry_transaction(&mut conn, |conn| seqgen::next_id(conn, &spec)).unwrap())
+        .map(|_| {
+            seqgen::retry_transaction(&mut conn, |conn| seqgen::global::next_id(conn, &spec))
+                .unwrap()
+        })
         .collect();
     let year = &ids[0][3..7];
     conn.batch_execute(&format!(
@@ -81,7 +84,7 @@ where
         conn.batch_execute(&format!("INSERT INTO {invoices} (number) VALUES ('{id}')"))
             .unwrap();
     }
-    seqgen::void(&mut conn, &spec, &ids[1], "customer cancelled").unwrap();
+    seqgen::ledger::void(&mut conn, &spec, &ids[1], "customer cancelled").unwrap();
 
     let keys = seqgen(Some(url), &["keys"]);
     expect(&keys, 0);
@@ -237,7 +240,10 @@ where
         .build()
         .unwrap();
     let mut take = |company: &str| {
-        seqgen::retry_transaction(conn, |conn| seqgen::next_id_in(conn, &spec, company)).unwrap()
+        seqgen::retry_transaction(conn, |conn| {
+            seqgen::global::next_id(conn, spec.scope(company))
+        })
+        .unwrap()
     };
     let (one, two) = ([take("1"), take("1"), take("1")], [take("2"), take("2")]);
     assert_eq!((one[2].as_str(), two[1].as_str()), ("S0003", "S0002"));

@@ -30,7 +30,7 @@ pub use check::Check;
 pub use error::{Setting, SpecError};
 pub use parse::{IdParts, ParseIdError};
 pub use policy::{Overflow, Series};
-pub use spec::{Mode, Spec, SpecBuilder, MAX_KEY_LEN, MAX_PAD};
+pub use spec::{Mode, Scoped, Spec, SpecBuilder, MAX_KEY_LEN, MAX_PAD};
 pub use zone::TimeZone;
 
 /// Items the `seqgen` runtime needs from a spec; not part of the public API.

@@ -61,7 +61,7 @@ fn cached_path(c: &mut Criterion) {
             turn = (turn + 1) % companies.len();
             black_box(
                 generator
-                    .next_id_in(&mut conn, &scoped, &companies[turn])
+                    .next_id(&mut conn, scoped.scope(&companies[turn]))
                     .unwrap(),
             )
         })

@@ -13,7 +13,7 @@
 //! let mut conn = SqliteConnection::establish(":memory:")?;
 //! seqgen::run_migrations(&mut conn)?;
 //! let orders = seqgen::Spec::builder("orders").prefix("ORD").date("").build()?;
-//! seqgen::next_id(&mut conn, &orders)?;
+//! seqgen::global::next_id(&mut conn, &orders)?;
 //!
 //! let change = admin::set(&mut conn, "orders", Setting::BatchSize, Some(1000))?;
 //! assert_eq!((change.before, change.after), (None, Some(1000)));
@@ -32,7 +32,7 @@ pub use crate::backend::Setting;
 use crate::backend::{Backend, Counter as Row};
 use crate::error::{Error, Result};
 use crate::generator::{check_scope, peek_of};
-use seqgen_core::{Overflow, Spec, TimeZone};
+use seqgen_core::{Overflow, Scoped, Spec, TimeZone};
 
 /// A row of `db_key`: one counter (a key in one scope and period), or a key's row (scope and
 /// period `""`), which holds the key's settings and, for an unscoped key without a date part,
@@ -195,15 +195,18 @@ pub struct Peek {
     pub next: u64,
 }
 
-/// [`last_value_in`](crate::last_value_in) and [`peek_next_in`](crate::peek_next_in) in a given
-/// `period` rather than the current one (`scope` is `""` for an unscoped spec). Nothing is
-/// reserved or locked. A `period` the spec's date pattern cannot print is refused
-/// ([`Error::Refused`]), rather than shown as empty.
-pub fn peek<C>(conn: &mut C, spec: &Spec, scope: &str, period: &str) -> Result<Peek>
+/// [`Generator::last_value`](crate::Generator::last_value) and
+/// [`peek_next`](crate::Generator::peek_next) of `spec` (`&spec`, or `spec.scope("acme")`) in
+/// a given `period` rather than the current one. Nothing is reserved or locked. A `period` the
+/// spec's date pattern cannot print is refused ([`Error::Refused`]), rather than shown as
+/// empty.
+pub fn peek<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>, period: &str) -> Result<Peek>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
+    let target = spec.into();
+    let (spec, scope) = (target.spec(), target.scope());
     check_period(spec, period)?;
     let (last, next) = peek_of(conn, spec, scope, period)?;
     Ok(Peek { last, next })
@@ -431,7 +434,7 @@ impl GapReport {
 /// A number (or a run of them) a period handed out and the business table does not hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Missing {
-    /// Voided with [`void`](crate::void), with its reason.
+    /// Voided with [`void`](crate::ledger::void), with its reason.
     Voided {
         /// The number.
         number: u64,
@@ -447,65 +450,83 @@ pub enum Missing {
     },
 }
 
-/// Checks the numbers `spec`'s counter handed out in `period` against the IDs in `column` of
-/// `table` (`table` or `schema.table`; quoted as names, never run as SQL): which are missing,
+/// Where a business table keeps a key's IDs: the table (`table` or `schema.table`), the column
+/// of the IDs, and, for a [scoped](seqgen_core::SpecBuilder::scoped) key, the column holding
+/// each row's scope (one field: a scope made of several fields has no one column to compare
+/// with). Names are quoted as identifiers, never run as SQL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdColumn<'a> {
+    /// The table, `table` or `schema.table`.
+    pub table: &'a str,
+    /// The column of the IDs (text, or integers for a numeric spec).
+    pub column: &'a str,
+    /// The column holding each row's scope, for a scoped key.
+    pub scope_column: Option<&'a str>,
+}
+
+impl<'a> IdColumn<'a> {
+    /// The IDs in `column` of `table`.
+    pub fn new(table: &'a str, column: &'a str) -> Self {
+        IdColumn {
+            table,
+            column,
+            scope_column: None,
+        }
+    }
+
+    /// ... of the rows whose `scope_column` holds the scope asked about.
+    pub fn scoped_by(mut self, scope_column: &'a str) -> Self {
+        self.scope_column = Some(scope_column);
+        self
+    }
+}
+
+/// Checks the numbers `spec`'s counter (`&spec`, or `spec.scope("acme")`) handed out in
+/// `period` against the IDs of a business table, `ids` (for a scope, the rows whose scope
+/// column holds it, compared as text, so an integer column matches `"42"`): which are missing,
 /// and of those which the void ledger explains. For a gapless key every number up to the
 /// counter is committed, so anything missing and not voided deserves a question; a batched
 /// key has holes by design.
 ///
-/// The column may hold IDs as text or, for a numeric spec, as integers; values that are no ID
-/// of the spec are counted ([`GapReport::foreign`]), not checked.
-pub fn gaps<C>(
+/// Values that are no ID of the spec are counted ([`GapReport::foreign`]), not checked.
+pub fn gaps<'s, C>(
     conn: &mut C,
-    spec: &Spec,
-    table: &str,
-    column: &str,
+    spec: impl Into<Scoped<'s>>,
+    ids: IdColumn<'_>,
     period: &str,
 ) -> Result<GapReport>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    if spec.is_scoped() {
-        return Err(refused(
-            spec.key(),
-            "it counts per scope: check one scope at a time (`seqgen gaps --scope S --scope-column C`, `admin::gaps_in`)",
-        ));
-    }
-    gaps_of(conn, spec, None, table, column, period)
+    let target = spec.into();
+    let (spec, scope) = (target.spec(), target.scope());
+    check_scope(spec, scope)?;
+    let only = match (scope, ids.scope_column) {
+        ("", _) => None,
+        (scope, Some(column)) => Some(ScopeColumn {
+            column,
+            value: scope,
+        }),
+        (_, None) => {
+            return Err(refused(
+                spec.key(),
+                "it counts per scope: name the table's column holding the scope (`IdColumn::scoped_by`, `seqgen gaps --scope-column`)",
+            ))
+        }
+    };
+    gaps_of(conn, spec, only, ids.table, ids.column, period)
 }
 
 /// Which rows of a business table belong to one scope of a scoped key: those whose `column`
-/// holds `value` (compared as text, so an integer column matches `"42"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ScopeColumn<'a> {
-    /// The table's column holding the scope (`company_id`).
-    pub column: &'a str,
-    /// The scope whose numbers are checked, as the IDs were taken in it.
-    pub value: &'a str,
+/// holds `value`.
+#[derive(Debug, Clone, Copy)]
+struct ScopeColumn<'a> {
+    column: &'a str,
+    value: &'a str,
 }
 
-/// [`gaps`] for one scope of a [scoped](seqgen_core::SpecBuilder::scoped) `spec`: the numbers
-/// that scope's counter handed out in `period`, against the IDs of the rows of `table` in that
-/// scope. For a scope that names one field of the records (`scope = "company_id"`); a scope
-/// made of several fields has no one column to compare with.
-pub fn gaps_in<C>(
-    conn: &mut C,
-    spec: &Spec,
-    scope: ScopeColumn<'_>,
-    table: &str,
-    column: &str,
-    period: &str,
-) -> Result<GapReport>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
-    check_scope(spec, scope.value)?;
-    gaps_of(conn, spec, Some(scope), table, column, period)
-}
-
-/// [`gaps`] and [`gaps_in`].
+/// [`gaps`], once the scope is checked.
 fn gaps_of<C>(
     conn: &mut C,
     spec: &Spec,

@@ -127,7 +127,7 @@ pub enum Error {
     /// The server does not commit durably: a crash can lose reservations that were already
     /// acknowledged, and instances still serving those numbers from memory would then meet
     /// them again.
-    #[error("the database server does not commit durably ({setting} = {value}): a crash could lose reservations and hand their numbers out twice. Set {setting} to {durable}, or accept the risk with `GeneratorBuilder::accept_non_durable_server` (`seqgen::accept_non_durable_server()` for the default generator)")]
+    #[error("the database server does not commit durably ({setting} = {value}): a crash could lose reservations and hand their numbers out twice. Set {setting} to {durable}, or accept the risk with `GeneratorBuilder::accept_non_durable_server` (`seqgen::global::accept_non_durable_server()` for the default generator)")]
     NotDurable {
         /// The server setting.
         setting: &'static str,
@@ -137,7 +137,7 @@ pub enum Error {
         durable: &'static str,
     },
 
-    /// An ID given to [`void`](crate::void) is not one this spec could have produced (or, with
+    /// An ID given to [`void`](crate::ledger::void) is not one this spec could have produced (or, with
     /// `cycle`, not one that names a single number).
     #[error("{id:?} is not an ID of key `{key}`: {reason}")]
     InvalidId {
@@ -149,7 +149,7 @@ pub enum Error {
         reason: String,
     },
 
-    /// [`void`](crate::void) was asked to void a number the counter has not handed out.
+    /// [`void`](crate::ledger::void) was asked to void a number the counter has not handed out.
     #[error(
         "key `{key}`{}: number {number} was never handed out, so it cannot be voided",
         in_period(period)
@@ -163,7 +163,7 @@ pub enum Error {
         number: u64,
     },
 
-    /// [`void`](crate::void) was asked to void a number that is voided already.
+    /// [`void`](crate::ledger::void) was asked to void a number that is voided already.
     #[error("key `{key}`{}: number {number} is voided already", in_period(period))]
     AlreadyVoided {
         /// The `db_key` key name.
@@ -235,8 +235,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 fn scope_message(key: &str, scoped: bool) -> String {
     if scoped {
-        format!("key `{key}` counts per scope: take its IDs with a scope (`next_id_in(conn, &spec, scope)`, or `scope = \"field\"` on the derive)")
+        format!("key `{key}` counts per scope: take its IDs in one (`next_id(conn, spec.scope(value))`, or `scope = \"field\"` on the derive)")
     } else {
-        format!("key `{key}` has one counter, not one per scope: take its IDs without a scope, or build its spec with `.scoped()`")
+        format!("key `{key}` has one counter, not one per scope: take its IDs without a scope (`&spec`), or build its spec with `.scoped()`")
     }
 }

@@ -1,5 +1,12 @@
-//! The process-wide default generator behind the free functions, the derive and
-//! `insert_into`: one generator per database, told apart by its identity.
+//! The process-wide default generators: one [`Generator`] per database, told apart by the
+//! database's identity, behind [`insert_into`](crate::insert_into), [`assign_ids`] and the
+//! functions here. Use them when one generator per database is all you need; hold a
+//! [`Generator`] of your own for another clock, other block sizes or a database of its own.
+//!
+//! A connection checked out of an r2d2 pool (passed as the `PooledConnection` itself) is told
+//! apart once and then remembers its database; any other connection costs one query per call
+//! to tell which database it reaches. [`use_pool`] gives a database's default generator a pool,
+//! for reservations beside your transactions and ahead of need.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -10,9 +17,11 @@ use crate::backend::Backend;
 use crate::driver::{drive, Blocking, Driver};
 use crate::error::Result;
 use crate::generator::Generator;
+use crate::model::Records;
+pub use crate::reserve::identity::accept_non_durable_server;
 use crate::reserve::identity::{identify, Identity};
 use crate::stats::KeyStats;
-use seqgen_core::Spec;
+use seqgen_core::Scoped;
 
 /// The process-wide default generators, one per database.
 fn defaults() -> std::sync::MutexGuard<'static, HashMap<Identity, Generator>> {
@@ -43,7 +52,7 @@ fn defaults() -> std::sync::MutexGuard<'static, HashMap<Identity, Generator>> {
 ///     .connection_customizer(Box::new(seqgen::sqlite::SqliteSetup))
 ///     .build(ConnectionManager::<SqliteConnection>::new(path.to_str().unwrap()))?;
 /// seqgen::run_migrations(&mut *pool.get()?)?;
-/// seqgen::use_pool(pool)?;
+/// seqgen::global::use_pool(pool)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[cfg(feature = "r2d2")]
@@ -151,12 +160,20 @@ where
     let _ = (conn, generator);
 }
 
-/// The next ID of `spec` from the process-wide default generator, which keeps one cache per
-/// database. It tells databases apart once per connection for connections checked out of an
-/// r2d2 pool (pass the `PooledConnection` itself), and with one query per call for any other
-/// connection: hold a [`Generator`] per database to avoid that query. See
-/// [`Generator::next_id`].
-pub fn next_id<C>(conn: &mut C, spec: &Spec) -> Result<String>
+/// The next ID of `spec` (`&spec`, or `spec.scope("acme")`) from the process-wide default
+/// generator of `conn`'s database: see [`Generator::next_id`].
+///
+/// ```
+/// use diesel::prelude::*;
+///
+/// let mut conn = SqliteConnection::establish(":memory:")?;
+/// seqgen::run_migrations(&mut conn)?;
+/// let users = seqgen::Spec::builder("users").prefix("U").date("%Y%m%d").pad(6).build()?;
+/// let id = seqgen::global::next_id(&mut conn, &users)?; // e.g. "U20261121000001"
+/// assert!(id.starts_with('U') && id.ends_with("000001"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn next_id<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<String>
 where
     C: LoadConnection + 'static,
     C::Backend: Backend,
@@ -164,8 +181,9 @@ where
     default_generator(conn)?.next_id(conn, spec)
 }
 
-/// The next `n` IDs of `spec` from the process-wide default generator.
-pub fn next_ids<C>(conn: &mut C, spec: &Spec, n: usize) -> Result<Vec<String>>
+/// The next `n` IDs of `spec` from the process-wide default generator, with at most one
+/// reservation: see [`Generator::next_ids`].
+pub fn next_ids<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>, n: usize) -> Result<Vec<String>>
 where
     C: LoadConnection + 'static,
     C::Backend: Backend,
@@ -173,8 +191,9 @@ where
     default_generator(conn)?.next_ids(conn, spec, n)
 }
 
-/// The next `i64` ID of `spec` from the process-wide default generator.
-pub fn next_number<C>(conn: &mut C, spec: &Spec) -> Result<i64>
+/// The next ID of `spec` in its `i64` form from the process-wide default generator: see
+/// [`Generator::next_number`].
+pub fn next_number<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<i64>
 where
     C: LoadConnection + 'static,
     C::Backend: Backend,
@@ -182,8 +201,8 @@ where
     default_generator(conn)?.next_number(conn, spec)
 }
 
-/// The next `n` `i64` IDs of `spec` from the process-wide default generator.
-pub fn next_numbers<C>(conn: &mut C, spec: &Spec, n: usize) -> Result<Vec<i64>>
+/// The next `n` IDs of `spec` in their `i64` form from the process-wide default generator.
+pub fn next_numbers<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>, n: usize) -> Result<Vec<i64>>
 where
     C: LoadConnection + 'static,
     C::Backend: Backend,
@@ -191,42 +210,16 @@ where
     default_generator(conn)?.next_numbers(conn, spec, n)
 }
 
-/// The next ID of a scoped `spec` in `scope` from the process-wide default generator: see
-/// [`Generator::next_id_in`].
-pub fn next_id_in<C>(conn: &mut C, spec: &Spec, scope: &str) -> Result<String>
+/// Fills the unset ID fields of `records` (one record, a slice or a `Vec` of them) from the
+/// process-wide default generator, on `conn`; then insert them with plain Diesel. See
+/// [`Generator::assign_ids`] (re-exported as [`crate::assign_ids`]).
+pub fn assign_ids<R, C>(records: &mut R, conn: &mut C) -> Result<()>
 where
+    R: Records + ?Sized,
     C: LoadConnection + 'static,
     C::Backend: Backend,
 {
-    default_generator(conn)?.next_id_in(conn, spec, scope)
-}
-
-/// The next `n` IDs of a scoped `spec` in `scope` from the process-wide default generator.
-pub fn next_ids_in<C>(conn: &mut C, spec: &Spec, scope: &str, n: usize) -> Result<Vec<String>>
-where
-    C: LoadConnection + 'static,
-    C::Backend: Backend,
-{
-    default_generator(conn)?.next_ids_in(conn, spec, scope, n)
-}
-
-/// The next `i64` ID of a scoped `spec` in `scope` from the process-wide default generator.
-pub fn next_number_in<C>(conn: &mut C, spec: &Spec, scope: &str) -> Result<i64>
-where
-    C: LoadConnection + 'static,
-    C::Backend: Backend,
-{
-    default_generator(conn)?.next_number_in(conn, spec, scope)
-}
-
-/// The next `n` `i64` IDs of a scoped `spec` in `scope` from the process-wide default
-/// generator.
-pub fn next_numbers_in<C>(conn: &mut C, spec: &Spec, scope: &str, n: usize) -> Result<Vec<i64>>
-where
-    C: LoadConnection + 'static,
-    C::Backend: Backend,
-{
-    default_generator(conn)?.next_numbers_in(conn, spec, scope, n)
+    crate::model::fill(records.as_rows(), conn, &mut Vec::new(), default_generator)
 }
 
 /// Gives the numbers the process-wide default generator holds for `conn`'s database back to
@@ -240,8 +233,7 @@ where
 }
 
 /// What the process-wide default generators (one per database) did for each key, summed over
-/// the databases, in key order: see [`Generator::stats`]. A generator that
-/// [`use_pool`] replaced is no longer counted.
+/// the databases, in key order: see [`Generator::stats`].
 pub fn stats() -> Vec<KeyStats> {
     let generators: Vec<Generator> = defaults().values().cloned().collect();
     crate::stats::per_key(generators.iter().flat_map(Generator::stats))
@@ -249,38 +241,22 @@ pub fn stats() -> Vec<KeyStats> {
 
 /// The last counter the database handed out for `spec`'s current period, on the system
 /// clock: see [`Generator::last_value`].
-pub fn last_value<C>(conn: &mut C, spec: &Spec) -> Result<Option<u64>>
+pub fn last_value<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<Option<u64>>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    crate::generator::last_value_at(conn, spec, "", chrono::Utc::now())
-}
-
-/// [`last_value`] of a scoped `spec` in `scope`: see [`Generator::last_value_in`].
-pub fn last_value_in<C>(conn: &mut C, spec: &Spec, scope: &str) -> Result<Option<u64>>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
-    crate::generator::last_value_at(conn, spec, scope, chrono::Utc::now())
+    let target = spec.into();
+    crate::generator::last_value_at(conn, target.spec(), target.scope(), chrono::Utc::now())
 }
 
 /// The counter the database will hand out next for `spec`'s current period, on the system
 /// clock: see [`Generator::peek_next`].
-pub fn peek_next<C>(conn: &mut C, spec: &Spec) -> Result<u64>
+pub fn peek_next<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<u64>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    crate::generator::peek_next_at(conn, spec, "", chrono::Utc::now())
-}
-
-/// [`peek_next`] of a scoped `spec` in `scope`: see [`Generator::peek_next_in`].
-pub fn peek_next_in<C>(conn: &mut C, spec: &Spec, scope: &str) -> Result<u64>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
-    crate::generator::peek_next_at(conn, spec, scope, chrono::Utc::now())
+    let target = spec.into();
+    crate::generator::peek_next_at(conn, target.spec(), target.scope(), chrono::Utc::now())
 }

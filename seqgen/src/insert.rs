@@ -7,41 +7,13 @@ use diesel::query_builder::{InsertStatement, QueryFragment};
 use diesel::query_dsl::methods::{ExecuteDsl, LoadQuery};
 use diesel::{Insertable, OptionalExtension, RunQueryDsl, Table};
 
+use crate::backend::one_statement::OneStatement;
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::generator::Generator;
 use crate::global::default_generator;
-use crate::model::{fill, gapless_field, unfill, DistributedId};
-use crate::one_statement::{self, Numbering, OneStatement};
-
-/// What [`insert_into`]'s `values` accepts: one record, a slice or a `Vec` of records.
-pub trait Records {
-    /// The record type.
-    type Row: DistributedId;
-    /// The records as a slice.
-    fn as_rows(&mut self) -> &mut [Self::Row];
-}
-
-impl<T: DistributedId> Records for T {
-    type Row = T;
-    fn as_rows(&mut self) -> &mut [T] {
-        std::slice::from_mut(self)
-    }
-}
-
-impl<T: DistributedId> Records for [T] {
-    type Row = T;
-    fn as_rows(&mut self) -> &mut [T] {
-        self
-    }
-}
-
-impl<T: DistributedId> Records for Vec<T> {
-    type Row = T;
-    fn as_rows(&mut self) -> &mut [T] {
-        self
-    }
-}
+use crate::model::one_statement::{self, Numbering};
+use crate::model::{fill, gapless_field, unfill, Records};
 
 /// Starts an insert that fills ID fields first: `seqgen::insert_into(table).values(&mut
 /// rows).execute(conn)`, the same shape as Diesel's `insert_into`.
@@ -267,7 +239,15 @@ where
         let gapless = gapless_field::<R::Row>().is_some();
         let mut filled = Vec::new();
         let work = |conn: &mut C| -> Result<O> {
-            fill(records.as_rows(), generator, conn, &mut filled)?;
+            fill(
+                records.as_rows(),
+                conn,
+                &mut filled,
+                |conn| match generator {
+                    Some(generator) => Ok(generator.clone()),
+                    None => default_generator(conn),
+                },
+            )?;
             Ok(insert(target, &*records, conn)?)
         };
         if !gapless {

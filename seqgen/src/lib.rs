@@ -1,38 +1,52 @@
-//! Business serial numbers such as `U20261121000001`, `ORD25070001` or `MENU000001`, from a
-//! `db_key` counter table in your own database, through your own Diesel connection.
-//!
-//! - **Never a duplicate**, across threads, processes, machines, restarts, rollbacks, clock
-//!   skew and dropped connections.
-//! - **Fast**: `batch` numbers are reserved per database round trip and the rest served from
-//!   memory. Numbers cached by a process that stops are never handed out: batched mode leaves
-//!   holes, never duplicates.
+//! Business serial numbers such as `U20261121000001`, `ORD25070001` or `MENU000001` for your
+//! Diesel models, from a `db_key` counter table in your own database, on the connection of the
+//! insert itself.
 //!
 //! ```
 //! use diesel::prelude::*;
+//! use seqgen::DistributedId;
+//!
+//! diesel::table! { users (id) { id -> Text, name -> Text } }
+//!
+//! #[derive(Insertable, DistributedId)]
+//! #[diesel(table_name = users)]
+//! struct NewUser {
+//!     #[distributed_id(prefix = "U", date = "%Y%m%d", pad = 6)]
+//!     id: String,
+//!     name: String,
+//! }
 //!
 //! let mut conn = SqliteConnection::establish(":memory:")?;
-//! seqgen::run_migrations(&mut conn)?;
+//! seqgen::run_migrations(&mut conn)?; // the `db_key` table
+//! diesel::sql_query("CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT NOT NULL)")
+//!     .execute(&mut conn)?;
 //!
-//! let users = seqgen::Spec::builder("users").prefix("U").date("%Y%m%d").pad(6).build()?;
-//! let id = seqgen::next_id(&mut conn, &users)?; // e.g. "U20261121000001"
-//! assert!(id.starts_with('U') && id.ends_with("000001"));
+//! let mut user = NewUser { id: String::new(), name: "Ada".into() };
+//! seqgen::insert_into(users::table).values(&mut user).execute(&mut conn)?;
+//! assert!(user.id.starts_with('U') && user.id.ends_with("000001")); // e.g. U20261121000001
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # Where to start
+//! - **Never a duplicate**, across threads, processes, machines, restarts, rollbacks, clock
+//!   skew and dropped connections.
+//! - **Fast**: numbers are reserved a block per database round trip and served from memory;
+//!   a running process loses none of them, and one that stops leaves holes, never duplicates.
+//!   Where holes are not acceptable, gapless mode takes each number in your transaction.
+//!
+//! # The main path
 //! - [`#[derive(DistributedId)]`](derive@DistributedId) on a Diesel model, then
-//!   [`insert_into`] (or [`DistributedId::assign_ids`] and plain Diesel).
-//! - [`run_migrations`] creates the `db_key` table; [`with_app_migrations`] runs it beside
-//!   yours.
-//! - Without a model: a [`Spec`] and [`next_id`] / [`next_ids`] / [`next_number`], or your own
-//!   [`Generator`] per database (with a pool for transactions on PostgreSQL and MySQL).
-//! - Gapless numbering: [`Spec::builder`]`(..).gapless()`, `#[distributed_id(gapless)]`, or
-//!   [`next_value`] for plain counters.
-//! - A counter per company, per order: [`SpecBuilder::scoped`],
-//!   `#[distributed_id(scope = "company_id")]`, and [`next_id_in`] and the other `_in` forms.
-//! - Policies: [`Overflow`], series, templates, [`TimeZone`]; [`Spec::parse`] reads IDs back.
-//! - Operations: [`Generator::stats`], [`void`], and [`admin`] (what the `seqgen` command of
-//!   crate `seqgen-cli` runs: list counters, change settings, prune, audit gaps).
+//!   [`insert_into`] (or [`assign_ids`] and plain Diesel).
+//! - [`run_migrations`] creates the `db_key` table (see [`migrations`] to run it beside
+//!   yours).
+//! - A [`Spec`] says what an ID looks like; a [`Generator`] hands them out for one database
+//!   (the functions of [`global`] use a process-wide default one per database).
+//! - A scope (a counter per company, per order) is a value you pass: `spec.scope("acme")`,
+//!   see [`Scoped`].
+//! - Every failure is an [`Error`] that says what to do.
+//!
+//! The [`guide`] covers the rest, with an example for each: gapless numbering, scopes,
+//! policies (overflow, cycles, series, templates, time zones, check characters), async
+//! ([`nonblocking`]), operations ([`admin`], statistics, metrics, tracing), and the guarantees.
 //!
 //! # Features
 //! Like Diesel, no backend is on by default; turn on the ones you use:
@@ -40,13 +54,16 @@
 //!   `bundled-sqlite` builds SQLite from source instead, so nothing needs installing.
 //! - `postgres`: PostgreSQL, through libpq.
 //! - `mysql`: MySQL and MariaDB, through libmysqlclient or libmariadb.
-//! - `r2d2`: pools ([`GeneratorBuilder::pool`], `use_pool`), through `diesel::r2d2`.
+//! - `r2d2`: pools ([`GeneratorBuilder::pool`], [`global::use_pool`]), through `diesel::r2d2`.
+//! - `async-sqlite`, `async-postgres`, `async-mysql`, with `deadpool` or `bb8` for pools: the
+//!   same on diesel-async's connections ([`nonblocking`]).
+//! - `tracing`, `metrics`: spans and events; statistics as metrics ([`meter`]).
 //!
 //! They are additive and forward to Diesel's features of the same names.
 //!
 //! ```toml
 //! [dependencies]
-//! seqgen = { version = "0.1", features = ["postgres", "r2d2"] }
+//! seqgen = { version = "0.2", features = ["postgres", "r2d2"] }
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -58,53 +75,44 @@
 )]
 
 pub mod admin;
-#[cfg(seqgen_async)]
-pub mod r#async;
 pub mod backend;
 mod batch;
 mod cache;
 mod capacity;
-mod clock;
+pub mod clock;
 mod driver;
 mod error;
 mod generator;
-mod global;
-mod insert;
+pub mod global;
+pub mod guide;
+pub mod insert;
+pub mod ledger;
 pub mod meter;
-mod migrations;
+pub mod migrations;
 mod model;
-mod one_statement;
+#[cfg(seqgen_async)]
+pub mod nonblocking;
 mod reserve;
-mod sequence;
-mod stats;
+pub mod sequence;
+pub mod stats;
 mod sync;
 mod trace;
 mod transaction;
-mod void;
 
 #[cfg(feature = "sqlite")]
 pub use backend::sqlite;
 pub use backend::Backend;
-pub use clock::{Clock, FixedClock, OffsetClock, SystemClock};
 pub use error::{Error, Result};
 pub use generator::{Generator, GeneratorBuilder};
-#[cfg(feature = "r2d2")]
-pub use global::use_pool;
-pub use global::{
-    last_value, last_value_in, next_id, next_id_in, next_ids, next_ids_in, next_number,
-    next_number_in, next_numbers, next_numbers_in, peek_next, peek_next_in, release, stats,
-};
-pub use insert::{insert_into, IncompleteInsert, InsertWithIds, Records};
-pub use migrations::{backend_migrations, run_migrations, with_app_migrations, WithAppMigrations};
-pub use model::{assign_ids, assign_ids_with, DistributedId, IdSlot, IdValue};
-pub use reserve::identity::accept_non_durable_server;
+pub use global::assign_ids;
+pub use insert::insert_into;
+pub use migrations::run_migrations;
+pub use model::{DistributedId, IdSlot, IdValue, Records};
 pub use seqgen_core::{
-    Check, IdParts, Mode, Overflow, ParseIdError, Series, Spec, SpecBuilder, SpecError, TimeZone,
+    Check, IdParts, Mode, Overflow, ParseIdError, Scoped, Series, Spec, SpecBuilder, SpecError,
+    TimeZone,
 };
-pub use sequence::{next_value, next_values, Sequence};
-pub use stats::{KeyStats, Timings};
 pub use transaction::retry_transaction;
-pub use void::{void, void_in, voided, voided_in, Voided};
 
 /// Fills a Diesel model's ID fields from seqgen's `db_key` counters, just before the insert,
 /// on the insert's own connection.
@@ -146,7 +154,7 @@ pub use void::{void, void_in, voided, voided_in, Voided};
 /// | `batch = 100` | `100` | numbers reserved per database round trip |
 /// | `key = "users"` | the Diesel table name | the `db_key` counter to draw from |
 /// | `check = "luhn"` | none | check character(s) at the end: `luhn`, `damm` or `iso7064-mod97-10` ([`Check`]); [`Spec::verify`] then catches typing errors |
-/// | `scope = "company_id"` | none | other fields of the struct (one, or several separated by commas) whose values each get their own counter, as [`Generator::next_id_in`] does: invoice numbers per company, line numbers per order. Their types implement `Display`; a bulk makes one reservation per scope |
+/// | `scope = "company_id"` | none | other fields of the struct (one, or several separated by commas) whose values each get their own counter, as `spec.scope(value)` does for [`Generator::next_id`]: invoice numbers per company, line numbers per order. Their types implement `Display`; a bulk makes one reservation per scope |
 ///
 /// The table name comes from `#[diesel(table_name = ...)]`, or Diesel's own inference from the
 /// struct name (`NewUser` → `new_users`) when that is absent.
@@ -168,8 +176,8 @@ pub use seqgen_derive::DistributedId;
 /// What `#[derive(DistributedId)]` expands to reaches seqgen only through here.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::backend::one_statement::OneStatement;
     pub use crate::model::{scope_text, IdField};
-    pub use crate::one_statement::OneStatement;
     pub use seqgen_core::{Check, Overflow, Spec, TimeZone};
     pub use std::sync::LazyLock;
 }

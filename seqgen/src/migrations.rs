@@ -60,8 +60,8 @@ where
 /// const APP_MIGRATIONS: EmbeddedMigrations = embed_migrations!("tests/app_migrations/sqlite");
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// conn.run_pending_migrations(seqgen::with_app_migrations(APP_MIGRATIONS))?;
-/// conn.revert_all_migrations(seqgen::with_app_migrations(APP_MIGRATIONS))?;
+/// conn.run_pending_migrations(seqgen::migrations::with_app_migrations(APP_MIGRATIONS))?;
+/// conn.revert_all_migrations(seqgen::migrations::with_app_migrations(APP_MIGRATIONS))?;
 /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
 /// ```
 pub fn with_app_migrations<DB, S>(app: S) -> WithAppMigrations<DB, S>

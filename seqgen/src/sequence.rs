@@ -1,5 +1,5 @@
 //! Plain gapless counters without a model, in the spirit of django-sequences:
-//! `seqgen::next_value(conn, "invoice")` inside a transaction.
+//! `seqgen::sequence::next_value(conn, "invoice")` inside a transaction.
 
 use diesel::connection::LoadConnection;
 
@@ -19,17 +19,17 @@ use seqgen_core::Spec;
 /// let mut conn = SqliteConnection::establish(":memory:")?;
 /// seqgen::run_migrations(&mut conn)?;
 ///
-/// let first = conn.transaction(|conn| seqgen::next_value(conn, "invoice"))?;
+/// let first = conn.transaction(|conn| seqgen::sequence::next_value(conn, "invoice"))?;
 /// let _rolled_back = conn.transaction(|conn| {
-///     seqgen::next_value(conn, "invoice")?; // 2, given back by the rollback
+///     seqgen::sequence::next_value(conn, "invoice")?; // 2, given back by the rollback
 ///     Err::<(), _>(seqgen::Error::Database(diesel::result::Error::RollbackTransaction))
 /// });
-/// let second = conn.transaction(|conn| seqgen::next_value(conn, "invoice"))?;
+/// let second = conn.transaction(|conn| seqgen::sequence::next_value(conn, "invoice"))?;
 /// assert_eq!((first, second), (1, 2));
 ///
 /// // Outside a transaction a number could be lost before the row that uses it is written.
 /// assert!(matches!(
-///     seqgen::next_value(&mut conn, "invoice"),
+///     seqgen::sequence::next_value(&mut conn, "invoice"),
 ///     Err(seqgen::Error::OutsideTransaction { .. })
 /// ));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -57,16 +57,16 @@ impl Sequence {
     }
 
     /// Counts per scope (a company, an order): each scope value has its own counter, taken
-    /// with [`next_value_in`](Sequence::next_value_in). A key counts either per scope or not
-    /// at all ([`Error::ShapeChanged`](crate::Error::ShapeChanged) otherwise).
+    /// from [`scope`](Sequence::scope)`(value)`. A key counts either per scope or not at all
+    /// ([`Error::ShapeChanged`](crate::Error::ShapeChanged) otherwise).
     ///
     /// ```
     /// use diesel::prelude::*;
     ///
     /// let mut conn = SqliteConnection::establish(":memory:")?;
     /// seqgen::run_migrations(&mut conn)?;
-    /// let receipts = seqgen::Sequence::new("receipt")?.scoped()?;
-    /// let mut take = |shop| conn.transaction(|conn| receipts.next_value_in(conn, shop));
+    /// let receipts = seqgen::sequence::Sequence::new("receipt")?.scoped()?;
+    /// let mut take = |shop| conn.transaction(|conn| receipts.scope(shop).next_value(conn));
     /// assert_eq!((take("north")?, take("north")?, take("south")?), (1, 2, 1));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -117,7 +117,7 @@ impl Sequence {
         C: LoadConnection,
         C::Backend: Backend,
     {
-        Ok(self.next_values(conn, 1)?[0])
+        self.scope("").next_value(conn)
     }
 
     /// The next `n` values, consecutive.
@@ -126,31 +126,65 @@ impl Sequence {
         C: LoadConnection,
         C::Backend: Backend,
     {
-        self.next_values_in(conn, "", n)
+        self.scope("").next_values(conn, n)
     }
 
-    /// The next value of a [scoped](Sequence::scoped) sequence in `scope`.
-    pub fn next_value_in<C>(&self, conn: &mut C, scope: &str) -> Result<i64>
+    /// This [scoped](Sequence::scoped) sequence in `scope`, whose values it takes.
+    pub fn scope<'a>(&'a self, scope: &'a str) -> ScopedSequence<'a> {
+        ScopedSequence {
+            sequence: self,
+            scope,
+        }
+    }
+}
+
+/// A [scoped](Sequence::scoped) sequence in one of its scopes: [`Sequence::scope`].
+#[derive(Debug, Clone, Copy)]
+pub struct ScopedSequence<'a> {
+    sequence: &'a Sequence,
+    scope: &'a str,
+}
+
+impl<'a> ScopedSequence<'a> {
+    /// The sequence.
+    pub fn sequence(&self) -> &'a Sequence {
+        self.sequence
+    }
+
+    /// The scope value; empty for a sequence without scopes.
+    pub fn scope(&self) -> &'a str {
+        self.scope
+    }
+
+    /// The next value in this scope.
+    pub fn next_value<C>(&self, conn: &mut C) -> Result<i64>
     where
         C: LoadConnection,
         C::Backend: Backend,
     {
-        Ok(self.next_values_in(conn, scope, 1)?[0])
+        Ok(self.next_values(conn, 1)?[0])
     }
 
-    /// The next `n` values of a [scoped](Sequence::scoped) sequence in `scope`.
-    pub fn next_values_in<C>(&self, conn: &mut C, scope: &str, n: usize) -> Result<Vec<i64>>
+    /// The next `n` values in this scope, consecutive.
+    pub fn next_values<C>(&self, conn: &mut C, n: usize) -> Result<Vec<i64>>
     where
         C: LoadConnection,
         C::Backend: Backend,
     {
         // Gapless numbers are never cached: any generator takes them the same way.
         let generator = Generator::new();
-        if self.outside_transaction && !in_transaction(conn) {
-            conn.transaction(|conn| generator.next_numbers_in(conn, &self.spec, scope, n))
+        let spec = self.sequence.spec.scope(self.scope);
+        if self.sequence.outside_transaction && !in_transaction(conn) {
+            conn.transaction(|conn| generator.next_numbers(conn, spec, n))
         } else {
-            generator.next_numbers_in(conn, &self.spec, scope, n)
+            generator.next_numbers(conn, spec, n)
         }
+    }
+}
+
+impl<'a> From<&'a Sequence> for ScopedSequence<'a> {
+    fn from(sequence: &'a Sequence) -> Self {
+        sequence.scope("")
     }
 }
 

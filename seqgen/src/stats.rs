@@ -1,5 +1,5 @@
 //! What a generator did, per key: [`Generator::stats`](crate::Generator::stats) and
-//! [`stats`](crate::stats()) for the process-wide default.
+//! [`stats`](crate::global::stats()) for the process-wide default.
 
 use std::cell::Cell;
 use std::collections::BTreeMap;

@@ -22,7 +22,7 @@ use crate::reserve::retry::retry_loop;
 /// let mut conn = SqliteConnection::establish(":memory:")?;
 /// seqgen::run_migrations(&mut conn)?;
 /// let invoices = seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
-/// let number = seqgen::retry_transaction(&mut conn, |conn| seqgen::next_id(conn, &invoices))?;
+/// let number = seqgen::retry_transaction(&mut conn, |conn| seqgen::global::next_id(conn, &invoices))?;
 /// assert_eq!(number, "INV000001");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

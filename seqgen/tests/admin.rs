@@ -95,7 +95,7 @@ fn settings_are_checked_then_changed<C: TestConnection>(db: TestDb<C>) {
     let fresh = seqgen::Generator::builder().fixed_batch().build();
     assert_eq!(fresh.next_id(&mut conn, &spec).unwrap(), "0011");
     assert_eq!(
-        admin::peek(&mut conn, &spec, "", "").unwrap().last,
+        admin::peek(&mut conn, &spec, "").unwrap().last,
         Some(35),
         "a block of batch_size 25 after the first block of 10"
     );
@@ -243,9 +243,15 @@ fn gaps_explain_each_missing_number<C: TestConnection>(db: TestDb<C>) {
         held.join("), (")
     ))
     .unwrap();
-    seqgen::void(&mut conn, &spec, &ids[1], "customer cancelled").unwrap();
+    seqgen::ledger::void(&mut conn, &spec, &ids[1], "customer cancelled").unwrap();
 
-    let report = admin::gaps(&mut conn, &spec, &table, "number", "2026").unwrap();
+    let report = admin::gaps(
+        &mut conn,
+        &spec,
+        admin::IdColumn::new(&table, "number"),
+        "2026",
+    )
+    .unwrap();
     assert_eq!((report.first, report.last, report.found), (1, 10, 7));
     assert_eq!(
         report.missing,
@@ -265,7 +271,7 @@ fn gaps_explain_each_missing_number<C: TestConnection>(db: TestDb<C>) {
 
     // Explained once every missing number is voided and the strays are gone.
     for n in [4, 7, 8, 9] {
-        seqgen::void(&mut conn, &spec, &ids[n - 1], "test run").unwrap();
+        seqgen::ledger::void(&mut conn, &spec, &ids[n - 1], "test run").unwrap();
     }
     conn.batch_execute(&format!(
         "DELETE FROM {table} WHERE number IN ('{}', 'INV2026000012'); \
@@ -273,15 +279,20 @@ fn gaps_explain_each_missing_number<C: TestConnection>(db: TestDb<C>) {
         ids[2], ids[2]
     ))
     .unwrap();
-    let report = admin::gaps(&mut conn, &spec, &table, "number", "2026").unwrap();
+    let report = admin::gaps(
+        &mut conn,
+        &spec,
+        admin::IdColumn::new(&table, "number"),
+        "2026",
+    )
+    .unwrap();
     assert!(report.is_explained(), "{report:?}");
 
     // A table name is a name, never SQL.
     let err = admin::gaps(
         &mut conn,
         &spec,
-        &format!("{table}; DROP TABLE {table}"),
-        "number",
+        admin::IdColumn::new(&format!("{table}; DROP TABLE {table}"), "number"),
         "2026",
     )
     .unwrap_err();
@@ -311,14 +322,26 @@ fn gaps_read_integer_columns<C: TestConnection>(db: TestDb<C>) {
         "CREATE TABLE {table} (number BIGINT); INSERT INTO {table} (number) VALUES (110001), (110003);"
     ))
     .unwrap();
-    let report = admin::gaps(&mut conn, &spec, &table, "number", "11").unwrap();
+    let report = admin::gaps(
+        &mut conn,
+        &spec,
+        admin::IdColumn::new(&table, "number"),
+        "11",
+    )
+    .unwrap();
     assert_eq!(report.missing, [Missing::Unexplained { from: 2, to: 2 }]);
     assert_eq!(report.found, 2);
     // A period the key cannot have is refused, not reported as empty.
     for period in ["2026", "13", ""] {
-        let err = admin::gaps(&mut conn, &spec, &table, "number", period).unwrap_err();
+        let err = admin::gaps(
+            &mut conn,
+            &spec,
+            admin::IdColumn::new(&table, "number"),
+            period,
+        )
+        .unwrap_err();
         assert!(matches!(err, Error::Refused { .. }), "{period}: {err:?}");
-        let err = admin::peek(&mut conn, &spec, "", period).unwrap_err();
+        let err = admin::peek(&mut conn, &spec, period).unwrap_err();
         assert!(matches!(err, Error::Refused { .. }), "{period}: {err:?}");
     }
     conn.batch_execute(&format!("DROP TABLE {table}")).unwrap();
@@ -339,7 +362,7 @@ fn changes_wait_for_a_busy_app<C: TestConnection>(db: TestDb<C>) {
         .build()
         .unwrap();
     let mut conn = db.connect();
-    seqgen::retry_transaction(&mut conn, |conn| seqgen::next_id(conn, &spec)).unwrap();
+    seqgen::retry_transaction(&mut conn, |conn| seqgen::global::next_id(conn, &spec)).unwrap();
     let (stop, commits) = (
         Arc::new(AtomicBool::new(false)),
         Arc::new(AtomicU64::new(0)),
@@ -350,7 +373,7 @@ fn changes_wait_for_a_busy_app<C: TestConnection>(db: TestDb<C>) {
         std::thread::spawn(move || {
             let mut failures = Vec::new();
             while !stop.load(Ordering::Relaxed) {
-                match app.transaction(|conn| seqgen::next_id(conn, &spec)) {
+                match app.transaction(|conn| seqgen::global::next_id(conn, &spec)) {
                     Ok(_) => commits.fetch_add(1, Ordering::Relaxed),
                     Err(e) => {
                         failures.push(e);
@@ -400,7 +423,7 @@ fn prune_keeps_a_row_that_took_a_number_since_it_was_read<C: TestConnection>(db:
     let row = read.iter().find(|r| r.period == "20261123").unwrap();
     // Another instance, on the same late day, takes the next block after the read.
     seqgen::Generator::builder()
-        .clock(seqgen::FixedClock::new(
+        .clock(seqgen::clock::FixedClock::new(
             Utc.with_ymd_and_hms(2026, 11, 23, 10, 0, 0).unwrap(),
         ))
         .fixed_batch()

@@ -20,8 +20,10 @@ use common::{assert_distinct, TestConnection, TestDb};
 use diesel::connection::SimpleConnection;
 use diesel::{Connection, ExpressionMethods, Insertable, QueryDsl};
 use diesel_async::{AsyncConnection, RunQueryDsl, TransactionManager};
-use seqgen::r#async as sq;
-use seqgen::{DistributedId, Error, FixedClock, Sequence, Spec};
+use seqgen::clock::FixedClock;
+use seqgen::nonblocking as sq;
+use seqgen::sequence::Sequence;
+use seqgen::{DistributedId, Error, Spec};
 
 /// An async connection the suite runs on, beside the blocking one its database is set up with.
 trait AsyncTest: AsyncConnection<Backend: seqgen::backend::AsyncBackend> + 'static {
@@ -407,21 +409,19 @@ async fn nowait_says_busy_and_leaves_the_transaction_usable<A: AsyncTest>(db: Te
     let (mut holder, mut waiter) = (A::open(&db.url).await, A::open(&db.url).await);
     // The row exists first (a missing row takes the nowait creation path, tested blocking).
     holder
-        .transaction(async |conn| sq::next_values_of(conn, &sequence, "", 1).await)
+        .transaction(async |conn| sq::next_values_of(conn, &sequence, 1).await)
         .await
         .unwrap();
     A::TransactionManager::begin_transaction(&mut holder)
         .await
         .unwrap();
     assert_eq!(
-        sq::next_values_of(&mut holder, &sequence, "", 1)
-            .await
-            .unwrap(),
+        sq::next_values_of(&mut holder, &sequence, 1).await.unwrap(),
         [2]
     );
     let busy = waiter
         .transaction(async |conn| {
-            let busy = sq::next_values_of(conn, &sequence, "", 1).await;
+            let busy = sq::next_values_of(conn, &sequence, 1).await;
             assert!(matches!(busy, Err(Error::Busy { .. })), "{busy:?}");
             // The transaction still works after the refusal.
             sq::next_value(conn, &db.key("other")).await
@@ -449,9 +449,9 @@ async fn sequences_count_per_scope_and_refuse_outside_a_transaction<A: AsyncTest
     let scoped = Sequence::new(key.as_str()).unwrap().scoped().unwrap();
     let values = conn
         .transaction(async |conn| {
-            let mut values = sq::next_values_of(conn, &scoped, "order-1", 2).await?;
-            values.extend(sq::next_values_of(conn, &scoped, "order-2", 1).await?);
-            values.extend(sq::next_values_of(conn, &scoped, "order-1", 1).await?);
+            let mut values = sq::next_values_of(conn, scoped.scope("order-1"), 2).await?;
+            values.extend(sq::next_values_of(conn, scoped.scope("order-2"), 1).await?);
+            values.extend(sq::next_values_of(conn, scoped.scope("order-1"), 1).await?);
             Ok::<_, Error>(values)
         })
         .await
@@ -461,9 +461,7 @@ async fn sequences_count_per_scope_and_refuse_outside_a_transaction<A: AsyncTest
         .unwrap()
         .allow_outside_transaction();
     assert_eq!(
-        sq::next_values_of(&mut conn, &allowed, "", 2)
-            .await
-            .unwrap(),
+        sq::next_values_of(&mut conn, &allowed, 2).await.unwrap(),
         [1, 2]
     );
 }
@@ -509,14 +507,14 @@ async fn numeric_ids_check_digits_and_scopes<A: AsyncTest>(db: TestDb<A::Sync>) 
         .build()
         .unwrap();
     let a = generator
-        .next_id_in(&mut conn, &scoped, "acme")
+        .next_id(&mut conn, scoped.scope("acme"))
         .await
         .unwrap();
     let b = generator
-        .next_id_in(&mut conn, &scoped, "globex")
+        .next_id(&mut conn, scoped.scope("globex"))
         .await
         .unwrap();
-    let a2 = sq::next_ids_in(&mut conn, &scoped, "acme", 1)
+    let a2 = sq::next_ids(&mut conn, scoped.scope("acme"), 1)
         .await
         .unwrap();
     assert_eq!((a.as_str(), b.as_str()), ("S001", "S001"));
@@ -624,7 +622,7 @@ macro_rules! derived_insert_tests {
                 is_send(&conn.transaction(async |conn| sq::next_id(conn, spec).await));
                 is_send(&sq::insert_into(async_orders::table).values(order).execute(conn));
                 let sequence = Sequence::new("k").unwrap().nowait().unwrap();
-                is_send(&sq::next_values_of(conn, &sequence, "", 1));
+                is_send(&sq::next_values_of(conn, &sequence, 1));
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -660,7 +658,7 @@ macro_rules! derived_insert_tests {
     bulk.iter_mut().for_each(|order| order.order_no.clear());
     // One reservation for the bulk; inserted row by row (diesel-async's SQLite wrapper has
     // no multi-row insert).
-    sq::assign_ids_with(&mut bulk, &generator, &mut conn)
+    generator.assign_ids(&mut bulk, &mut conn)
         .await
         .unwrap();
     for order in &mut bulk {
@@ -962,9 +960,7 @@ async fn a_bulk_reserves_once_per_scope<A: AsyncTest>(db: TestDb<A::Sync>) {
         })
         .collect();
     let generator = fixed();
-    sq::assign_ids_with(&mut lines, &generator, &mut conn)
-        .await
-        .unwrap();
+    generator.assign_ids(&mut lines, &mut conn).await.unwrap();
     assert_eq!(generator.reservations(), 3);
     for order in &orders {
         let numbers: Vec<&str> = lines

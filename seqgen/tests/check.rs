@@ -73,17 +73,23 @@ fn voids_and_gap_reports_read_checked_ids<C: TestConnection>(db: TestDb<C>) {
         .collect();
     let typo = swap_before_last(&ids[1], 1);
     if typo != ids[1] {
-        let err = seqgen::void(&mut conn, &invoices, &typo, "x").unwrap_err();
+        let err = seqgen::ledger::void(&mut conn, &invoices, &typo, "x").unwrap_err();
         assert!(matches!(err, seqgen::Error::InvalidId { .. }), "{err:?}");
     }
-    seqgen::void(&mut conn, &invoices, &ids[1], "cancelled").unwrap();
+    seqgen::ledger::void(&mut conn, &invoices, &ids[1], "cancelled").unwrap();
     let table = db.key("checked");
     conn.batch_execute(&format!(
         "CREATE TABLE {table} (number VARCHAR(64)); INSERT INTO {table} (number) VALUES ('{}');",
         ids[0]
     ))
     .unwrap();
-    let report = seqgen::admin::gaps(&mut conn, &invoices, &table, "number", "2026").unwrap();
+    let report = seqgen::admin::gaps(
+        &mut conn,
+        &invoices,
+        seqgen::admin::IdColumn::new(&table, "number"),
+        "2026",
+    )
+    .unwrap();
     assert_eq!(
         report.missing,
         [

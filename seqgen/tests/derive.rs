@@ -141,7 +141,7 @@ fn insert_into_fills_one_row_and_a_bulk() {
 fn explicit_hook_then_plain_diesel() {
     let (_db, mut conn) = open("explicit_hook");
     let mut grace = user("Grace");
-    grace.assign_ids(&mut conn).unwrap();
+    seqgen::assign_ids(&mut grace, &mut conn).unwrap();
     diesel::insert_into(users::table)
         .values(&grace)
         .execute(&mut conn)
@@ -183,7 +183,7 @@ fn ids_set_by_the_caller_are_kept() {
         invoice_no: Some(42),
         amount: 0,
     };
-    order.assign_ids(&mut conn).unwrap();
+    seqgen::assign_ids(&mut order, &mut conn).unwrap();
     assert_eq!(
         (order.order_no.as_str(), order.invoice_no),
         ("ORD-MANUAL", Some(42))
@@ -341,7 +341,7 @@ fn gapless_and_batched_fields_in_one_struct() {
 
     // The explicit hook refuses to take a gapless number outside a transaction.
     let mut lone = invoice("");
-    let err = lone.assign_ids(&mut conn).unwrap_err();
+    let err = seqgen::assign_ids(&mut lone, &mut conn).unwrap_err();
     assert!(
         matches!(err, seqgen::Error::OutsideTransaction { .. }),
         "{err:?}"
@@ -425,7 +425,7 @@ fn policies_through_the_derive() {
         r#box: String::new(),
         code: "kept".into(),
     };
-    let err = full.assign_ids(&mut conn).unwrap_err();
+    let err = seqgen::assign_ids(&mut full, &mut conn).unwrap_err();
     assert!(
         matches!(err, seqgen::Error::SeriesExhausted { .. }),
         "{err:?}"
@@ -504,6 +504,6 @@ struct Receipt {
 fn the_crate_path_can_be_renamed() {
     let (_db, mut conn) = open("crate_path");
     let mut receipt = Receipt { no: String::new() };
-    receipt.assign_ids(&mut conn).unwrap();
+    seqgen::assign_ids(&mut receipt, &mut conn).unwrap();
     assert_eq!(receipt.no, "R001");
 }

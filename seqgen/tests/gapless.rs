@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use chrono::{TimeZone, Utc};
 use common::{assert_distinct, TestConnection, TestDb};
 use diesel::result::Error as DieselError;
-use seqgen::{DistributedId, Error, FixedClock, Generator, Sequence, Spec};
+use seqgen::clock::FixedClock;
+use seqgen::sequence::Sequence;
+use seqgen::{DistributedId, Error, Generator, Spec};
 
 backend_tests!(
     committed_numbers_are_exactly_one_to_n,
@@ -245,8 +247,7 @@ fn two_keys_in_opposite_declaration_order_never_deadlock<C: TestConnection>(db: 
             b: String::new(),
         };
         move |conn: &mut C| {
-            row.assign_ids(conn)
-                .map(|()| (row.a.clone(), row.b.clone()))
+            seqgen::assign_ids(&mut row, conn).map(|()| (row.a.clone(), row.b.clone()))
         }
     });
     let backward = writer(&db, &barrier, || {
@@ -255,8 +256,7 @@ fn two_keys_in_opposite_declaration_order_never_deadlock<C: TestConnection>(db: 
             a: String::new(),
         };
         move |conn: &mut C| {
-            row.assign_ids(conn)
-                .map(|()| (row.a.clone(), row.b.clone()))
+            seqgen::assign_ids(&mut row, conn).map(|()| (row.a.clone(), row.b.clone()))
         }
     });
     let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -322,9 +322,9 @@ fn outside_a_transaction_is_refused_unless_allowed<C: TestConnection>(db: TestDb
     assert!(err.to_string().contains("inside a transaction"), "{err}");
 
     let key = db.key("sequence");
-    assert!(seqgen::next_value(&mut conn, &key).is_err());
+    assert!(seqgen::sequence::next_value(&mut conn, &key).is_err());
     let values = conn
-        .transaction(|conn| seqgen::next_values(conn, &key, 3))
+        .transaction(|conn| seqgen::sequence::next_values(conn, &key, 3))
         .unwrap();
     assert_eq!(values, [1, 2, 3]);
     let sequence = Sequence::new(&key).unwrap().allow_outside_transaction();

@@ -7,7 +7,8 @@ use std::thread;
 
 use chrono::{TimeDelta, TimeZone, Utc};
 use common::{assert_distinct, TestConnection, TestDb};
-use seqgen::{Error, FixedClock, Generator, Spec};
+use seqgen::clock::FixedClock;
+use seqgen::{Error, Generator, Spec};
 
 backend_tests!(
     formats_the_source_examples,
@@ -295,7 +296,11 @@ fn a_busy_key_reserves_growing_blocks<C: TestConnection>(db: TestDb<C>) {
         while generator.reservations() == before {
             ids.push(generator.next_id(&mut conn, &spec).unwrap());
         }
-        last_values.push(seqgen::last_value(&mut conn, &spec).unwrap().unwrap());
+        last_values.push(
+            seqgen::global::last_value(&mut conn, &spec)
+                .unwrap()
+                .unwrap(),
+        );
     }
     // Blocks of 10, 20, 40, 80, 80, 80.
     assert_eq!(last_values, [10, 30, 70, 150, 230, 310]);
@@ -309,7 +314,10 @@ fn a_busy_key_reserves_growing_blocks<C: TestConnection>(db: TestDb<C>) {
     generator.next_ids(&mut conn, &spec, 79).unwrap(); // the rest of the block of 80
     let before = generator.reservations();
     generator.next_id(&mut conn, &spec).unwrap();
-    assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(315));
+    assert_eq!(
+        seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        Some(315)
+    );
     generator.next_ids(&mut conn, &spec, 500).unwrap();
     assert_eq!(
         generator.reservations(),
@@ -384,7 +392,10 @@ fn statements_per_reservation<C: TestConnection>(db: TestDb<C>) {
         );
     }
     assert_eq!(generator.reservations(), 4);
-    assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(40));
+    assert_eq!(
+        seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        Some(40)
+    );
 
     // An operator's `batch_size` sizes the block: read first, everywhere but on PostgreSQL.
     conn.batch_execute(&format!(
@@ -403,7 +414,10 @@ fn statements_per_reservation<C: TestConnection>(db: TestDb<C>) {
             _ => 2,
         };
         assert_eq!(queries.load(std::sync::atomic::Ordering::Relaxed), expected);
-        assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(last));
+        assert_eq!(
+            seqgen::global::last_value(&mut conn, &spec).unwrap(),
+            Some(last)
+        );
     }
     // Cleared: the next block is the spec's again at once.
     conn.batch_execute(&format!(
@@ -412,7 +426,10 @@ fn statements_per_reservation<C: TestConnection>(db: TestDb<C>) {
     ))
     .unwrap();
     generator.next_ids(&mut conn, &spec, 10).unwrap();
-    assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(100));
+    assert_eq!(
+        seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        Some(100)
+    );
 }
 
 /// Past `10^pad - 1` the spec cannot format a counter: a clear error, never a truncated or
@@ -467,11 +484,11 @@ fn default_generator_keeps_databases_apart<C: TestConnection>(db: TestDb<C>) {
     let other = TestDb::<C>::open("default_generator_other").unwrap();
     let (mut a, mut b) = (db.connect(), other.connect());
     let spec = spec("same_key_in_two_databases", "D", "", 6, 100);
-    assert_eq!(seqgen::next_id(&mut a, &spec).unwrap(), "D000001");
-    assert_eq!(seqgen::next_id(&mut b, &spec).unwrap(), "D000001");
-    assert_eq!(seqgen::next_id(&mut a, &spec).unwrap(), "D000002");
+    assert_eq!(seqgen::global::next_id(&mut a, &spec).unwrap(), "D000001");
+    assert_eq!(seqgen::global::next_id(&mut b, &spec).unwrap(), "D000001");
+    assert_eq!(seqgen::global::next_id(&mut a, &spec).unwrap(), "D000002");
     assert_eq!(
-        seqgen::next_ids(&mut b, &spec, 2).unwrap(),
+        seqgen::global::next_ids(&mut b, &spec, 2).unwrap(),
         ["D000002", "D000003"]
     );
 }

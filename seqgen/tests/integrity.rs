@@ -7,7 +7,8 @@ mod common;
 use chrono::TimeDelta;
 use common::{assert_distinct, TestConnection, TestDb};
 use diesel::prelude::*;
-use seqgen::{Clock, DistributedId, Error, Generator, Overflow, Spec, SpecError};
+use seqgen::clock::Clock;
+use seqgen::{DistributedId, Error, Generator, Overflow, Spec, SpecError};
 
 backend_tests!(
     a_copied_database_is_another_database,
@@ -46,23 +47,23 @@ fn a_copied_database_is_another_database<C: TestConnection>(db: TestDb<C>) {
         let mut conn = original.connect();
         seqgen::run_migrations(&mut conn).unwrap();
         // The token row exists before the copy, as in a template that was used once.
-        seqgen::next_id(&mut conn, &batched("warm_up", 6, 1)).unwrap();
+        seqgen::global::next_id(&mut conn, &batched("warm_up", 6, 1)).unwrap();
     } // PostgreSQL copies only a database nobody is connected to.
     let copy = db.copy(&original, "copy");
     let (mut on_original, mut on_copy) = (original.connect(), copy.connect());
 
     // The default generator, on the original and on the copy; then other instances (fresh
     // generators) on each, which only know what the database's own counter says.
-    let mut original_ids = seqgen::next_ids(&mut on_original, &spec, 5).unwrap();
-    let mut copy_ids = seqgen::next_ids(&mut on_copy, &spec, 5).unwrap();
+    let mut original_ids = seqgen::global::next_ids(&mut on_original, &spec, 5).unwrap();
+    let mut copy_ids = seqgen::global::next_ids(&mut on_copy, &spec, 5).unwrap();
     original_ids.extend(
         Generator::new()
             .next_ids(&mut on_original, &spec, 20)
             .unwrap(),
     );
     copy_ids.extend(Generator::new().next_ids(&mut on_copy, &spec, 20).unwrap());
-    original_ids.extend(seqgen::next_ids(&mut on_original, &spec, 5).unwrap());
-    copy_ids.extend(seqgen::next_ids(&mut on_copy, &spec, 5).unwrap());
+    original_ids.extend(seqgen::global::next_ids(&mut on_original, &spec, 5).unwrap());
+    copy_ids.extend(seqgen::global::next_ids(&mut on_copy, &spec, 5).unwrap());
     assert_distinct(&original_ids);
     assert_distinct(&copy_ids);
     // Each database started at 1: the copy was not served from the original's block.
@@ -102,7 +103,7 @@ fn a_pooled_connection_remembers_its_database<C: TestConnection>(db: TestDb<C>) 
     {
         let mut conn = original.connect();
         seqgen::run_migrations(&mut conn).unwrap();
-        seqgen::next_id(&mut conn, &batched("warm_up", 6, 1)).unwrap();
+        seqgen::global::next_id(&mut conn, &batched("warm_up", 6, 1)).unwrap();
     }
     let copy = db.copy(&original, "pool_copy");
     let spec = batched("pooled", 6, 100);
@@ -118,8 +119,9 @@ fn a_pooled_connection_remembers_its_database<C: TestConnection>(db: TestDb<C>) 
         );
         for _ in 0..5 {
             ids.0
-                .push(seqgen::next_id(&mut on_original, &spec).unwrap());
-            ids.1.push(seqgen::next_id(&mut on_copy, &spec).unwrap());
+                .push(seqgen::global::next_id(&mut on_original, &spec).unwrap());
+            ids.1
+                .push(seqgen::global::next_id(&mut on_copy, &spec).unwrap());
         }
         let queries = (original_queries.load(Relaxed), copy_queries.load(Relaxed));
         if round == 0 {
@@ -141,7 +143,7 @@ fn a_pooled_connection_remembers_its_database<C: TestConnection>(db: TestDb<C>) 
     let mut pooled = original_pool.get().unwrap();
     let plain: &mut C = &mut pooled;
     let queries = common::count_queries(plain);
-    seqgen::next_id(plain, &spec).unwrap();
+    seqgen::global::next_id(plain, &spec).unwrap();
     assert!(queries.load(Relaxed) >= 1);
 }
 
@@ -224,7 +226,7 @@ fn one_key_one_shape<C: TestConnection>(db: TestDb<C>) {
     let err = Generator::new().next_id(&mut conn, &narrow).unwrap_err();
     assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
     // The recorded shape still works, from any generator.
-    seqgen::next_id(&mut conn, &daily).unwrap();
+    seqgen::global::next_id(&mut conn, &daily).unwrap();
 }
 
 /// Counters at the end of `i64`: an operator's `batch_size` of `i64::MAX`, or a `start_value`
@@ -499,12 +501,12 @@ fn the_upgrade_keeps_every_counter<C: TestConnection>(db: TestDb<C>) {
 /// Runs the migrations before `version` only.
 fn migrate_before<C: TestConnection>(conn: &mut C, version: &str) {
     while conn
-        .pending_migrations(seqgen::backend_migrations::<C::B>())
+        .pending_migrations(seqgen::migrations::backend_migrations::<C::B>())
         .unwrap()
         .first()
         .is_some_and(|m| m.name().version().to_string().as_str() < version)
     {
-        conn.run_next_migration(seqgen::backend_migrations::<C::B>())
+        conn.run_next_migration(seqgen::migrations::backend_migrations::<C::B>())
             .unwrap();
     }
 }
@@ -545,9 +547,14 @@ fn the_scope_upgrade_keeps_every_counter_and_voided_number<C: TestConnection>(db
         .next_id(&mut conn, &batched("kept", 7, 10))
         .unwrap_err();
     assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
-    let err = seqgen::void(&mut conn, &dated, "D20250006", "again").unwrap_err();
+    let err = seqgen::ledger::void(&mut conn, &dated, "D20250006", "again").unwrap_err();
     assert!(matches!(err, Error::AlreadyVoided { .. }), "{err:?}");
-    assert_eq!(seqgen::voided(&mut conn, &dated, "2025").unwrap().len(), 1);
+    assert_eq!(
+        seqgen::ledger::voided(&mut conn, &dated, "2025")
+            .unwrap()
+            .len(),
+        1
+    );
     let admin_rows = seqgen::admin::counters(&mut conn, Some("kept_dated")).unwrap();
     let rows: Vec<_> = admin_rows
         .iter()
@@ -570,13 +577,13 @@ fn the_scope_upgrade_keeps_every_counter_and_voided_number<C: TestConnection>(db
     let generator = Generator::new();
     assert_eq!(
         generator
-            .next_number_in(&mut conn, &per_scope, "1")
+            .next_number(&mut conn, per_scope.scope("1"))
             .unwrap(),
         1
     );
     assert_eq!(
         generator
-            .next_number_in(&mut conn, &per_scope, "2")
+            .next_number(&mut conn, per_scope.scope("2"))
             .unwrap(),
         1
     );
@@ -589,7 +596,7 @@ fn the_migrations_revert_and_run_again<C: TestConnection>(db: TestDb<C>) {
     seqgen::run_migrations(&mut conn).unwrap();
     let spec = batched("reverted", 6, 10);
     Generator::new().next_id(&mut conn, &spec).unwrap();
-    conn.revert_all_migrations(seqgen::backend_migrations::<C::B>())
+    conn.revert_all_migrations(seqgen::migrations::backend_migrations::<C::B>())
         .unwrap();
     seqgen::run_migrations(&mut conn).unwrap();
     assert_eq!(
@@ -602,7 +609,7 @@ fn the_migrations_revert_and_run_again<C: TestConnection>(db: TestDb<C>) {
 #[test]
 fn a_huge_clock_offset_saturates() {
     for offset in [TimeDelta::MAX, TimeDelta::MIN] {
-        let clock = seqgen::OffsetClock(offset);
+        let clock = seqgen::clock::OffsetClock(offset);
         let now = clock.now();
         for zone in ["utc", "local", "+14:00", "-12:00"] {
             let spec = Spec::builder("far")
@@ -612,7 +619,7 @@ fn a_huge_clock_offset_saturates() {
                 .unwrap();
             let _ = spec.format(&spec.period_at(now), 1);
         }
-        let fixed = seqgen::FixedClock::new(chrono::Utc::now());
+        let fixed = seqgen::clock::FixedClock::new(chrono::Utc::now());
         fixed.advance(offset);
         fixed.advance(offset);
         let _ = fixed.now();

@@ -81,7 +81,7 @@ fn assert_exact<C: TestConnection>(conn: &mut C, spec: &Spec, mut got: Vec<u64>)
     assert_eq!(last, Some(n), "{}: the counter after release", C::NAME);
 }
 
-/// `seqgen::next_id(&mut *conn, ..)`: the process-wide default, told the database by one
+/// `seqgen::global::next_id(&mut *conn, ..)`: the process-wide default, told the database by one
 /// query per call, no pool: the caller that finds a block empty reserves the next.
 fn the_default_generator_on_plain_connections<C: TestConnection>(db: TestDb<C>) {
     // A database of its own: the default generator is per database, and another test here
@@ -94,10 +94,10 @@ fn the_default_generator_on_plain_connections<C: TestConnection>(db: TestDb<C>) 
     let s = Arc::clone(&spec);
     let got = on_threads(&pool, move |conn| {
         (0..IDS)
-            .map(|_| number(&seqgen::next_id(&mut **conn, &s).unwrap()))
+            .map(|_| number(&seqgen::global::next_id(&mut **conn, &s).unwrap()))
             .collect()
     });
-    seqgen::release(&mut conn).unwrap();
+    seqgen::global::release(&mut conn).unwrap();
     assert_exact(&mut conn, &spec, got);
 }
 
@@ -109,14 +109,14 @@ fn the_default_generator_with_a_pool_on_pooled_connections<C: TestConnection>(db
     seqgen::run_migrations(&mut conn).unwrap();
     let spec = spec(&db, "pooled");
     let pool = scratch.pool(THREADS as u32 + 2);
-    seqgen::use_pool(pool.clone()).unwrap();
+    seqgen::global::use_pool(pool.clone()).unwrap();
     let s = Arc::clone(&spec);
     let got = on_threads(&pool, move |conn| {
         (0..IDS)
-            .map(|_| number(&seqgen::next_id(conn, &s).unwrap()))
+            .map(|_| number(&seqgen::global::next_id(conn, &s).unwrap()))
             .collect()
     });
-    seqgen::release(&mut conn).unwrap();
+    seqgen::global::release(&mut conn).unwrap();
     assert_exact(&mut conn, &spec, got);
 }
 

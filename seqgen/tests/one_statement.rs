@@ -14,7 +14,8 @@ use common::TestDb;
 use diesel::connection::{InstrumentationEvent, SimpleConnection};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
-use seqgen::{DistributedId, Error, FixedClock, Generator};
+use seqgen::clock::FixedClock;
+use seqgen::{DistributedId, Error, Generator};
 
 diesel::table! {
     /// Temporary per connection, except in the test with several workers.

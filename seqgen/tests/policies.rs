@@ -9,7 +9,8 @@ use std::thread;
 
 use chrono::{TimeDelta, TimeZone as _, Utc};
 use common::{assert_distinct, TestConnection, TestDb};
-use seqgen::{Error, FixedClock, Generator, Overflow, Spec, TimeZone};
+use seqgen::clock::FixedClock;
+use seqgen::{Error, Generator, Overflow, Spec, TimeZone};
 
 backend_tests!(
     each_policy_at_its_boundary,
@@ -300,7 +301,7 @@ fn the_seed_cyclic_test_on_the_defaults<C: TestConnection>(db: TestDb<C>) {
                     let mut conn = pool.get().unwrap();
                     start.wait();
                     (0..100)
-                        .map(|_| seqgen::next_id(&mut *conn, &spec).unwrap())
+                        .map(|_| seqgen::global::next_id(&mut *conn, &spec).unwrap())
                         .collect::<Vec<_>>()
                 })
             })

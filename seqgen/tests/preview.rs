@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use chrono::{TimeZone, Utc};
 use common::{TestConnection, TestDb};
-use seqgen::{Error, FixedClock, Generator, Spec};
+use seqgen::clock::FixedClock;
+use seqgen::{Error, Generator, Spec};
 
 backend_tests!(
     batched_keys_show_the_database_view,
@@ -30,17 +31,20 @@ fn undated(key: &str, pad: u32) -> Spec {
 fn batched_keys_show_the_database_view<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let spec = undated(&db.key("peek_batched"), 6);
-    assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), None);
-    assert_eq!(seqgen::peek_next(&mut conn, &spec).unwrap(), 1);
+    assert_eq!(seqgen::global::last_value(&mut conn, &spec).unwrap(), None);
+    assert_eq!(seqgen::global::peek_next(&mut conn, &spec).unwrap(), 1);
     assert_eq!(
-        seqgen::peek_next(&mut conn, &spec).unwrap(),
+        seqgen::global::peek_next(&mut conn, &spec).unwrap(),
         1,
         "looking moves nothing"
     );
     let generator = Generator::new();
     assert_eq!(generator.next_id(&mut conn, &spec).unwrap(), "N000001");
-    assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(10));
-    assert_eq!(seqgen::peek_next(&mut conn, &spec).unwrap(), 11);
+    assert_eq!(
+        seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        Some(10)
+    );
+    assert_eq!(seqgen::global::peek_next(&mut conn, &spec).unwrap(), 11);
     assert_eq!(
         Generator::new().next_id(&mut conn, &spec).unwrap(),
         "N000011"
@@ -58,19 +62,22 @@ fn gapless_keys_show_what_committed<C: TestConnection>(db: TestDb<C>) {
         .build()
         .unwrap();
     for _ in 0..2 {
-        conn.transaction(|conn| seqgen::next_id(conn, &spec))
+        conn.transaction(|conn| seqgen::global::next_id(conn, &spec))
             .unwrap();
     }
     let rolled_back = conn.transaction(|conn| {
-        seqgen::next_id(conn, &spec)?;
+        seqgen::global::next_id(conn, &spec)?;
         Err::<(), _>(Error::Database(diesel::result::Error::RollbackTransaction))
     });
     assert!(rolled_back.is_err());
-    assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(2));
-    let next = seqgen::peek_next(&mut conn, &spec).unwrap();
+    assert_eq!(
+        seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        Some(2)
+    );
+    let next = seqgen::global::peek_next(&mut conn, &spec).unwrap();
     assert_eq!(spec.format("", next), "G000003");
     let taken = conn
-        .transaction(|conn| seqgen::next_id(conn, &spec))
+        .transaction(|conn| seqgen::global::next_id(conn, &spec))
         .unwrap();
     assert_eq!(taken, "G000003");
 }
@@ -111,7 +118,10 @@ fn a_full_period_is_an_error<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let spec = undated(&db.key("peek_full"), 1);
     Generator::new().next_ids(&mut conn, &spec, 9).unwrap();
-    assert_eq!(seqgen::last_value(&mut conn, &spec).unwrap(), Some(9));
-    let err = seqgen::peek_next(&mut conn, &spec).unwrap_err();
+    assert_eq!(
+        seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        Some(9)
+    );
+    let err = seqgen::global::peek_next(&mut conn, &spec).unwrap_err();
     assert!(matches!(err, Error::Overflow { max: 9, .. }), "{err:?}");
 }

@@ -90,15 +90,15 @@ fn only_the_last_reservation_goes_back<C: TestConnection>(db: TestDb<C>) {
 fn the_default_generator_releases_too<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let spec = spec(&db.key("default_release"));
-    let first = seqgen::next_id(&mut conn, &spec).unwrap();
+    let first = seqgen::global::next_id(&mut conn, &spec).unwrap();
     assert_eq!(first, "N000001");
-    assert_eq!(seqgen::release(&mut conn).unwrap(), 9);
+    assert_eq!(seqgen::global::release(&mut conn).unwrap(), 9);
     assert_eq!(
         Generator::new().next_id(&mut conn, &spec).unwrap(),
         "N000002"
     );
     // The default generator reserves again afterwards, past what the other one took.
-    let again = seqgen::next_id(&mut conn, &spec).unwrap();
+    let again = seqgen::global::next_id(&mut conn, &spec).unwrap();
     assert_distinct(&[first, again]);
 }
 

@@ -54,7 +54,8 @@ fn each_scope_counts_on_its_own<C: TestConnection>(db: TestDb<C>) {
     let spec = scoped(&db.key("per_scope"), 10);
     let mut conn = db.connect();
     let (first, second) = (Generator::new(), Generator::new());
-    let take = |g: &Generator, conn: &mut C, scope: &str| g.next_id_in(conn, &spec, scope).unwrap();
+    let take =
+        |g: &Generator, conn: &mut C, scope: &str| g.next_id(conn, spec.scope(scope)).unwrap();
     assert_eq!(take(&first, &mut conn, "acme"), "INV0001");
     assert_eq!(take(&first, &mut conn, "acme"), "INV0002");
     assert_eq!(take(&first, &mut conn, "globex"), "INV0001");
@@ -72,7 +73,7 @@ fn each_scope_counts_on_its_own<C: TestConnection>(db: TestDb<C>) {
         .scoped()
         .build()
         .unwrap();
-    let id = |conn: &mut C, scope| generator.next_id_in(conn, &dated, scope).unwrap();
+    let id = |conn: &mut C, scope| generator.next_id(conn, dated.scope(scope)).unwrap();
     assert_eq!(id(&mut conn, "acme"), "202611001");
     assert_eq!(id(&mut conn, "globex"), "202611001");
     clock.advance(chrono::TimeDelta::days(31));
@@ -121,7 +122,7 @@ fn a_bulk_reserves_once_per_scope<C: TestConnection>(db: TestDb<C>) {
         .collect();
     let generator = Generator::new();
     let mut conn = db.connect();
-    seqgen::assign_ids_with(&mut lines, &generator, &mut conn).unwrap();
+    generator.assign_ids(&mut lines, &mut conn).unwrap();
     assert_eq!(generator.reservations(), 3);
     for scope in scopes {
         let numbers: Vec<i64> = lines
@@ -135,7 +136,9 @@ fn a_bulk_reserves_once_per_scope<C: TestConnection>(db: TestDb<C>) {
     let spec = &NewLine::__id_fields()[0].spec;
     let escaped = format!("{}/2026", b.replace('/', "\\/"));
     assert_eq!(
-        generator.next_number_in(&mut conn, spec, &escaped).unwrap(),
+        generator
+            .next_number(&mut conn, spec.scope(&escaped))
+            .unwrap(),
         5
     );
     // Two empty-looking values still name a scope ("/2026"); one empty value does not, and
@@ -145,7 +148,7 @@ fn a_bulk_reserves_once_per_scope<C: TestConnection>(db: TestDb<C>) {
         year: 2026,
         line_no: 0,
     }];
-    seqgen::assign_ids_with(&mut blank_order, &generator, &mut conn).unwrap();
+    generator.assign_ids(&mut blank_order, &mut conn).unwrap();
     assert!(blank_order[0].line_no >= 1);
     let mut empty = [Ticket {
         company: String::new(),
@@ -153,7 +156,7 @@ fn a_bulk_reserves_once_per_scope<C: TestConnection>(db: TestDb<C>) {
     }];
     let mut conn = db.connect();
     conn.begin_test_transaction().unwrap(); // gapless: inside a transaction
-    let err = seqgen::assign_ids_with(&mut empty, &generator, &mut conn).unwrap_err();
+    let err = generator.assign_ids(&mut empty, &mut conn).unwrap_err();
     assert!(matches!(err, Error::InvalidScope { .. }), "{err:?}");
     assert!(empty[0].number.is_empty());
 }
@@ -184,7 +187,7 @@ fn gapless_scopes_count_one_to_n_and_roll_back_alone<C: TestConnection>(db: Test
             number: String::new(),
         };
         let result = conn.transaction(|conn| {
-            ticket.assign_ids(conn)?;
+            seqgen::assign_ids(&mut ticket, conn)?;
             if i % 4 == 3 {
                 return Err(Error::Database(diesel::result::Error::RollbackTransaction));
             }
@@ -199,7 +202,7 @@ fn gapless_scopes_count_one_to_n_and_roll_back_alone<C: TestConnection>(db: Test
         let expected: Vec<String> = (1..=numbers.len()).map(|n| format!("T{n:04}")).collect();
         assert_eq!(numbers, &expected, "{company}");
         assert!(numbers.len() >= 7);
-        let next = seqgen::peek_next_in(&mut conn, spec, company).unwrap();
+        let next = seqgen::global::peek_next(&mut conn, spec.scope(company)).unwrap();
         assert_eq!(next, numbers.len() as u64 + 1);
     }
 }
@@ -216,7 +219,7 @@ fn gapless_scopes_never_wait_for_each_other<C: TestConnection>(db: TestDb<C>) {
     // Both rows exist, so that neither transaction creates one.
     for scope in ["a", "b"] {
         other
-            .transaction(|conn| Generator::new().next_id_in(conn, &spec, scope))
+            .transaction(|conn| Generator::new().next_id(conn, spec.scope(scope)))
             .unwrap();
     }
     let (held_tx, held_rx) = mpsc::channel::<()>();
@@ -226,7 +229,7 @@ fn gapless_scopes_never_wait_for_each_other<C: TestConnection>(db: TestDb<C>) {
         thread::spawn(move || {
             holder
                 .transaction(|conn| {
-                    let id = Generator::new().next_id_in(conn, &spec, "a")?;
+                    let id = Generator::new().next_id(conn, spec.scope("a"))?;
                     held_tx.send(()).unwrap();
                     done_rx.recv().unwrap();
                     Ok::<_, Error>(id)
@@ -237,18 +240,18 @@ fn gapless_scopes_never_wait_for_each_other<C: TestConnection>(db: TestDb<C>) {
     held_rx.recv().unwrap();
     let started = Instant::now();
     let b = other
-        .transaction(|conn| Generator::new().next_id_in(conn, &spec, "b"))
+        .transaction(|conn| Generator::new().next_id(conn, spec.scope("b")))
         .unwrap();
     assert_eq!(b, "G0002");
     assert!(started.elapsed() < Duration::from_secs(2));
     let busy = other
-        .transaction(|conn| Generator::new().next_id_in(conn, &spec, "a"))
+        .transaction(|conn| Generator::new().next_id(conn, spec.scope("a")))
         .unwrap_err();
     assert!(matches!(busy, Error::Busy { .. }), "{busy:?}");
     done_tx.send(()).unwrap();
     assert_eq!(holder_thread.join().unwrap(), "G0002");
     let a = other
-        .transaction(|conn| Generator::new().next_id_in(conn, &spec, "a"))
+        .transaction(|conn| Generator::new().next_id(conn, spec.scope("a")))
         .unwrap();
     assert_eq!(a, "G0003");
 }
@@ -269,14 +272,14 @@ fn a_key_never_switches_between_one_counter_and_scopes<C: TestConnection>(db: Te
         "INV0001"
     );
     let err = Generator::new()
-        .next_id_in(&mut conn, &scoped(&key, 10), "acme")
+        .next_id(&mut conn, scoped(&key, 10).scope("acme"))
         .unwrap_err();
     assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
 
     let key = db.key("switch_back");
     let per_scope = scoped(&key, 10);
     Generator::new()
-        .next_id_in(&mut conn, &per_scope, "acme")
+        .next_id(&mut conn, per_scope.scope("acme"))
         .unwrap();
     let one = Spec::builder(&key)
         .prefix("INV")
@@ -315,9 +318,9 @@ fn a_scope_is_required_and_checked<C: TestConnection>(db: TestDb<C>) {
         matches!(err, Error::ScopeMismatch { scoped: true, .. }),
         "{err:?}"
     );
-    assert!(err.to_string().contains("next_id_in"), "{err}");
+    assert!(err.to_string().contains("spec.scope(value)"), "{err}");
     let one = Spec::builder(db.key("unscoped")).date("").build().unwrap();
-    let err = generator.next_id_in(&mut conn, &one, "acme").unwrap_err();
+    let err = generator.next_id(&mut conn, one.scope("acme")).unwrap_err();
     assert!(
         matches!(err, Error::ScopeMismatch { scoped: false, .. }),
         "{err:?}"
@@ -329,7 +332,7 @@ fn a_scope_is_required_and_checked<C: TestConnection>(db: TestDb<C>) {
         " acme".to_owned(),
         "a\0b".to_owned(),
     ] {
-        let err = generator.next_id_in(&mut conn, &spec, &bad).unwrap_err();
+        let err = generator.next_id(&mut conn, spec.scope(&bad)).unwrap_err();
         assert!(
             matches!(err, Error::InvalidScope { .. }),
             "{bad:?}: {err:?}"
@@ -341,12 +344,12 @@ fn a_scope_is_required_and_checked<C: TestConnection>(db: TestDb<C>) {
         a: String::new(),
         b: String::new(),
     };
-    let err = receipt.assign_ids_with(&generator, &mut conn).unwrap_err();
+    let err = generator.assign_ids(&mut receipt, &mut conn).unwrap_err();
     assert!(matches!(err, Error::InvalidScope { .. }), "{err:?}");
     assert_eq!((receipt.a.as_str(), receipt.b.as_str()), ("", ""));
     let widest = "é".repeat(191);
     assert_eq!(
-        generator.next_id_in(&mut conn, &spec, &widest).unwrap(),
+        generator.next_id(&mut conn, spec.scope(&widest)).unwrap(),
         "INV0001"
     );
     assert_eq!(generator.reservations(), 1);
@@ -359,41 +362,43 @@ fn release_preview_and_void_per_scope<C: TestConnection>(db: TestDb<C>) {
     let spec = scoped(&db.key("release"), 10);
     let generator = Generator::new();
     for scope in ["acme", "globex", "globex"] {
-        generator.next_id_in(&mut conn, &spec, scope).unwrap();
+        generator.next_id(&mut conn, spec.scope(scope)).unwrap();
     }
     assert_eq!(generator.release(&mut conn).unwrap(), 9 + 8);
     let next = Generator::new();
     assert_eq!(
-        next.next_id_in(&mut conn, &spec, "acme").unwrap(),
+        next.next_id(&mut conn, spec.scope("acme")).unwrap(),
         "INV0002"
     );
     assert_eq!(
-        next.next_id_in(&mut conn, &spec, "globex").unwrap(),
+        next.next_id(&mut conn, spec.scope("globex")).unwrap(),
         "INV0003"
     );
     assert_eq!(
-        next.last_value_in(&mut conn, &spec, "acme").unwrap(),
+        next.last_value(&mut conn, spec.scope("acme")).unwrap(),
         Some(11)
     );
-    assert_eq!(next.peek_next_in(&mut conn, &spec, "initech").unwrap(), 1);
+    assert_eq!(next.peek_next(&mut conn, spec.scope("initech")).unwrap(), 1);
     assert_eq!(
-        seqgen::last_value_in(&mut conn, &spec, "initech").unwrap(),
+        seqgen::global::last_value(&mut conn, spec.scope("initech")).unwrap(),
         None
     );
 
     let invoices = gapless(&db.key("void"));
     let id = conn
-        .transaction(|conn| seqgen::next_id_in(conn, &invoices, "acme"))
+        .transaction(|conn| seqgen::global::next_id(conn, invoices.scope("acme")))
         .unwrap();
-    seqgen::void_in(&mut conn, &invoices, "acme", &id, "cancelled").unwrap();
+    seqgen::ledger::void(&mut conn, invoices.scope("acme"), &id, "cancelled").unwrap();
     // Never issued in globex: refused, and nothing recorded there.
-    let err = seqgen::void_in(&mut conn, &invoices, "globex", &id, "typo").unwrap_err();
+    let err = seqgen::ledger::void(&mut conn, invoices.scope("globex"), &id, "typo").unwrap_err();
     assert!(matches!(err, Error::NotIssued { .. }), "{err:?}");
-    let ledger = seqgen::voided_in(&mut conn, &invoices, "acme", "").unwrap();
+    let ledger = seqgen::ledger::voided(&mut conn, invoices.scope("acme"), "").unwrap();
     assert_eq!(ledger.len(), 1);
-    assert!(seqgen::voided_in(&mut conn, &invoices, "globex", "")
-        .unwrap()
-        .is_empty());
+    assert!(
+        seqgen::ledger::voided(&mut conn, invoices.scope("globex"), "")
+            .unwrap()
+            .is_empty()
+    );
 }
 
 /// `admin::prune` deletes past periods in every scope, but keeps each scope's newest period
@@ -407,10 +412,10 @@ fn prune_keeps_each_scopes_newest_period<C: TestConnection>(db: TestDb<C>) {
         .scoped()
         .build()
         .unwrap();
-    generator.next_id_in(&mut conn, &spec, "a").unwrap();
-    generator.next_id_in(&mut conn, &spec, "b").unwrap(); // b is quiet after November
+    generator.next_id(&mut conn, spec.scope("a")).unwrap();
+    generator.next_id(&mut conn, spec.scope("b")).unwrap(); // b is quiet after November
     clock.advance(chrono::TimeDelta::days(31));
-    generator.next_id_in(&mut conn, &spec, "a").unwrap();
+    generator.next_id(&mut conn, spec.scope("a")).unwrap();
     let now = chrono::Utc.with_ymd_and_hms(2026, 12, 15, 0, 0, 0).unwrap();
     let deleted = seqgen::admin::prune(
         &mut conn,
@@ -441,21 +446,21 @@ fn a_generator_keeps_a_bounded_number_of_scopes<C: TestConnection>(db: TestDb<C>
     let generator = Generator::builder().fixed_batch().build();
     for order in 0..4096 {
         generator
-            .next_id_in(&mut conn, &spec, &order.to_string())
+            .next_id(&mut conn, spec.scope(&order.to_string()))
             .unwrap();
     }
     // Scope 4095 is the most recent: it stays. Scope 0 is the least: it goes with the new one.
-    generator.next_id_in(&mut conn, &spec, "new").unwrap();
+    generator.next_id(&mut conn, spec.scope("new")).unwrap();
     assert_eq!(generator.reservations(), 4097);
     assert_eq!(
-        generator.next_id_in(&mut conn, &spec, "4095").unwrap(),
+        generator.next_id(&mut conn, spec.scope("4095")).unwrap(),
         "INV0002"
     );
     assert_eq!(generator.reservations(), 4097, "served from its block");
     // Scope 0's 2..=10 went back with the first 16 dropped scopes, at the reservation for
     // "new": it continues without a hole.
     assert_eq!(
-        generator.next_id_in(&mut conn, &spec, "0").unwrap(),
+        generator.next_id(&mut conn, spec.scope("0")).unwrap(),
         "INV0002"
     );
     assert_eq!(generator.reservations(), 4098);
@@ -476,24 +481,27 @@ fn a_generator_keeps_a_bounded_number_of_scopes<C: TestConnection>(db: TestDb<C>
 fn a_sequence_counts_per_scope<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let key = db.key("sequence");
-    let receipts = seqgen::Sequence::new(&key).unwrap().scoped().unwrap();
+    let receipts = seqgen::sequence::Sequence::new(&key)
+        .unwrap()
+        .scoped()
+        .unwrap();
     let mut take = |shop: &str| {
-        conn.transaction(|conn| receipts.next_value_in(conn, shop))
+        conn.transaction(|conn| receipts.scope(shop).next_value(conn))
             .unwrap()
     };
     assert_eq!((take("north"), take("north"), take("south")), (1, 2, 1));
-    let nowait = seqgen::Sequence::new(&key)
+    let nowait = seqgen::sequence::Sequence::new(&key)
         .unwrap()
         .nowait()
         .unwrap()
         .scoped()
         .unwrap();
     let values = conn
-        .transaction(|conn| nowait.next_values_in(conn, "south", 2))
+        .transaction(|conn| nowait.scope("south").next_values(conn, 2))
         .unwrap();
     assert_eq!(values, [2, 3]);
     let err = conn
-        .transaction(|conn| seqgen::next_value(conn, &key))
+        .transaction(|conn| seqgen::sequence::next_value(conn, &key))
         .unwrap_err();
     assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
 }
@@ -506,15 +514,15 @@ fn batched_in_a_transaction_per_scope<C: TestConnection>(db: TestDb<C>) {
     let spec = scoped(&db.key("in_tx"), 10);
     let generator = Generator::new();
     let rolled_back = conn.transaction(|conn| {
-        assert_eq!(generator.next_id_in(conn, &spec, "a")?, "INV0001");
-        assert_eq!(generator.next_id_in(conn, &spec, "b")?, "INV0001");
+        assert_eq!(generator.next_id(conn, spec.scope("a"))?, "INV0001");
+        assert_eq!(generator.next_id(conn, spec.scope("b"))?, "INV0001");
         Err::<(), _>(Error::Database(diesel::result::Error::RollbackTransaction))
     });
     assert!(rolled_back.is_err());
     let (a, b) = conn
         .transaction(|conn| {
-            let a = generator.next_id_in(conn, &spec, "a")?;
-            let b = generator.next_ids_in(conn, &spec, "b", 2)?;
+            let a = generator.next_id(conn, spec.scope("a"))?;
+            let b = generator.next_ids(conn, spec.scope("b"), 2)?;
             Ok::<_, Error>((a, b))
         })
         .unwrap();
@@ -528,8 +536,8 @@ fn batched_in_a_transaction_per_scope<C: TestConnection>(db: TestDb<C>) {
     let pooled = Generator::builder().pool(db.pool(2)).build();
     let ids = conn
         .transaction(|conn| {
-            let first = pooled.next_id_in(conn, &spec, "a")?;
-            let second = pooled.next_id_in(conn, &spec, "a")?;
+            let first = pooled.next_id(conn, spec.scope("a"))?;
+            let second = pooled.next_id(conn, spec.scope("a"))?;
             Ok::<_, Error>([first, second])
         })
         .unwrap();

@@ -101,9 +101,9 @@ fn the_default_generator_counts_too<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let key = db.key("stats_default");
     let spec = common::blocks_of_ten(&key);
-    seqgen::next_ids(&mut conn, &spec, 3).unwrap();
-    seqgen::next_id(&mut conn, &spec).unwrap();
-    let all = seqgen::stats();
+    seqgen::global::next_ids(&mut conn, &spec, 3).unwrap();
+    seqgen::global::next_id(&mut conn, &spec).unwrap();
+    let all = seqgen::global::stats();
     let stats = all
         .iter()
         .find(|s| s.key == key)

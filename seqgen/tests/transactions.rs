@@ -133,14 +133,14 @@ fn the_default_generator_uses_a_pool_given_to_it<C: TestConnection>(db: TestDb<C
     if C::NAME == "sqlite" {
         return; // inside a SQLite transaction numbers are always taken in it
     }
-    seqgen::use_pool(db.pool(2)).unwrap();
+    seqgen::global::use_pool(db.pool(2)).unwrap();
     let spec = spec(&db, "default_pool");
     let (mut caller, mut other_conn) = (db.connect(), db.connect());
     C::short_lock_wait(&mut other_conn);
     let other = Generator::new();
     let (mine, theirs) = caller
         .transaction(|conn| {
-            let mine = seqgen::next_ids(conn, &spec, 2)?;
+            let mine = seqgen::global::next_ids(conn, &spec, 2)?;
             // Would time out if this transaction held the counter row.
             let theirs = other.next_id(&mut other_conn, &spec)?;
             Ok::<_, seqgen::Error>((mine, theirs))

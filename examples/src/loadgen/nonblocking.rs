@@ -1,5 +1,5 @@
 //! `--async`: the same load as `--threads` tasks on a multi-threaded Tokio runtime, each ID
-//! on a diesel-async connection from a deadpool pool, through `seqgen::r#async`. One generator
+//! on a diesel-async connection from a deadpool pool, through `seqgen::nonblocking`. One generator
 //! per process, given the pool (reservations beside the inserting transactions, and ahead on
 //! a task), as an async app would hold it.
 
@@ -10,7 +10,7 @@ use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
 use diesel_async::AsyncConnection;
-use seqgen::r#async as sq;
+use seqgen::nonblocking as sq;
 
 use super::*;
 
@@ -173,7 +173,7 @@ async fn run_on<C: AsyncLoadgen>(args: &Args, backend: &'static str) -> Result<R
                         insert_one(&mut *conn, &generator, &spec, &scope, roll_back).await
                     } else {
                         generator
-                            .next_id_in(&mut *conn, &spec, &scope)
+                            .next_id(&mut *conn, spec.scope(&scope))
                             .await
                             .map(Some)
                             .map_err(BoxError::from)
@@ -212,7 +212,7 @@ async fn insert_one<C: AsyncLoadgen>(
 ) -> Result<Option<String>, BoxError> {
     let result = conn
         .transaction(async |conn| {
-            let id = generator.next_id_in(conn, spec, scope).await?;
+            let id = generator.next_id(conn, spec.scope(scope)).await?;
             conn.insert_row(&row_key(spec, scope), &id).await?;
             if roll_back {
                 return Err(seqgen::Error::Database(DieselError::RollbackTransaction));

@@ -17,6 +17,7 @@ use crate::zone::TimeZone;
 mod builder;
 mod memo;
 mod period;
+mod scoped;
 mod shape;
 #[cfg(test)]
 mod tests;
@@ -24,6 +25,7 @@ mod tests;
 pub use builder::SpecBuilder;
 pub use memo::Memo;
 pub use period::{CacheKey, Period, PrehashedHasher};
+pub use scoped::Scoped;
 
 /// The longest key `db_key.key_name` holds.
 pub const MAX_KEY_LEN: usize = 191;

@@ -14,6 +14,7 @@ mod admin_queries;
 mod classify;
 #[cfg(seqgen_mysql)]
 mod mysql;
+pub(crate) mod one_statement;
 #[cfg(seqgen_pg)]
 mod pg;
 mod queries;

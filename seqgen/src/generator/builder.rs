@@ -54,7 +54,7 @@ impl GeneratorBuilder {
 
     /// Reserve blocks even on a server that does not commit durably (MySQL/MariaDB with
     /// `innodb_flush_log_at_trx_commit` other than 1, PostgreSQL with `fsync = off`), which a
-    /// generator refuses otherwise ([`Error::NotDurable`]). Only for development databases: a
+    /// generator refuses otherwise ([`Error::NotDurable`](crate::Error::NotDurable)). Only for development databases: a
     /// server crash can then lose reservations whose numbers this generator still holds, and
     /// hand them out again.
     pub fn accept_non_durable_server(mut self) -> Self {
@@ -119,7 +119,7 @@ impl GeneratorBuilder {
 
     #[cfg(seqgen_async_pool)]
     /// A pool of diesel-async connections to the same database (diesel-async's deadpool
-    /// or bb8 pool), for the async API ([`seqgen::r#async`](crate::async)): blocks needed inside your
+    /// or bb8 pool), for the async API ([`seqgen::nonblocking`](crate::nonblocking)): blocks needed inside your
     /// transactions are reserved on its connections beside them (PostgreSQL, MySQL), and
     /// the next block of a key is reserved on a task before the current one runs dry.
     /// Without it, numbers taken inside a transaction are taken in that transaction,

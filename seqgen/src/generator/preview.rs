@@ -9,7 +9,7 @@ use crate::backend::{Backend, Counter};
 use crate::capacity::capacity_error;
 use crate::error::Result;
 use seqgen_core::__private::Period;
-use seqgen_core::Spec;
+use seqgen_core::{Scoped, Spec};
 
 impl Generator {
     /// The last counter the database handed out for `spec`'s current period (on this
@@ -20,22 +20,17 @@ impl Generator {
     /// instance still holds in memory are included, whether or not they were served. In
     /// gapless mode it is the last number a committed transaction took (a transaction that
     /// holds the counter but has not committed is not seen).
-    pub fn last_value<C>(&self, conn: &mut C, spec: &Spec) -> Result<Option<u64>>
+    pub fn last_value<'s, C>(
+        &self,
+        conn: &mut C,
+        spec: impl Into<Scoped<'s>>,
+    ) -> Result<Option<u64>>
     where
         C: LoadConnection,
         C::Backend: Backend,
     {
-        last_value_at(conn, spec, "", self.inner.clock.now())
-    }
-
-    /// [`last_value`](Self::last_value) of a [scoped](seqgen_core::SpecBuilder::scoped)
-    /// `spec` in `scope`.
-    pub fn last_value_in<C>(&self, conn: &mut C, spec: &Spec, scope: &str) -> Result<Option<u64>>
-    where
-        C: LoadConnection,
-        C::Backend: Backend,
-    {
-        last_value_at(conn, spec, scope, self.inner.clock.now())
+        let target = spec.into();
+        last_value_at(conn, target.spec(), target.scope(), self.inner.clock.now())
     }
 
     /// The counter the database will hand out next for `spec`'s current period, if nothing
@@ -65,26 +60,17 @@ impl Generator {
     /// assert_eq!(invoices.format("", next), "INV000002");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn peek_next<C>(&self, conn: &mut C, spec: &Spec) -> Result<u64>
+    pub fn peek_next<'s, C>(&self, conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<u64>
     where
         C: LoadConnection,
         C::Backend: Backend,
     {
-        peek_next_at(conn, spec, "", self.inner.clock.now())
-    }
-
-    /// [`peek_next`](Self::peek_next) of a [scoped](seqgen_core::SpecBuilder::scoped) `spec`
-    /// in `scope`.
-    pub fn peek_next_in<C>(&self, conn: &mut C, spec: &Spec, scope: &str) -> Result<u64>
-    where
-        C: LoadConnection,
-        C::Backend: Backend,
-    {
-        peek_next_at(conn, spec, scope, self.inner.clock.now())
+        let target = spec.into();
+        peek_next_at(conn, target.spec(), target.scope(), self.inner.clock.now())
     }
 }
 
-/// [`Generator::last_value_in`] at `now`.
+/// [`Generator::last_value`] at `now`.
 pub(crate) fn last_value_at<C>(
     conn: &mut C,
     spec: &Spec,
@@ -98,7 +84,7 @@ where
     last_value_of(conn, spec, scope, &spec.period_at(now))
 }
 
-/// [`Generator::last_value_in`] in `period`.
+/// [`Generator::last_value`] in `period`.
 pub(crate) fn last_value_of<C>(
     conn: &mut C,
     spec: &Spec,
@@ -116,7 +102,7 @@ where
         .filter(|&c| c > 0))
 }
 
-/// [`Generator::peek_next_in`] at `now`.
+/// [`Generator::peek_next`] at `now`.
 pub(crate) fn peek_next_at<C>(
     conn: &mut C,
     spec: &Spec,
@@ -130,7 +116,7 @@ where
     peek_next_of(conn, spec, scope, &spec.period_at(now))
 }
 
-/// [`Generator::peek_next_in`] in `period`.
+/// [`Generator::peek_next`] in `period`.
 pub(crate) fn peek_next_of<C>(conn: &mut C, spec: &Spec, scope: &str, period: &str) -> Result<u64>
 where
     C: LoadConnection,
@@ -139,7 +125,7 @@ where
     peek_of(conn, spec, scope, period).map(|(_, next)| next)
 }
 
-/// [`Generator::last_value_in`] and [`Generator::peek_next_in`] in `period`, from one read of
+/// [`Generator::last_value`] and [`Generator::peek_next`] in `period`, from one read of
 /// the counter.
 pub(crate) fn peek_of<C>(
     conn: &mut C,

@@ -69,7 +69,7 @@ pub(crate) async fn identify<D: Driver>(
 /// Whether the process-wide default generator accepts a server that does not commit durably.
 static ACCEPT_NON_DURABLE: AtomicBool = AtomicBool::new(false);
 
-/// Lets the process-wide default generator (behind [`next_id`](crate::next_id), the derive and
+/// Lets the process-wide default generator (behind [`next_id`](crate::global::next_id), the derive and
 /// [`insert_into`](crate::insert_into)) reserve blocks on a server that does not commit
 /// durably (MySQL/MariaDB with `innodb_flush_log_at_trx_commit` other than 1, PostgreSQL with
 /// `fsync = off`), which it refuses otherwise ([`Error::NotDurable`]). Only for development

@@ -448,9 +448,10 @@ pub fn assert_distinct<T: std::hash::Hash + Eq + std::fmt::Debug + Clone>(ids: &
 /// 2026-11-23 10:00 UTC, and that clock, to move it: for tests that count blocks,
 /// reservations or counter values, where fixed sizes are the point. What the defaults do under
 /// load is `tests/invariant.rs`' job (and the seed's cyclic test, `tests/policies.rs`).
-pub fn generator_on_fixed_clock() -> (std::sync::Arc<seqgen::FixedClock>, seqgen::Generator) {
+pub fn generator_on_fixed_clock() -> (std::sync::Arc<seqgen::clock::FixedClock>, seqgen::Generator)
+{
     use chrono::TimeZone;
-    let clock = std::sync::Arc::new(seqgen::FixedClock::new(
+    let clock = std::sync::Arc::new(seqgen::clock::FixedClock::new(
         chrono::Utc
             .with_ymd_and_hms(2026, 11, 23, 10, 0, 0)
             .unwrap(),

@@ -9,7 +9,7 @@ struct NewUser {
 
 fn fill(conn: &mut diesel::SqliteConnection) -> seqgen::Result<()> {
     let mut user = NewUser { id: String::new() };
-    user.assign_ids(conn)
+    seqgen::assign_ids(&mut user, conn)
 }
 
 fn main() {

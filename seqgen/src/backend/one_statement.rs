@@ -1,6 +1,7 @@
-//! A gapless insert in one statement, on PostgreSQL: the counter is advanced and the rows are
-//! inserted with their IDs by the same statement, so the counter row is locked from that
-//! statement to the commit, with no round trip of the client in between.
+//! The statement of a gapless insert that takes its numbers itself, on PostgreSQL: Diesel's
+//! insert, rendered and parsed, rewritten with the ID column computed from a CTE that
+//! advances the counter. `model/one_statement.rs` decides which inserts take it; this file is
+//! the SQL.
 //!
 //! ```sql
 //! /* the insert as Diesel writes it: only its bind parameters $1.. are used */
@@ -13,18 +14,13 @@
 //! SELECT current_value FROM seqgen_n
 //! ```
 //!
-//! The user's `Insertable` stays Diesel's: the statement is Diesel's insert, rendered, with
-//! the ID column's values replaced by the expression above. Its bind parameters are
-//! registered by walking Diesel's insert inside an SQL comment (Diesel's `AstPass` offers no
-//! way to collect binds without writing SQL), and the rewritten copy refers to them by number.
-//! Anything but the plain shape Diesel writes for `insert_into(t).values(…)` (`DEFAULT` for a
-//! `None`, an expression) is left to the usual path, before anything is sent.
-//!
-//! When the counter may not advance (the period's capacity is used up), `seqgen_n` is empty:
-//! no row is inserted and no row comes back. A failed statement aborts the caller's
-//! transaction, as any failed statement does on PostgreSQL, which gives the numbers back.
+//! The user's `Insertable` stays Diesel's. Its bind parameters are registered by walking
+//! Diesel's insert inside an SQL comment (Diesel's `AstPass` offers no way to collect binds
+//! without writing SQL), and the rewritten copy refers to them by number. Anything but the
+//! plain shape Diesel writes for `insert_into(t).values(…)` (`DEFAULT` for a `None`, an
+//! expression) is refused before anything is sent ([`NotOneStatement`]).
 
-// Without PostgreSQL the type exists for `execute`'s bound alone, and is never rendered.
+// Only PostgreSQL renders the statement; elsewhere its type exists for `execute`'s one bound.
 #![cfg_attr(not(seqgen_pg), allow(dead_code, unused_imports))]
 
 use std::sync::OnceLock;
@@ -33,12 +29,7 @@ use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::BigInt;
 use diesel::{QueryResult, RunQueryDsl};
 
-use crate::backend::{Backend, Counter};
-use crate::capacity::largest;
-use crate::error::Result;
-use crate::generator::{formatted, numeric, Generator, InInsert};
-use crate::model::{put_numbers, put_text, DistributedId, IdField};
-use seqgen_core::{Mode, Overflow, Spec};
+use super::Counter;
 
 /// What the statement needs besides Diesel's insert: the counter, the block, and how IDs
 /// print. The spec's parts are `'static`: the derive keeps its specs for the program's life.
@@ -62,109 +53,6 @@ pub(crate) struct Plan {
     pub(crate) struct_fields: usize,
     /// Whether the column takes the `i64` form of the ID.
     pub(crate) numeric: bool,
-}
-
-/// Whether IDs of `spec` can be taken by the insert itself, which prints them in SQL: a
-/// gapless spec that waits, of a plain form ([`Spec::is_plain`]).
-fn fits_one_statement(spec: &Spec, numeric: bool) -> bool {
-    spec.is_plain()
-        && matches!(spec.mode(), Mode::Gapless { nowait: false })
-        // A widened counter can outgrow what the i64 form holds; `numeric` refuses it.
-        && (!numeric || (spec.is_numeric() && spec.overflow() == Overflow::Error))
-}
-
-/// The field an insert of `rows` may number in its own statement on backend `B`, and whether
-/// it holds the `i64` form: the records' only ID field, gapless, of a spec
-/// [`fits_one_statement`] allows, unset in every record (a value the caller set is kept by
-/// the usual path). `None` otherwise; nothing is sent either way.
-pub(crate) fn field_of<B: Backend, Row: DistributedId>(
-    rows: &mut [Row],
-) -> Option<(&'static IdField, bool)> {
-    // First what costs nothing: every insert of every backend passes here.
-    if !B::ONE_STATEMENT_GAPLESS_INSERT {
-        return None;
-    }
-    let [field] = Row::__id_fields() else {
-        return None;
-    };
-    let numeric_form = rows.first_mut()?.__id_slot(0).is_numeric();
-    let fits = fits_one_statement(&field.spec, numeric_form)
-        && rows.iter_mut().all(|row| row.__id_slot(0).is_unset());
-    fits.then_some((field, numeric_form))
-}
-
-/// An insert numbering its own rows, between the plan and what its statement returned.
-pub(crate) struct Numbering {
-    field: &'static IdField,
-    numeric_form: bool,
-    taking: InInsert,
-}
-
-impl Numbering {
-    /// Starts numbering `n` rows of `field` (from [`field_of`]) from `generator`: the plan
-    /// to build the statement from, or `None` (nothing sent) when the key cannot be numbered
-    /// that way yet; see `Generator::start_in_insert`.
-    pub(crate) fn start(
-        generator: &Generator,
-        (field, numeric_form): (&'static IdField, bool),
-        n: usize,
-    ) -> Result<Option<(Numbering, Plan)>> {
-        let spec = &field.spec;
-        let Some(taking) = generator.start_in_insert(spec, n as u64)? else {
-            return Ok(None);
-        };
-        let plan = Plan {
-            key: spec.key(),
-            period: taking.period().text.clone(),
-            // Both fit: `n <= largest <= i64::MAX` (checked by `start_in_insert`).
-            count: n as i64,
-            limit: (largest(spec) - n as u64) as i64,
-            prefix: spec.prefix(),
-            pad: i64::from(spec.pad()),
-            column: field.column,
-            index: field.index,
-            struct_fields: field.struct_fields,
-            numeric: numeric_form,
-        };
-        let numbering = Numbering {
-            field,
-            numeric_form,
-            taking,
-        };
-        Ok(Some((numbering, plan)))
-    }
-
-    /// Ends it with what the statement returned, and sets the records' IDs (`rows` are the
-    /// records it inserted, in order). `false` when the statement was refused before
-    /// anything was sent: the caller takes the usual path.
-    pub(crate) fn end<B: Backend, Row: DistributedId>(
-        self,
-        generator: &Generator,
-        sent: QueryResult<Option<i64>>,
-        rows: &mut [Row],
-    ) -> Result<bool> {
-        let last = match sent {
-            Err(e) if is_not_one_statement(&e) => return Ok(false),
-            sent => sent?,
-        };
-        let Numbering {
-            field,
-            numeric_form,
-            taking,
-        } = self;
-        let (spec, all) = (&field.spec, 0..rows.len());
-        if numeric_form {
-            let mut ids = Vec::with_capacity(rows.len());
-            let emit = numeric(spec, |id| ids.push(id))?;
-            generator.end_in_insert::<B, _>(spec, taking, last, emit)?;
-            put_numbers(rows, 0, field, all, ids);
-        } else {
-            let mut ids = Vec::with_capacity(rows.len());
-            generator.end_in_insert::<B, _>(spec, taking, last, formatted(spec, &mut ids))?;
-            put_text(rows, 0, field, all, ids);
-        }
-        Ok(true)
-    }
 }
 
 /// Diesel's insert `S`, with its ID column computed by the statement; see the module.
@@ -201,7 +89,7 @@ impl std::fmt::Display for NotOneStatement {
 impl std::error::Error for NotOneStatement {}
 
 /// Whether `e` is [`NotOneStatement`]: nothing was sent.
-fn is_not_one_statement(e: &diesel::result::Error) -> bool {
+pub(crate) fn is_not_one_statement(e: &diesel::result::Error) -> bool {
     matches!(e, diesel::result::Error::QueryBuilderError(e) if e.is::<NotOneStatement>())
 }
 

@@ -6,7 +6,7 @@ use diesel::connection::LoadConnection;
 use crate::backend::{Backend, Counter};
 use crate::error::{Error, Result};
 use crate::generator::check_scope;
-use seqgen_core::Spec;
+use seqgen_core::Scoped;
 
 /// A number of the void ledger.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +18,8 @@ pub struct Voided {
     pub reason: String,
 }
 
-/// Records in the void ledger (`db_key_void`) that `id`, an ID of `spec` the counter handed out,
+/// Records in the void ledger (`db_key_void`) that `id`, an ID of `spec` (`&spec`, or
+/// `spec.scope("acme")` for one taken in a scope) the counter handed out,
 /// was cancelled, and why. It runs on `conn`, so inside your transaction it commits or rolls
 /// back with the rest of it (voiding an invoice and marking the invoice row, say). The number is
 /// not handed out again: voiding explains a gap, it does not fill it.
@@ -33,28 +34,20 @@ pub struct Voided {
 /// let mut conn = SqliteConnection::establish(":memory:")?;
 /// seqgen::run_migrations(&mut conn)?;
 /// let invoices = seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
-/// let id = conn.transaction(|conn| seqgen::next_id(conn, &invoices))?;
+/// let id = conn.transaction(|conn| seqgen::global::next_id(conn, &invoices))?;
 ///
-/// seqgen::void(&mut conn, &invoices, &id, "issued twice by the clerk; cancelled")?;
-/// let ledger = seqgen::voided(&mut conn, &invoices, "")?;
+/// seqgen::ledger::void(&mut conn, &invoices, &id, "issued twice by the clerk; cancelled")?;
+/// let ledger = seqgen::ledger::voided(&mut conn, &invoices, "")?;
 /// assert_eq!((ledger[0].number, ledger[0].reason.as_str()), (1, "issued twice by the clerk; cancelled"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn void<C>(conn: &mut C, spec: &Spec, id: &str, reason: &str) -> Result<()>
+pub fn void<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>, id: &str, reason: &str) -> Result<()>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    void_in(conn, spec, "", id, reason)
-}
-
-/// [`void`] for an ID of a [scoped](seqgen_core::SpecBuilder::scoped) `spec`, taken in
-/// `scope`: the number goes in that scope's ledger.
-pub fn void_in<C>(conn: &mut C, spec: &Spec, scope: &str, id: &str, reason: &str) -> Result<()>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
+    let target = spec.into();
+    let (spec, scope) = (target.spec(), target.scope());
     check_scope(spec, scope)?;
     let invalid = |reason: String| Error::InvalidId {
         key: spec.key().to_owned(),
@@ -87,22 +80,15 @@ where
     }
 }
 
-/// The void ledger of `spec`'s key in `period` (the date part as it appears in IDs; `""`
-/// without one), in number order.
-pub fn voided<C>(conn: &mut C, spec: &Spec, period: &str) -> Result<Vec<Voided>>
+/// The void ledger of `spec` (`&spec`, or `spec.scope("acme")`) in `period` (the date part
+/// as it appears in IDs; `""` without one), in number order.
+pub fn voided<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>, period: &str) -> Result<Vec<Voided>>
 where
     C: LoadConnection,
     C::Backend: Backend,
 {
-    voided_in(conn, spec, "", period)
-}
-
-/// [`voided`] of a [scoped](seqgen_core::SpecBuilder::scoped) `spec` in `scope`.
-pub fn voided_in<C>(conn: &mut C, spec: &Spec, scope: &str, period: &str) -> Result<Vec<Voided>>
-where
-    C: LoadConnection,
-    C::Backend: Backend,
-{
+    let target = spec.into();
+    let (spec, scope) = (target.spec(), target.scope());
     check_scope(spec, scope)?;
     let rows = C::Backend::voided(conn, Counter::new(spec.key(), scope, period))?;
     Ok(rows

@@ -1,0 +1,140 @@
+//! The states a generator keeps per key (and per scope): found from the spec's memo slot, from
+//! the map of keys, or from the map of scopes; made on first use; dropped for room.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
+
+use super::{Generator, ScopedKeys, MAX_SCOPES};
+use crate::cache::KeyState;
+use seqgen_core::Spec;
+
+impl Generator {
+    /// Every key's state, taken out of the maps so that no lock is held while they are used.
+    pub(super) fn states(&self) -> Vec<Arc<KeyState>> {
+        let mut states: Vec<Arc<KeyState>> = self
+            .inner
+            .keys
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect();
+        let scoped = self
+            .inner
+            .scoped
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        states.extend(scoped.values().flat_map(|scopes| scopes.values().cloned()));
+        states
+    }
+
+    /// The state of `spec`'s key in this generator, from the spec's memo slot when this
+    /// generator owns it, else from the map of keys.
+    #[inline]
+    pub(super) fn memoized<'s>(&self, spec: &'s Spec) -> Option<&'s Arc<KeyState>> {
+        spec.memo().get(self.inner.uid)?.downcast_ref()
+    }
+
+    /// The state of `spec`'s key in `scope` (`""` unscoped), if this generator has one.
+    pub(super) fn find_key(&self, spec: &Spec, scope: &str) -> Option<Arc<KeyState>> {
+        if scope.is_empty() {
+            if let Some(state) = self.memoized(spec) {
+                return Some(Arc::clone(state));
+            }
+            let keys = self
+                .inner
+                .keys
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            keys.get(spec.cache_key()).cloned()
+        } else {
+            let scoped = self
+                .inner
+                .scoped
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            self.scope_state(&scoped, spec, scope).cloned()
+        }
+    }
+
+    /// The state of `spec`'s key in `scope`, from the map of scopes (read-locked by the
+    /// caller), noted as used now.
+    pub(super) fn scope_state<'m>(
+        &self,
+        scoped: &'m ScopedKeys,
+        spec: &Spec,
+        scope: &str,
+    ) -> Option<&'m Arc<KeyState>> {
+        let state = scoped.get(spec.cache_key())?.get(scope)?;
+        state.touch(self.inner.scope_tick.load(Ordering::Relaxed));
+        Some(state)
+    }
+
+    pub(super) fn key_state(&self, spec: &Spec, scope: &str) -> Arc<KeyState> {
+        self.find_key(spec, scope)
+            .unwrap_or_else(|| self.insert_key(spec, scope))
+    }
+
+    pub(super) fn insert_key(&self, spec: &Spec, scope: &str) -> Arc<KeyState> {
+        let new = || Arc::new(KeyState::new(spec.key(), scope));
+        if !scope.is_empty() {
+            let mut scoped = self
+                .inner
+                .scoped
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            let scopes = scoped.entry(spec.cache_key().clone()).or_default();
+            if let Some(state) = scopes.get(scope) {
+                return Arc::clone(state); // another thread came first
+            }
+            if scopes.len() >= MAX_SCOPES {
+                self.drop_least_recent(scopes);
+            }
+            let state = new();
+            state.touch(self.inner.scope_tick.fetch_add(1, Ordering::Relaxed) + 1);
+            scopes.insert(scope.into(), Arc::clone(&state));
+            return state;
+        }
+        let mut keys = self
+            .inner
+            .keys
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let state = Arc::clone(keys.entry(spec.cache_key().clone()).or_insert_with(new));
+        self.memoize(spec, &state);
+        state
+    }
+
+    /// Drops the least recently used half of `scopes` among those no thread holds (only the
+    /// map does: no call is serving or reserving from them); their blocks go back to their
+    /// counters at the next reservation.
+    pub(super) fn drop_least_recent(&self, scopes: &mut HashMap<Box<str>, Arc<KeyState>>) {
+        let mut idle: Vec<(u64, Box<str>)> = scopes
+            .iter()
+            .filter(|(_, state)| Arc::strong_count(state) == 1)
+            .map(|(scope, state)| (state.last_used(), scope.clone()))
+            .collect();
+        idle.sort_unstable();
+        let dropped: Vec<Arc<KeyState>> = idle
+            .into_iter()
+            .take(MAX_SCOPES / 2)
+            .filter_map(|(_, scope)| scopes.remove(&scope))
+            .collect();
+        self.evict(dropped);
+    }
+
+    /// Keeps `state` (the unscoped map's entry for `spec`: keys are never removed, so the two
+    /// stay the same) in the spec's memo slot, if no generator keeps something there yet.
+    pub(super) fn memoize(&self, spec: &Spec, state: &Arc<KeyState>) {
+        // The slot publishes the state through a `OnceLock`, which loom cannot see: under the
+        // model check, states travel through the map's lock only.
+        if cfg!(seqgen_loom) {
+            return;
+        }
+        if spec.memo().is_empty() {
+            spec.memo()
+                .keep(self.inner.uid, Box::new(Arc::clone(state)));
+        }
+    }
+}

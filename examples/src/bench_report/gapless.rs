@@ -11,7 +11,8 @@ use diesel::result::Error as DieselError;
 use diesel::{Connection, PgConnection, QueryDsl, RunQueryDsl};
 use seqgen::DistributedId;
 
-use super::{measure, migrated_pool, spread, Args, BoxError};
+use super::inserts::{measure, migrated_pool, spread};
+use super::{Args, BoxError};
 
 diesel::table! {
     /// Rows inserted with a gapless ID.

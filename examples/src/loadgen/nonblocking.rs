@@ -12,6 +12,7 @@ use diesel_async::pooled_connection::{
 use diesel_async::AsyncConnection;
 use seqgen::nonblocking as sq;
 
+use super::worker::row_key;
 use super::*;
 
 /// A diesel-async connection loadgen runs on, beside the blocking one that sets the database

@@ -1,0 +1,352 @@
+//! The load generator behind `examples/loadgen.rs` and the multi-process tests.
+//!
+//! Threads share one `seqgen::Generator` (one app instance per process) and an
+//! r2d2 pool; each takes IDs `L` + 12-digit counter (optionally with a date part), optionally
+//! inserting each into `loadgen_rows` (primary key: key and ID) inside a transaction and rolling back a fraction. At the
+//! end it prints one JSON line.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use backon::BlockingRetryable;
+use chrono::TimeDelta;
+use diesel::connection::LoadConnection;
+use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
+use diesel::result::Error as DieselError;
+use diesel::{ExpressionMethods, RunQueryDsl};
+use diesel_migrations::MigrationHarness;
+use seqgen::clock::OffsetClock;
+use seqgen::{Generator, Spec};
+
+mod args;
+mod report;
+mod worker;
+
+pub use args::{parse, Args, Mode};
+pub use report::Report;
+use worker::{
+    connection_lost, create_rows_table, insert_one, open_out, random_scope, reconnect_backoff,
+    series_exhausted, Quota, Worker,
+};
+
+/// Runs loadgen with command-line arguments: exit code 2 and the usage on bad arguments,
+/// 1 on a failed run, 0 after printing the JSON line.
+pub fn main_with(args: impl IntoIterator<Item = String>) -> ExitCode {
+    let args = match parse(args) {
+        Ok(args) => args,
+        Err(e) => {
+            // Usage errors exit with 2; --help and --version print and exit with 0.
+            let _ = e.print();
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
+    match run(&args) {
+        Ok(report) => {
+            println!("{}", report.json());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("loadgen: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Runs a load against the database the URL names.
+pub fn run(args: &Args) -> Result<Report, BoxError> {
+    if args.run_async {
+        #[cfg(any(
+            feature = "async-sqlite",
+            feature = "async-postgres",
+            feature = "async-mysql"
+        ))]
+        return nonblocking::run(args);
+        #[cfg(not(any(
+            feature = "async-sqlite",
+            feature = "async-postgres",
+            feature = "async-mysql"
+        )))]
+        return Err("built without an async backend: add --features async-sqlite (or async-postgres, async-mysql)".into());
+    }
+    let url = args.url.as_str();
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        #[cfg(feature = "postgres")]
+        return run_on::<diesel::PgConnection>(args, "postgres");
+        #[cfg(not(feature = "postgres"))]
+        return Err("built without PostgreSQL: add --features postgres".into());
+    }
+    if url.starts_with("mysql://") {
+        #[cfg(feature = "mysql")]
+        return run_on::<diesel::MysqlConnection>(args, "mysql");
+        #[cfg(not(feature = "mysql"))]
+        return Err("built without MySQL: add --features mysql".into());
+    }
+    #[cfg(feature = "sqlite")]
+    return run_on::<diesel::SqliteConnection>(args, "sqlite");
+    #[cfg(not(feature = "sqlite"))]
+    Err("built without SQLite: add --features sqlite".into())
+}
+
+/// A connection type loadgen runs on.
+pub trait LoadgenConnection:
+    R2D2Connection + LoadConnection<Backend = Self::B> + MigrationHarness<Self::B> + 'static
+{
+    /// The backend, restated so that `seqgen::Backend` is known to hold for it.
+    type B: seqgen::Backend;
+    /// Per-connection setup.
+    fn setup(_conn: &mut Self) -> Result<(), DieselError> {
+        Ok(())
+    }
+    /// Inserts one row into `loadgen_rows` (Diesel's insert is concrete per backend).
+    fn insert_row(conn: &mut Self, key: &str, id: &str) -> Result<usize, DieselError>;
+}
+
+macro_rules! insert_row {
+    () => {
+        fn insert_row(conn: &mut Self, key: &str, id: &str) -> Result<usize, DieselError> {
+            diesel::insert_into(loadgen_rows::table)
+                .values((loadgen_rows::key_name.eq(key), loadgen_rows::id.eq(id)))
+                .execute(conn)
+        }
+    };
+}
+
+#[cfg(feature = "sqlite")]
+impl LoadgenConnection for diesel::SqliteConnection {
+    type B = diesel::sqlite::Sqlite;
+    fn setup(conn: &mut Self) -> Result<(), DieselError> {
+        seqgen::sqlite::configure(conn)
+    }
+    insert_row!();
+}
+
+#[cfg(feature = "postgres")]
+impl LoadgenConnection for diesel::PgConnection {
+    type B = diesel::pg::Pg;
+    insert_row!();
+}
+
+#[cfg(feature = "mysql")]
+impl LoadgenConnection for diesel::MysqlConnection {
+    type B = diesel::mysql::Mysql;
+    insert_row!();
+}
+
+#[derive(Debug)]
+struct Setup;
+
+impl<C: LoadgenConnection> diesel::r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
+    fn on_acquire(&self, conn: &mut C) -> Result<(), diesel::r2d2::Error> {
+        C::setup(conn).map_err(diesel::r2d2::Error::QueryError)
+    }
+}
+
+diesel::table! {
+    /// Where `--insert` puts every ID: the ID is the primary key within its counter (IDs of
+    /// different `--key`s look alike, `L` + counter, and share the table).
+    loadgen_rows (key_name, id) {
+        key_name -> Text,
+        id -> Text,
+    }
+}
+
+fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Report, BoxError> {
+    let url = args.url.strip_prefix("sqlite://").unwrap_or(&args.url);
+    let pool = Pool::builder()
+        .max_size(args.threads + 2)
+        // While the database is away, fail fast and let the backoff decide when to try again.
+        .connection_timeout(Duration::from_secs(2))
+        .connection_customizer(Box::new(Setup))
+        .build(ConnectionManager::<C>::new(url))?;
+    {
+        let mut conn = pool.get()?;
+        seqgen::run_migrations(&mut *conn)?;
+        if args.insert {
+            create_rows_table(&mut *conn)?;
+        }
+    }
+    let spec = Arc::new(spec_of(args)?);
+    let generator = generator_of(args).pool(pool.clone()).build();
+
+    let started = Instant::now();
+    let quota = Arc::new(Quota::new(args, started));
+    let failed = Arc::new(AtomicBool::new(false));
+    let workers: Vec<_> = (0..args.threads)
+        .map(|_| {
+            let (pool, spec, generator, args) =
+                (pool.clone(), spec.clone(), generator.clone(), args.clone());
+            let (quota, failed) = (quota.clone(), failed.clone());
+            std::thread::spawn(move || -> Result<Worker, BoxError> {
+                let mut conn = Some(pool.get()?);
+                let mut out = open_out(&args)?;
+                let mut done = Worker::default();
+                loop {
+                    if !quota.more() || failed.load(Ordering::Relaxed) {
+                        return Ok(done);
+                    }
+                    let scope = random_scope(&args);
+                    let t0 = Instant::now();
+                    let roll_back = args.insert && rand::random_bool(args.rollback);
+                    // What an app does when the database restarts: the library returns the
+                    // error; the app tries again on a new connection, a bounded number of
+                    // times. A retried reservation may leave a hole, never a repeat.
+                    let result = (|| {
+                        let live = match conn.as_mut() {
+                            Some(live) => live,
+                            None => conn.insert(pool.get()?),
+                        };
+                        let result = if args.insert {
+                            insert_one(&mut **live, &generator, &spec, &scope, roll_back)
+                        } else {
+                            generator
+                                .next_id(&mut **live, spec.scope(&scope))
+                                .map(Some)
+                                .map_err(BoxError::from)
+                        };
+                        if result.as_ref().is_err_and(connection_lost) {
+                            conn.take(); // the pool tests it before handing it out again
+                        }
+                        result
+                    })
+                    .retry(reconnect_backoff())
+                    .sleep(std::thread::sleep)
+                    .when(connection_lost)
+                    .notify(|e, after| {
+                        done.reconnects += 1;
+                        eprintln!("loadgen: {e}; trying again in {after:?}");
+                    })
+                    .call();
+                    let id = match result {
+                        Ok(id) => id,
+                        // The last series is full: the run is over, for every thread.
+                        Err(e) if series_exhausted(&e) => return Ok(done),
+                        Err(e) => {
+                            failed.store(true, Ordering::Relaxed);
+                            return Err(e);
+                        }
+                    };
+                    done.took(t0.elapsed(), id, &mut out, &args, &scope)?;
+                }
+            })
+        })
+        .collect();
+    let mut total = Worker::default();
+    let mut first_error = None;
+    for worker in workers {
+        match worker.join().expect("worker panicked") {
+            Ok(w) => total.merge(w),
+            Err(e) => first_error = first_error.or(Some(e)),
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let released = if args.release_on_exit {
+        generator.release(&mut *pool.get()?)?
+    } else {
+        0
+    };
+    Ok(total.report(backend, args, seconds, generator.reservations(), released))
+}
+
+/// The spec the arguments describe: `L` + 12-digit counter, with the date part, series,
+/// scopes and mode asked for.
+fn spec_of(args: &Args) -> Result<Spec, BoxError> {
+    let spec = Spec::builder(args.key.clone())
+        .prefix("L")
+        .date(args.date.clone())
+        .pad(12)
+        .batch(args.batch);
+    let spec = if args.series.is_empty() {
+        spec
+    } else {
+        spec.series(args.series.clone(), args.series_max)
+    };
+    let spec = if args.scopes > 0 { spec.scoped() } else { spec };
+    Ok(match args.mode {
+        Mode::Batched => spec.build()?,
+        Mode::Gapless => spec.gapless().build()?,
+    })
+}
+
+/// The generator the arguments describe, but for its pool.
+fn generator_of(args: &Args) -> seqgen::GeneratorBuilder {
+    let generator =
+        Generator::builder().clock(OffsetClock(TimeDelta::seconds(args.clock_offset_secs)));
+    let generator = if args.accept_non_durable_server {
+        generator.accept_non_durable_server()
+    } else {
+        generator
+    };
+    if args.fixed_batch {
+        generator.fixed_batch()
+    } else {
+        generator
+    }
+}
+
+#[cfg(any(
+    feature = "async-sqlite",
+    feature = "async-postgres",
+    feature = "async-mysql"
+))]
+mod nonblocking;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Result<Args, clap::Error> {
+        parse(list.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn parses_and_refuses_bad_arguments() {
+        let a = args(&[
+            "--url",
+            "x.db",
+            "--threads",
+            "8",
+            "--seconds",
+            "2",
+            "--insert",
+            "--rollback",
+            "0.1",
+        ])
+        .unwrap();
+        assert_eq!(
+            (a.threads, a.seconds, a.insert, a.rollback),
+            (8, Some(2.0), true, 0.1)
+        );
+        assert!(args(&[]).is_err());
+        assert!(args(&["--url", "x", "--ids", "5", "--seconds", "1"]).is_err());
+        assert!(args(&["--url", "x", "--threads", "many"]).is_err());
+        assert!(args(&["--url", "x", "--rollback", "0.5"]).is_err());
+        assert!(args(&["--url", "x", "--mode", "fast"]).is_err());
+        assert!(args(&["--url", "x", "--bogus"]).is_err());
+        assert!(args(&["--url", "x", "--threads", "0"]).is_err());
+        assert!(args(&["--url", "x", "--insert", "--rollback", "1.5"]).is_err());
+        assert!(args(&["--url", "x", "--series", "A,B"]).is_err());
+        let b = args(&[
+            "--url",
+            "x",
+            "--series",
+            "A,B",
+            "--series-max",
+            "9",
+            "--clock-offset-secs",
+            "-86400",
+        ])
+        .unwrap();
+        assert_eq!(
+            (b.series, b.series_max, b.clock_offset_secs),
+            (vec!["A".to_owned(), "B".to_owned()], 9, -86400)
+        );
+        assert_eq!(args(&["--url", "x", "--bogus"]).unwrap_err().exit_code(), 2);
+    }
+}

@@ -1,0 +1,251 @@
+//! One thread of a run: its quota, what it takes and inserts, and how it survives a lost
+//! connection.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use backon::ExponentialBuilder;
+use diesel::result::Error as DieselError;
+use seqgen::{Generator, Spec};
+
+use super::{Args, BoxError, LoadgenConnection, Report};
+
+/// What a run may still take: `--ids` in all, or until `--seconds` have passed.
+pub(super) struct Quota {
+    pub(super) deadline: Option<Instant>,
+    pub(super) claimed: AtomicU64,
+    pub(super) ids: u64,
+}
+
+impl Quota {
+    pub(super) fn new(args: &Args, started: Instant) -> Self {
+        Quota {
+            deadline: args.seconds.map(|s| started + Duration::from_secs_f64(s)),
+            claimed: AtomicU64::new(0),
+            ids: args.ids,
+        }
+    }
+
+    /// Whether one more ID may be taken (and, counting IDs, claims it).
+    pub(super) fn more(&self) -> bool {
+        match self.deadline {
+            Some(deadline) => Instant::now() < deadline,
+            None => self.claimed.fetch_add(1, Ordering::Relaxed) < self.ids,
+        }
+    }
+}
+
+/// The `--out` file, opened for appending, if asked for.
+pub(super) fn open_out(args: &Args) -> std::io::Result<Option<File>> {
+    args.out
+        .as_ref()
+        .map(|path| OpenOptions::new().create(true).append(true).open(path))
+        .transpose()
+}
+
+/// Whether `e` says the last series is full: the run is over.
+pub(super) fn series_exhausted(e: &BoxError) -> bool {
+    matches!(
+        e.downcast_ref::<seqgen::Error>(),
+        Some(seqgen::Error::SeriesExhausted { .. })
+    )
+}
+
+/// A scope picked at random among `--scopes` (`""` without scopes).
+pub(super) fn random_scope(args: &Args) -> String {
+    match args.scopes {
+        0 => String::new(),
+        n => format!("s{}", rand::random_range(0..n)),
+    }
+}
+
+/// The row key of an ID of `scope`: IDs repeat across scopes, so the key names the scope too.
+pub(super) fn row_key(spec: &Spec, scope: &str) -> String {
+    match scope {
+        "" => spec.key().to_owned(),
+        scope => format!("{}/{scope}", spec.key()),
+    }
+}
+
+/// An `--out` line.
+pub(super) fn out_line(args: &Args, scope: &str, id: &str) -> String {
+    match args.scopes {
+        0 => id.to_owned(),
+        _ => format!("{scope} {id}"),
+    }
+}
+
+/// Up to about a minute of attempts, 20 ms apart at first, then up to 1 s (with jitter, so that
+/// the threads of many processes do not come back in lockstep).
+pub(super) fn reconnect_backoff() -> ExponentialBuilder {
+    ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(20))
+        .with_max_delay(Duration::from_secs(1))
+        .with_max_times(60)
+        .with_jitter()
+}
+
+/// Whether `e` says the database connection is gone or could not be made (a restart, a
+/// killed session, a network cut), rather than that the request itself was wrong.
+pub(super) fn connection_lost(e: &BoxError) -> bool {
+    use diesel::result::DatabaseErrorKind;
+    if e.downcast_ref::<diesel::r2d2::PoolError>().is_some() {
+        return true; // no connection within the pool's timeout
+    }
+    let diesel = match e.downcast_ref::<seqgen::Error>() {
+        Some(seqgen::Error::Pool(_)) => return true,
+        Some(seqgen::Error::Database(e)) => e,
+        Some(_) => return false,
+        None => match e.downcast_ref::<DieselError>() {
+            Some(e) => e,
+            None => return false,
+        },
+    };
+    match diesel {
+        DieselError::BrokenTransactionManager
+        | DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => true,
+        DieselError::DatabaseError(_, info) => {
+            let message = info.message().to_ascii_lowercase();
+            [
+                "connection",
+                "gone away",
+                "shutting down",
+                "starting up",
+                "recovery mode",
+                "terminating",
+                "no more connections",
+            ]
+            .iter()
+            .any(|word| message.contains(word))
+        }
+        _ => false,
+    }
+}
+
+/// Takes an ID of `scope` (`""` unscoped) and inserts it in one transaction; `None` when it
+/// was rolled back.
+pub(super) fn insert_one<C: LoadgenConnection>(
+    conn: &mut C,
+    generator: &Generator,
+    spec: &Spec,
+    scope: &str,
+    roll_back: bool,
+) -> Result<Option<String>, BoxError> {
+    let result = conn.transaction(|conn| {
+        let id = generator.next_id(conn, spec.scope(scope))?;
+        C::insert_row(conn, &row_key(spec, scope), &id)?;
+        if roll_back {
+            return Err(seqgen::Error::Database(DieselError::RollbackTransaction));
+        }
+        Ok(id)
+    });
+    match result {
+        Ok(id) => Ok(Some(id)),
+        Err(seqgen::Error::Database(DieselError::RollbackTransaction)) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `loadgen_rows`, created once; several processes may race to create it.
+pub(crate) fn create_rows_table<C: LoadgenConnection>(conn: &mut C) -> Result<(), BoxError> {
+    let mut attempt = 0;
+    loop {
+        match conn.batch_execute(
+            "CREATE TABLE IF NOT EXISTS loadgen_rows (key_name VARCHAR(191) NOT NULL, \
+             id VARCHAR(64) NOT NULL, PRIMARY KEY (key_name, id))",
+        ) {
+            Ok(()) => return Ok(()),
+            // PostgreSQL: two concurrent CREATE TABLE IF NOT EXISTS can collide in pg_type.
+            Err(_) if attempt < 5 => {
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(50 * attempt));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+pub(super) fn append_line(out: &mut File, id: &str) -> std::io::Result<()> {
+    let mut line = String::with_capacity(id.len() + 1);
+    line.push_str(id);
+    line.push('\n');
+    out.write_all(line.as_bytes())
+}
+
+pub(super) struct Worker {
+    pub(super) ids: u64,
+    pub(super) committed: u64,
+    pub(super) reconnects: u64,
+    /// Latency of one ID (with its insert), in microseconds, to 3 significant digits.
+    pub(super) latency_us: hdrhistogram::Histogram<u64>,
+}
+
+impl Default for Worker {
+    fn default() -> Self {
+        Worker {
+            ids: 0,
+            committed: 0,
+            reconnects: 0,
+            latency_us: hdrhistogram::Histogram::new(3).expect("3 significant digits is valid"),
+        }
+    }
+}
+
+impl Worker {
+    /// Counts an ID of `scope` taken in `latency`; one that committed (`Some`) is appended to
+    /// `out`, one write per line, so that a process killed mid-run leaves whole lines.
+    pub(super) fn took(
+        &mut self,
+        latency: Duration,
+        id: Option<String>,
+        out: &mut Option<File>,
+        args: &Args,
+        scope: &str,
+    ) -> std::io::Result<()> {
+        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+        // Auto-resizing: a value only fails to record past u64 range.
+        let _ = self.latency_us.record(micros);
+        self.ids += 1;
+        if let Some(id) = id {
+            self.committed += 1;
+            if let Some(out) = out {
+                append_line(out, &out_line(args, scope, &id))?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn merge(&mut self, other: Worker) {
+        self.ids += other.ids;
+        self.committed += other.committed;
+        self.reconnects += other.reconnects;
+        let _ = self.latency_us.add(&other.latency_us);
+    }
+
+    /// The report of a run whose workers' sum this is.
+    pub(super) fn report(
+        &self,
+        backend: &'static str,
+        args: &Args,
+        seconds: f64,
+        reservations: u64,
+        released: u64,
+    ) -> Report {
+        let pct = |quantile: f64| self.latency_us.value_at_quantile(quantile);
+        Report {
+            backend,
+            args: args.clone(),
+            ids: self.ids,
+            committed: self.committed,
+            seconds,
+            reservations,
+            released,
+            reconnects: self.reconnects,
+            p50_us: pct(0.50),
+            p99_us: pct(0.99),
+            p999_us: pct(0.999),
+        }
+    }
+}

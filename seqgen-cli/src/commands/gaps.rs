@@ -1,0 +1,168 @@
+//! `seqgen gaps`: the numbers a period handed out against a business table's IDs.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use diesel::connection::LoadConnection;
+use seqgen::admin::{self, Missing};
+use serde::Serialize;
+
+use super::{period_of, print_json};
+use crate::{Failure, PeriodArgs};
+
+#[derive(Serialize)]
+struct GapsJson {
+    key: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<String>,
+    period: String,
+    first: u64,
+    last: u64,
+    found: usize,
+    missing: Vec<MissingJson>,
+    duplicates: Vec<(u64, usize)>,
+    beyond: Vec<u64>,
+    foreign: usize,
+    explained: bool,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum MissingJson {
+    Voided {
+        number: u64,
+        id: String,
+        reason: String,
+    },
+    Unexplained {
+        from: u64,
+        to: u64,
+    },
+}
+
+pub(super) fn gaps<C>(
+    conn: &mut C,
+    key: &str,
+    table: &str,
+    column: &str,
+    scope: Option<(&str, &str)>,
+    args: &PeriodArgs,
+    json: bool,
+) -> Result<ExitCode, Failure>
+where
+    C: LoadConnection,
+    C::Backend: seqgen::Backend,
+{
+    let spec = admin::recorded_spec(conn, key)?;
+    let period = period_of(&spec, args);
+    let ids = admin::IdColumn::new(table, column);
+    let report = match scope {
+        Some((value, scope_column)) => admin::gaps(
+            conn,
+            spec.scope(value),
+            ids.scoped_by(scope_column),
+            &period,
+        ),
+        None => admin::gaps(conn, &spec, ids, &period),
+    };
+    let report = report.map_err(|e| match e {
+        // Most likely a mistyped table or column name.
+        seqgen::Error::Database(e) => {
+            Failure::Input(format!("could not read {table}.{column}: {e}"))
+        }
+        e => e.into(),
+    })?;
+    let code = if report.is_explained() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    };
+    if json {
+        print_json(&GapsJson {
+            key: report.key.clone(),
+            scope: scope.map(|(value, _)| value.to_owned()),
+            period: report.period.clone(),
+            first: report.first,
+            last: report.last,
+            found: report.found,
+            missing: report
+                .missing
+                .iter()
+                .map(|m| match m {
+                    Missing::Voided { number, reason } => MissingJson::Voided {
+                        number: *number,
+                        id: spec.format(&period, *number),
+                        reason: reason.clone(),
+                    },
+                    Missing::Unexplained { from, to } => MissingJson::Unexplained {
+                        from: *from,
+                        to: *to,
+                    },
+                })
+                .collect(),
+            duplicates: report.duplicates.clone(),
+            beyond: report.beyond.clone(),
+            foreign: report.foreign,
+            explained: report.is_explained(),
+        })?;
+        return Ok(code);
+    }
+    let shown = if period.is_empty() { "-" } else { &period };
+    let in_scope = scope.map_or_else(String::new, |(value, _)| format!(" (scope {value})"));
+    out!(
+        "{key}{in_scope}, period {shown}: numbers {}..={} handed out, {} found in {table}.{column}",
+        report.first,
+        report.last,
+        report.found
+    );
+    let mut unexplained = 0;
+    for missing in &report.missing {
+        match missing {
+            Missing::Voided { number, reason } => out!(
+                "  {number:>8}  {}  voided: {reason}",
+                spec.format(&period, *number)
+            ),
+            Missing::Unexplained { from, to } => {
+                unexplained += to - from + 1;
+                if from == to {
+                    out!("  {from:>8}  {}  unexplained", spec.format(&period, *from));
+                } else {
+                    out!(
+                        "  {from:>8}  {} ..= {}  unexplained ({} numbers)",
+                        spec.format(&period, *from),
+                        spec.format(&period, *to),
+                        to - from + 1
+                    );
+                }
+            }
+        }
+    }
+    for (number, times) in &report.duplicates {
+        out!(
+            "  {number:>8}  {}  DUPLICATE: {times} rows",
+            spec.format(&period, *number)
+        );
+    }
+    for number in &report.beyond {
+        out!(
+            "  {number:>8}  {}  past the counter: not handed out by seqgen",
+            spec.format(&period, *number)
+        );
+    }
+    if report.foreign > 0 {
+        out!(
+            "({} value(s) of {table}.{column} are no ID of key {key}; not checked)",
+            report.foreign
+        );
+    }
+    if report.is_explained() {
+        out!("every missing number is voided");
+    } else {
+        out!(
+            "{unexplained} unexplained, {} duplicated, {} past the counter",
+            report.duplicates.len(),
+            report.beyond.len()
+        );
+    }
+    Ok(code)
+}

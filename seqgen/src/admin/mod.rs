@@ -1,0 +1,245 @@
+//! What an operator does to `db_key` without writing SQL: list the counters, change a key's
+//! settings, delete the rows of old periods, and check a gapless key's numbers against the
+//! business table. The `seqgen` command line (crate `seqgen-cli`) is these functions; an app's
+//! own admin screen can call them too.
+//!
+//! Every change runs in one transaction and is checked first: a refused change (an
+//! [`Error::Refused`] that says why) changes nothing.
+//!
+//! ```
+//! use diesel::prelude::*;
+//! use seqgen::admin::{self, Setting};
+//!
+//! let mut conn = SqliteConnection::establish(":memory:")?;
+//! seqgen::run_migrations(&mut conn)?;
+//! let orders = seqgen::Spec::builder("orders").prefix("ORD").date("").build()?;
+//! seqgen::global::next_id(&mut conn, &orders)?;
+//!
+//! let change = admin::set(&mut conn, "orders", Setting::BatchSize, Some(1000))?;
+//! assert_eq!((change.before, change.after), (None, Some(1000)));
+//! let rows = admin::counters(&mut conn, Some("orders"))?;
+//! assert_eq!((rows[0].current_value, rows[0].batch_size), (100, Some(1000)));
+//! assert!(admin::set(&mut conn, "orders", Setting::BatchSize, Some(0)).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod gaps;
+mod prune;
+
+pub use gaps::{gaps, GapReport, IdColumn, Missing};
+pub use prune::prune;
+
+use diesel::connection::LoadConnection;
+
+use crate::backend::Backend;
+pub use crate::backend::Setting;
+use crate::error::{Error, Result};
+use crate::generator::peek_of;
+use seqgen_core::{Scoped, Spec};
+
+/// A row of `db_key`: one counter (a key in one scope and period), or a key's row (scope and
+/// period `""`), which holds the key's settings and, for an unscoped key without a date part,
+/// is its counter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Counter {
+    /// The key.
+    pub key: String,
+    /// The scope value, for a scoped key's counter; `""` otherwise.
+    pub scope: String,
+    /// The period (the date part as IDs show it); `""` on the key's row.
+    pub period: String,
+    /// The last number handed out (0 = none yet).
+    pub current_value: i64,
+    /// Numbers per reservation, set by an operator (key's row only).
+    pub batch_size: Option<i64>,
+    /// The first number of a new period, set by an operator (key's row only).
+    pub start_value: Option<i64>,
+    /// How the key's IDs look, recorded at first use (key's row only): see [`Spec::shape`].
+    pub shape: Option<String>,
+    /// When a number was last reserved, as the database prints it (its own time zone).
+    pub updated_at: String,
+}
+
+/// Every counter in `db_key` (of `key` alone, with one), by key and period; the row that names
+/// the database to seqgen is left out.
+pub fn counters<C>(conn: &mut C, key: Option<&str>) -> Result<Vec<Counter>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let rows = C::Backend::counters(conn, key)?;
+    Ok(rows
+        .into_iter()
+        .map(
+            |(key, scope, period, current_value, batch_size, start_value, shape, updated_at)| {
+                Counter {
+                    key,
+                    scope,
+                    period,
+                    current_value,
+                    batch_size,
+                    start_value,
+                    shape,
+                    // Whole seconds: the backends print fractions differently, or not at all.
+                    updated_at: updated_at.chars().take(19).collect(),
+                }
+            },
+        )
+        .collect())
+}
+
+/// The spec whose IDs `key` hands out, as its key's row recorded them ([`Spec::from_shape`]):
+/// what a tool without the application's code needs to format and parse them. Periods are
+/// in UTC (the shape does not record a time zone).
+///
+/// Fails with [`Error::UnknownKey`], or [`Error::Refused`] when no instance has recorded a
+/// shape yet (none took a number since seqgen started recording them).
+pub fn recorded_spec<C>(conn: &mut C, key: &str) -> Result<Spec>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    match shape_spec(conn, key)? {
+        Some(spec) => Ok(spec),
+        None if C::Backend::counters(conn, Some(key))?.is_empty() => Err(Error::UnknownKey {
+            key: key.to_owned(),
+        }),
+        None => Err(refused(
+            key,
+            "no shape is recorded on its row yet: let an instance take a number first",
+        )),
+    }
+}
+
+/// The spec the shape recorded on `key`'s row stands for, if one is recorded.
+fn shape_spec<C>(conn: &mut C, key: &str) -> Result<Option<Spec>>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    C::Backend::read_shape(conn, key)?
+        .map(|shape| Spec::from_shape(key, &shape).map_err(|e| refused(key, e.to_string())))
+        .transpose()
+}
+
+/// A setting before and after [`set`] changed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Change {
+    /// The key.
+    pub key: String,
+    /// The setting.
+    pub setting: Setting,
+    /// Its value before; `None`: unset (the spec's own).
+    pub before: Option<i64>,
+    /// Its value after.
+    pub after: Option<i64>,
+}
+
+/// Sets `setting` on `key`'s row to `value` (`None` clears it: the spec's own again), in one
+/// transaction; it applies at the next reservation. Creates the key's row when the key has
+/// counters but no key's row yet (a dated key before its first setting); a key `db_key` has no
+/// row of at all fails with [`Error::UnknownKey`], so that a mistyped key is not created.
+///
+/// Refused ([`Error::Refused`]), as the table's own checks would: a value below 1, and a
+/// start value the key's recorded shape cannot print.
+pub fn set<C>(conn: &mut C, key: &str, setting: Setting, value: Option<i64>) -> Result<Change>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let refuse = |reason: String| refused(key, reason);
+    if let Some(value) = value.filter(|&v| v < 1) {
+        return Err(refuse(format!(
+            "{} must be at least 1, not {value}",
+            setting.column()
+        )));
+    }
+    conn.transaction(|conn| {
+        C::Backend::lock_for_writing(conn)?;
+        // The key's row first, locked (MySQL): see `Backend::lock_settings`.
+        let settings = C::Backend::lock_settings(conn, key)?;
+        if settings.is_none() && C::Backend::counters(conn, Some(key))?.is_empty() {
+            return Err(Error::UnknownKey { key: key.to_owned() });
+        }
+        if let (Setting::StartValue, Some(value)) = (setting, value) {
+            if let Some(spec) = shape_spec(conn, key)? {
+                if u64::try_from(value).is_ok_and(|v| v > spec.capacity()) {
+                    return Err(refuse(format!(
+                        "start_value {value} is past the largest number its IDs can show ({}, shape {})",
+                        spec.capacity(),
+                        spec.shape()
+                    )));
+                }
+            }
+        }
+        let before = settings.and_then(|(batch_size, start_value)| match setting {
+            Setting::BatchSize => batch_size,
+            Setting::StartValue => start_value,
+        });
+        C::Backend::set_setting(conn, key, setting, value)?;
+        Ok(Change {
+            key: key.to_owned(),
+            setting,
+            before,
+            after: value,
+        })
+    })
+}
+
+/// The last number the database handed out in a period, and the one it hands out next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Peek {
+    /// The last number (`None`: none yet); see [`Generator::last_value`](crate::Generator::last_value).
+    pub last: Option<u64>,
+    /// The next number; see [`Generator::peek_next`](crate::Generator::peek_next).
+    pub next: u64,
+}
+
+/// [`Generator::last_value`](crate::Generator::last_value) and
+/// [`peek_next`](crate::Generator::peek_next) of `spec` (`&spec`, or `spec.scope("acme")`) in
+/// a given `period` rather than the current one. Nothing is reserved or locked. A `period` the
+/// spec's date pattern cannot print is refused ([`Error::Refused`]), rather than shown as
+/// empty.
+pub fn peek<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>, period: &str) -> Result<Peek>
+where
+    C: LoadConnection,
+    C::Backend: Backend,
+{
+    let target = spec.into();
+    let (spec, scope) = (target.spec(), target.scope());
+    check_period(spec, period)?;
+    let (last, next) = peek_of(conn, spec, scope, period)?;
+    Ok(Peek { last, next })
+}
+
+/// Refuses a `period` `spec` could not have printed: `2026` for an undated key, `2026-11` for
+/// `%Y%m`. A mistyped period would otherwise read as one that has handed out nothing.
+pub(super) fn check_period(spec: &Spec, period: &str) -> Result<()> {
+    let printed = spec
+        .parse(&spec.format(period, 1))
+        .is_ok_and(|parts| parts.period == period);
+    if printed {
+        Ok(())
+    } else if spec.date().is_empty() {
+        Err(refused(
+            spec.key(),
+            format!("it has no date part, so no period {period:?}"),
+        ))
+    } else {
+        Err(refused(
+            spec.key(),
+            format!("{period:?} is not a period of `{}`", spec.date()),
+        ))
+    }
+}
+
+/// [`Error::Refused`] for `key`.
+pub(super) fn refused(key: &str, reason: impl Into<String>) -> Error {
+    Error::Refused {
+        key: key.to_owned(),
+        reason: reason.into(),
+    }
+}

@@ -51,7 +51,13 @@ def without_tests(text):
 def imports(mods, mod, path):
     here = mod.split("/") if mod else []
     found = set()
-    for kind, rest in re.findall(r"\b(crate|super)((?:::\w+)+)", without_tests(open(path).read())):
+    text = without_tests(open(path).read())
+    # A module's own children, reached by relative paths (`use window::Window`).
+    for child in re.findall(r"^\s*(?:pub(?:\([\w:]+\))? )?mod (\w+);", text, re.M):
+        target = "/".join(here + [child])
+        if target in mods and re.search(r"(?<!::)\b" + child + r"::", text):
+            found.add(target)
+    for kind, rest in re.findall(r"\b(crate|super)((?:::\w+)+)", text):
         parts = rest.split("::")[1:]
         if kind == "super":
             parts = here[:-1] + parts

@@ -14,7 +14,7 @@ use seqgen_core::TimeZone;
 /// returns the periods deleted. A key's counter row is only needed while its period can still
 /// hand out numbers: delete periods long past, on every instance's clock.
 ///
-/// Refused ([`Error::Refused`]): a key without a date part (its one row is its counter), a
+/// Refused ([`Error::Refused`](crate::Error::Refused)): a key without a date part (its one row is its counter), a
 /// date pattern whose periods do not sort as dates do (`%d%m%Y`), a `before` that is not a
 /// period of the key, and a `before` after the current period at `now` in `tz` or after the
 /// key's latest period. The current period is never deleted, nor the newest period in the

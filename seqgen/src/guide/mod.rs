@@ -1,2 +1,32 @@
-//! The guide: how seqgen works and how to use each part of it, one chapter per subject, each
-//! example compiled and run by `cargo test`.
+//! The guide: how seqgen works and how to use each part of it, one chapter per subject. Every
+//! Rust example in it is compiled and run by `cargo test` (on SQLite, in memory).
+//!
+//! | chapter | what |
+//! |---|---|
+//! | [`derive`](mod@derive) | `#[derive(DistributedId)]`, its keys, and what an ID looks like |
+//! | [`gapless`] | numbers taken inside your transaction, none skipped: invoices, receipts |
+//! | [`scopes`] | a counter per company, per order |
+//! | [`policies`] | overflow, cycles, series, templates, time zones, check characters, settings in the table |
+//! | [`nonblocking`] | the same on diesel-async's connections (feature `async-sqlite` to build this chapter) |
+//! | [`guarantees`] | never a duplicate, and what it takes; holes; voiding; looking without taking; giving numbers back |
+//! | [`table`] | the `db_key` table and its migrations |
+//! | [`backends`] | SQLite, PostgreSQL, MySQL and MariaDB |
+//! | [`operations`] | the `seqgen` command, statistics, metrics, tracing |
+//! | [`architecture`] | how the code is laid out, and the rules it keeps |
+//! | [`limits`] | known limits |
+//!
+//! What the numbers cost (the cached path, inserts against plain Diesel, gapless against
+//! django-sequences and pgbench) is in `BENCHMARKS.md`, with the commands that measure it.
+
+pub mod architecture;
+pub mod backends;
+pub mod derive;
+pub mod gapless;
+pub mod guarantees;
+pub mod limits;
+#[cfg(feature = "async-sqlite")]
+pub mod nonblocking;
+pub mod operations;
+pub mod policies;
+pub mod scopes;
+pub mod table;

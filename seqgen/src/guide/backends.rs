@@ -1,0 +1,47 @@
+//! # Backends
+//!
+//! ## SQLite (`sqlite`, `bundled-sqlite`)
+//! With `bundled-sqlite`, nothing to install. URL: a file path. A reservation is one
+//! `INSERT … ON CONFLICT DO UPDATE … RETURNING` in autocommit; a single write statement takes the
+//! write lock before it reads, like an immediate transaction. Configure every connection with
+//! `seqgen::sqlite::configure(&mut conn)` (or `seqgen::sqlite::SqliteSetup` as an r2d2 connection
+//! customizer): a 5 s busy timeout so writers queue instead of failing with "database is
+//! locked", and WAL so readers never block the writer. SQLite has one writer per database, so
+//! inside your transaction seqgen always takes the numbers in that transaction (a second
+//! connection could not write until you commit); prefer `conn.immediate_transaction(…)` for
+//! transactions that write. Tests: a new file per test, nothing to configure.
+//!
+//! ## PostgreSQL (`postgres`)
+//! Needs libpq (`libpq-dev`). URL: `postgres://user@host:5432/db`. A reservation is one
+//! `INSERT … ON CONFLICT DO UPDATE … RETURNING`, which creates the row when it is missing. Under
+//! REPEATABLE READ or SERIALIZABLE sessions PostgreSQL aborts conflicting reservations with
+//! serialization failures (40001): seqgen retries its own autocommit reservations (bounded), and
+//! inside your transaction returns `Error::TransactionConflict` ("roll back and run it again").
+//! Every reservation commits durably whatever `synchronous_commit` says (it sets it `on` for its
+//! own transaction only); a server with `fsync = off` is refused (`Error::NotDurable`).
+//! Give the generator a pool (`Generator::builder().pool(pool)`, or `seqgen::global::use_pool(pool)` for
+//! the process-wide default behind `next_id` and the derive) so blocks needed inside your
+//! transactions are reserved beside them and your transaction never holds the counter row lock,
+//! and so the next block of a busy key is reserved in the background before the current one runs
+//! dry (`BENCHMARKS.md` has the figures).
+//! Tests: `PG_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test cargo test --features postgres`.
+//!
+//! ## MySQL and MariaDB (`mysql`)
+//! Needs libmysqlclient or libmariadb (`libmariadb-dev libmariadb-dev-compat pkg-config`). URL:
+//! `mysql://user:password@host:3306/db`. No RETURNING: a reservation is
+//! `UPDATE db_key SET current_value = LAST_INSERT_ID(current_value + n) WHERE …` (a record lock
+//! on the primary key, nothing else) then `SELECT LAST_INSERT_ID()` on the same connection, which
+//! also reads the database's identity. For an undated, unscoped key the `UPDATE` checks on the
+//! key's row that its shape is the spec's and that the block is the size its `batch_size` gives
+//! (a new key, or a `batch_size` changed since the last reservation, is read first: three
+//! statements instead of two, once). A dated or scoped counter is read first every time: its
+//! settings are on another row, and an `UPDATE` of `db_key` joined to itself, tried, took MariaDB
+//! longer than the three statements. Diesel prepares every statement and sends one per round
+//! trip, so two is the least without a stored routine (`BENCHMARKS.md` has what the second
+//! statement saved). A missing row is created with `INSERT IGNORE` and the update repeated; seqgen avoids
+//! `INSERT … ON DUPLICATE KEY UPDATE`, whose gap locks deadlock under concurrency. Deadlocks
+//! (1213) of its own reservations are retried. Pools work as for PostgreSQL. seqgen refuses a
+//! server with `innodb_flush_log_at_trx_commit` other than 1 (`Error::NotDurable`): there a crash
+//! loses commits the server already acknowledged. Tests:
+//! `MYSQL_DATABASE_URL=mysql://root@127.0.0.1:3306/test cargo test --features mysql`.
+//!

@@ -1,0 +1,131 @@
+//! # The derive, and what an ID looks like
+//!
+//! `#[derive(DistributedId)]` on a Diesel model marks its ID fields; [`insert_into`] fills
+//! the unset ones, one reservation for a whole bulk, and inserts on the same connection.
+//!
+//! ```
+//! use diesel::prelude::*;
+//! use seqgen::DistributedId;
+//!
+//! diesel::table! { orders (order_no) { order_no -> Text, invoice_no -> Nullable<BigInt>, item -> Text } }
+//!
+//! #[derive(Insertable, DistributedId)]
+//! #[diesel(table_name = orders)]
+//! struct NewOrder {
+//!     #[distributed_id(prefix = "ORD", date = "%y%m", pad = 4, batch = 50)]
+//!     order_no: String,
+//!     #[distributed_id(key = "invoices", date = "", pad = 10)]
+//!     invoice_no: Option<i64>,
+//!     item: String,
+//! }
+//!
+//! let mut conn = SqliteConnection::establish(":memory:")?;
+//! seqgen::run_migrations(&mut conn)?;
+//! diesel::sql_query(
+//!     "CREATE TABLE orders (order_no TEXT PRIMARY KEY, invoice_no BIGINT, item TEXT NOT NULL)",
+//! )
+//! .execute(&mut conn)?;
+//!
+//! let mut orders: Vec<NewOrder> = ["tea", "cake"]
+//!     .map(|item| NewOrder { order_no: String::new(), invoice_no: None, item: item.into() })
+//!     .into();
+//! seqgen::insert_into(orders::table).values(&mut orders).execute(&mut conn)?;
+//! assert!(orders[1].order_no.starts_with("ORD") && orders[1].order_no.ends_with("0002"));
+//! assert_eq!(orders[1].invoice_no, Some(2));
+//!
+//! // Or fill first and insert with plain Diesel.
+//! let mut more = NewOrder { order_no: String::new(), invoice_no: None, item: "jam".into() };
+//! seqgen::assign_ids(&mut more, &mut conn)?;
+//! diesel::insert_into(orders::table).values(&more).execute(&mut conn)?;
+//! assert_eq!(more.invoice_no, Some(3));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## `#[distributed_id(...)]`
+//!
+//! All keys are optional:
+//!
+//! | key | default | meaning |
+//! |---|---|---|
+//! | `prefix = "U"` | none | literal text before the date |
+//! | `date = "%Y%m%d"` | `"%Y%m%d"` | chrono strftime pattern of the date part; `""` for none |
+//! | `pad = 6` | `6` | counter digits, 1..=18 |
+//! | `batch = 100` | `100` | numbers reserved per database round trip |
+//! | `key = "users"` | the Diesel table name | the `db_key` counter to draw from |
+//! | `gapless` (`nowait`) | batched | numbers taken in the inserting transaction: [gapless](super::gapless) |
+//! | `scope = "company_id"` | none | fields whose values each get their own counter: [scopes](super::scopes) |
+//!
+//! Policies, templates, time zones and check characters have keys of their own (`overflow`,
+//! `max`, `series`, `format`, `tz`, `check`): see [policies](super::policies).
+//!
+//! The table name comes from `#[diesel(table_name = …)]`, or Diesel's inference from the struct
+//! name (`NewUser` → `new_users`). Fields may be any type implementing [`IdValue`]: `String`,
+//! `Option<String>`, `i64`, `Option<i64>`, aliases of them, and newtypes of your own (`struct
+//! OrderNo(String)` implements it by handing out `self.0.id_slot()`). Only unset ones get an ID
+//! (an empty `String`, `None`, or `0` for a plain `i64`), so a value you set is inserted as is.
+//! Several annotated fields are fine, each with its own key.
+//!
+//! `get_result` / `get_results` work where the backend has `RETURNING` (SQLite, PostgreSQL).
+//! For anything else Diesel offers (`on_conflict`, …), `execute_with` fills the IDs and runs
+//! your statement, with the same give-back for gapless fields on failure:
+//!
+//! ```
+//! # use diesel::prelude::*;
+//! # use seqgen::DistributedId;
+//! # diesel::table! { tags (id) { id -> Text, name -> Text } }
+//! # #[derive(Insertable, DistributedId)]
+//! # #[diesel(table_name = tags)]
+//! # struct NewTag { #[distributed_id(prefix = "T", date = "", pad = 4)] id: String, name: String }
+//! # let mut conn = SqliteConnection::establish(":memory:")?;
+//! # seqgen::run_migrations(&mut conn)?;
+//! # diesel::sql_query("CREATE TABLE tags (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE)").execute(&mut conn)?;
+//! let mut tag = NewTag { id: String::new(), name: "rust".into() };
+//! let inserted = seqgen::insert_into(tags::table)
+//!     .values(&mut tag)
+//!     .execute_with(&mut conn, |table, row, conn| {
+//!         diesel::insert_into(table).values(row).on_conflict_do_nothing().execute(conn)
+//!     })?;
+//! assert_eq!((inserted, tag.id.as_str()), (1, "T0001"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! `.with_generator(&generator)` takes IDs from your own [`Generator`];
+//! `#[distributed_id(crate = "my_app::seqgen")]` on the struct names seqgen for crates that
+//! re-export it. Every mistake in the attribute is a compile error pointing at the token (see
+//! `seqgen/tests/ui/`), checked by the same rules as [`SpecBuilder::build`] (the derive builds
+//! each spec with `seqgen-core` at compile time).
+//!
+//! ## What an ID looks like
+//!
+//! `prefix + date + counter`, the counter zero-padded to `pad` digits and starting at 1 in
+//! every period (every distinct value of the date part). Defaults: no prefix, date `%Y%m%d`,
+//! pad 6, batch 100.
+//!
+//! | spec | ID |
+//! |---|---|
+//! | prefix `U`, date `%Y%m%d`, pad 6 | `U20250702000001` |
+//! | prefix `MENU`, no date (`""`), pad 6 | `MENU000001` |
+//! | prefix `ORD`, date `%y%m`, pad 4 | `ORD25070001` |
+//! | no prefix, date `%Y%m%d`, pad 8 | `2025070200000001`, also as `i64` |
+//!
+//! Specs are checked when built: pad 1..=18, batch at least 1, the date pattern must parse (an
+//! unknown specifier is named in the error) and change at most once a second, the prefix must
+//! be printable. A spec has an `i64` form ([`Generator::next_number`]) when it has no prefix
+//! and its date part is digits only with date + pad at most 18 digits. The date is taken in
+//! UTC unless the spec names a [time zone](super::policies).
+//!
+//! ```
+//! use seqgen::Spec;
+//!
+//! let err = Spec::builder("users").date("%Y%Q").build().unwrap_err();
+//! assert!(err.to_string().contains("%Q"), "{err}");
+//! let menu = Spec::builder("menus").prefix("MENU").date("").build()?;
+//! assert_eq!(menu.format("", 1), "MENU000001");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`insert_into`]: crate::insert_into
+//! [`IdValue`]: crate::IdValue
+//! [`Generator`]: crate::Generator
+//! [`Generator::next_number`]: crate::Generator::next_number
+//! [`SpecBuilder::build`]: crate::SpecBuilder::build

@@ -1,0 +1,98 @@
+//! # Gapless mode
+//!
+//! For invoices, receipts and anything an auditor counts: add `gapless` to the field, or use
+//! `.gapless()` on a `Spec`, or plain counters without a model ([`crate::sequence`]):
+//!
+//! ```
+//! use diesel::prelude::*;
+//! use seqgen::DistributedId;
+//!
+//! diesel::table! { invoices (number) { number -> Text, amount -> BigInt } }
+//!
+//! #[derive(Insertable, DistributedId)]
+//! #[diesel(table_name = invoices)]
+//! struct NewInvoice {
+//!     #[distributed_id(prefix = "INV", date = "", pad = 6, gapless)]
+//!     number: String,
+//!     amount: i64,
+//! }
+//!
+//! let mut conn = SqliteConnection::establish(":memory:")?;
+//! seqgen::run_migrations(&mut conn)?;
+//! diesel::sql_query("CREATE TABLE invoices (number TEXT PRIMARY KEY, amount BIGINT NOT NULL)")
+//!     .execute(&mut conn)?;
+//!
+//! let mut invoice = NewInvoice { number: String::new(), amount: 120 };
+//! seqgen::insert_into(invoices::table).values(&mut invoice).execute(&mut conn)?;
+//! assert_eq!(invoice.number, "INV000001");
+//!
+//! // A rolled-back transaction gives its number to the next one: no gap.
+//! let rolled_back = conn.transaction(|conn| {
+//!     let mut invoice = NewInvoice { number: String::new(), amount: 7 };
+//!     seqgen::insert_into(invoices::table).values(&mut invoice).execute(conn)?;
+//!     Err::<(), _>(seqgen::Error::Database(diesel::result::Error::RollbackTransaction))
+//! });
+//! assert!(rolled_back.is_err());
+//! let mut next = NewInvoice { number: String::new(), amount: 8 };
+//! seqgen::insert_into(invoices::table).values(&mut next).execute(&mut conn)?;
+//! assert_eq!(next.number, "INV000002");
+//!
+//! let n = conn.transaction(|conn| seqgen::sequence::next_value(conn, "receipt"))?; // 1, 2, 3, …
+//! let v = conn.transaction(|conn| seqgen::sequence::next_values(conn, "receipt", 5))?;
+//! assert_eq!((n, v), (1, vec![2, 3, 4, 5, 6]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! - The counter row is locked and incremented **inside the caller's transaction**; the ID and the
+//!   row commit or roll back together. A rollback gives the number to the next caller: the
+//!   committed numbers of a period are exactly 1..N, no gap, no repeat.
+//! - `seqgen::insert_into(..)` opens a transaction around fill + insert when none is open; if it
+//!   fails, the fields it filled are set back to unset, so a retry takes a fresh number. When a
+//!   transaction of your own rolls back, do the same before retrying (clear the gapless fields,
+//!   or build the records again): the rollback gave their numbers to the next caller. The
+//!   low-level calls (`assign_ids`, `Generator::next_id`, `next_value`) refuse to run outside a
+//!   transaction ([`Error::OutsideTransaction`](crate::Error::OutsideTransaction)): a number taken in autocommit could be lost before
+//!   the row that uses it is written. [`Sequence::new(key)?.allow_outside_transaction()`](crate::sequence::Sequence::allow_outside_transaction) opts in.
+//! - Same key: callers queue on the row lock, in order. Different keys: different rows, never
+//!   blocking each other (on PostgreSQL and MySQL; SQLite has one writer per database). Several
+//!   gapless keys of one record are always locked in key order, so two writers never deadlock.
+//! - `#[distributed_id(gapless, nowait)]` / `Spec::builder(..).gapless_nowait()` /
+//!   `Sequence::new(key)?.nowait()`: instead of waiting for a transaction holding the counter,
+//!   fail at once with [`Error::Busy`](crate::Error::Busy); the attempt runs in a savepoint, so your transaction stays
+//!   usable.
+//! - Periods work as in batched mode; gapless and batched fields can share a struct and the
+//!   `db_key` table.
+//! - Cost: the counter row is locked until your transaction commits, so a hot key allows one
+//!   transaction at a time. Keep those transactions short.
+//! - **On PostgreSQL the insert takes the number itself.** `seqgen::insert_into(..).execute(..)`
+//!   (and `seqgen::nonblocking::insert_into(..).execute(..)` on diesel-async)
+//!   of records whose only ID field is gapless, with a spec of prefix, date part and zero-padded
+//!   number (`widen` included; no template, series, check characters, letters, cycle, scope or
+//!   `nowait`), is one statement: a data-modifying CTE advances the counter and the `INSERT`
+//!   reads it, so the row is locked from that statement to your `COMMIT`, with no round trip of
+//!   yours in between. Like any failed statement on PostgreSQL, a failed insert (a unique
+//!   violation) then aborts your transaction, which gives the number back; to go on after one,
+//!   run the insert in a nested `conn.transaction(..)` (a savepoint). Everything else (other
+//!   backends, `get_result`, `execute_with`, `assign_ids`, a key's first insert in a process, a
+//!   record with a `None` that Diesel writes as `DEFAULT`, a struct with `embed`ded or skipped
+//!   fields or an ID column whose `table!` `sql_name` is not its field's name) takes the number with its
+//!   own statement first, in a savepoint when your transaction is open, so that a failed insert
+//!   gives it back while your transaction goes on.
+//!
+//! Isolation levels:
+//!
+//! | backend | READ COMMITTED | REPEATABLE READ | SERIALIZABLE |
+//! |---|---|---|---|
+//! | PostgreSQL | supported | a counter changed since your snapshot aborts your transaction: `Error::TransactionConflict`, run it again | same as REPEATABLE READ |
+//! | MySQL / MariaDB | supported | supported (the update reads the latest row under its lock) | supported; plain reads take share locks here, so transactions taking numbers of one key deadlock more often: InnoDB aborts one (`Error::TransactionConflict`), run it again |
+//! | SQLite | (always serializable) | | use `immediate_transaction` for transactions that read before they take a number |
+//!
+//! On MySQL/MariaDB under REPEATABLE READ (its default), transactions racing to take the very
+//! first number of a period can deadlock while creating the period's row (InnoDB gap locks);
+//! InnoDB aborts one of them with 1213, surfaced as `Error::TransactionConflict`: run the
+//! transaction again — [`seqgen::retry_transaction(&mut conn, |conn| { … })`](crate::retry_transaction) does that in one call
+//! (up to 20 attempts, with a growing jittered pause). Give the generator a pool
+//! ([`GeneratorBuilder::pool`](crate::GeneratorBuilder::pool)) and the row
+//! is created beside your transaction instead, which avoids it. Batched mode's own reservations
+//! run in autocommit and retry these conflicts themselves.
+//!

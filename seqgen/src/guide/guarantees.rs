@@ -1,0 +1,167 @@
+//! # Guarantees
+//!
+//! **Never a duplicate**: across threads, processes, machines, restarts, rollbacks, clock skew and
+//! dropped connections.
+//!
+//! - Every reservation is one atomic statement that adds `n` to the counter row (creating it if
+//!   missing) and returns the new value: SQLite and PostgreSQL
+//!   `INSERT … ON CONFLICT DO UPDATE … RETURNING`, MySQL
+//!   `UPDATE … SET current_value = LAST_INSERT_ID(current_value + n)`. Two instances always get
+//!   disjoint blocks.
+//! - **Periods are rows**, keyed by `(key_name, period)`: a counter is never reset in place. An
+//!   instance whose clock is a day behind stamps IDs with its (wrong) date and draws from that
+//!   date's counter, which only grows: it can never reissue a number. A block reserved for one
+//!   period never issues IDs stamped with another; at midnight the rest of it goes back to that
+//!   period's counter at the key's next reservation (a hole only if another instance reserved
+//!   after it).
+//! - **Only committed numbers are cached.** When the connection is inside a transaction
+//!   (Diesel's `conn.transaction`) and the cache is empty, seqgen either reserves through the
+//!   generator's r2d2 pool on another connection in autocommit (PostgreSQL, MySQL:
+//!   `Generator::builder().pool(pool)`), or takes exactly the numbers asked for inside your
+//!   transaction and caches nothing: a rollback gives them back. The second way holds the
+//!   counter's row lock until you commit; on SQLite it is always the way (one writer per database).
+//!   A transaction opened with a raw `BEGIN` is invisible to Diesel and so to seqgen: use
+//!   `conn.transaction`. Numbers given back by a rollback go to the next caller, so after your
+//!   transaction rolls back, clear the ID fields it filled (or build the records again) before
+//!   retrying; a record that keeps such a number would share it.
+//! - **Overflow is an error** naming the key and period (`Error::Overflow`), never a truncated or
+//!   wrapped ID. A request that cannot fit (`next_ids(5000)` on a 3-digit key) is refused before
+//!   anything is reserved, so the key keeps working. Counters never pass `i64::MAX`: a
+//!   reservation that would (an operator's huge `batch_size`, a `start_value` near the end with
+//!   `widen`) takes only what is needed, or fails with `Error::CounterOutOfRange` naming the key;
+//!   on every backend, SQLite included, nothing wraps or clamps.
+//! - **Databases are told apart.** A database is known by what the server says it is plus a
+//!   token stored in it: PostgreSQL's cluster `system_identifier` and the database's oid; MySQL's
+//!   host, port, data directory, `server_id` and schema; SQLite's file with its device and inode;
+//!   and the random token in the reserved `db_key` row `('', '')`. A copy (a copied SQLite file,
+//!   `CREATE DATABASE … TEMPLATE`, a dump restored elsewhere) carries the token but not the rest,
+//!   so it is another database. The functions of [`crate::global`] use a process-wide
+//!   default that keeps one cache per database, so a test suite with a database per test just
+//!   works: a connection checked out of an r2d2 pool is identified at its first use and then
+//!   remembers its database (in the pool's per-connection extensions, which live as long as the
+//!   physical connection); any other connection is identified with one query per call. A `Generator` you create serves one database and refuses
+//!   another (`Error::DifferentDatabase`) at its next reservation.
+//! - **Reservations are durable.** On PostgreSQL every reservation commits with
+//!   `synchronous_commit = on` (its own transaction only: your other writes keep your setting).
+//!   A server that cannot commit durably is refused with `Error::NotDurable`, naming the setting:
+//!   MySQL/MariaDB with `innodb_flush_log_at_trx_commit` other than 1, PostgreSQL with
+//!   `fsync = off`. For a development database, accept it with
+//!   `Generator::builder().accept_non_durable_server()` or
+//!   `seqgen::global::accept_non_durable_server()`.
+//! - **A counter that went back is refused.** A generator remembers the highest number it held
+//!   per key and period (the last 16 periods); a reservation that returns a block at or below it
+//!   (an operator lowered `current_value`, `db_key` was restored from an old backup) is
+//!   `Error::CounterWentBack` and none of its numbers is served. It sees only its own history:
+//!   a process started after the edit cannot know what was handed out before.
+//! - **One key, one shape.** The first use of a key records its shape on the key's row (`db_key.shape`,
+//!   e.g. `U{date:%Y%m%d}{seq:6}`: prefix, date pattern, width, overflow, series, template); a
+//!   spec of another shape on the same key is refused with `Error::ShapeChanged`, since two
+//!   shapes can print the same ID from different period rows (`%Y%m%d` + 8 digits and
+//!   `%Y%m%d%H` + 6). To change the format, use a new key.
+//! - **Keys are exact.** A key with leading or trailing whitespace or a control character is
+//!   refused by `Spec::build` and by the derive (MariaDB's `PAD SPACE` collations compare `"pk "`
+//!   equal to `"pk"`, and `" "` to the reserved row `''`).
+//! - **Gapless numbers of a failed insert go back.** `seqgen::insert_into` runs the fill and the
+//!   insert of a gapless record in a savepoint when a transaction is open, so an insert that fails
+//!   (a unique violation you catch) gives its number back on every backend; on PostgreSQL, where
+//!   the insert takes the number in the same statement (see [gapless](super::gapless)), the failed statement
+//!   aborts your transaction instead, which gives it back as well. With `assign_ids`, do the
+//!   same yourself: `conn.transaction(|conn| { assign…; insert… })` inside yours.
+//!
+//! ## What can still produce a duplicate
+//!
+//! seqgen detects what it can see; these it cannot, and they are yours to avoid:
+//!
+//! - **Editing `db_key` by hand while instances run.** Lowering `current_value` is refused by
+//!   the instances that held higher numbers, but an instance started after the edit, or one that
+//!   never held that key, takes the lowered numbers. Only raise counters; to renumber, use a new key.
+//! - **Restoring the whole database to an earlier point** (a backup, a point-in-time recovery, a
+//!   VM snapshot) while app instances hold blocks reserved after that point: the restored server
+//!   keeps its identity, and the numbers in those blocks come again. Restart every instance after
+//!   a restore, and raise the counters past what was issued (`max(id)` of your tables).
+//! - **A physical copy of a PostgreSQL cluster** (a promoted replica after failover,
+//!   `pg_basebackup`, a file-system copy) has the same system identifier and oid: it is the same
+//!   database to seqgen, which is right for a failover with synchronous replication, and wrong
+//!   for an asynchronous replica that lost the last commits or for a clone used beside the
+//!   original. Restart instances after a failover to an asynchronous replica.
+//! - **MariaDB has no server UUID**: a clone on another host or port, or in another schema, is
+//!   told apart, but a data directory copied to the same host, port and path and started in place
+//!   of the original (with the same `server_id`) is not. MySQL 8's `@@server_uuid` would tell them
+//!   apart; seqgen does not read it yet.
+//! - **Switching database on a connection** (`USE other` on MySQL) after a `Generator` was bound
+//!   to it, or after a pooled connection was identified: seqgen checks the database at each
+//!   reservation and once per pooled connection, not at every cached number.
+//! - **SQLite with `synchronous = NORMAL`** (what `seqgen::sqlite::configure` sets, with WAL)
+//!   survives a crash of the process, not a power cut: the last commits can be lost with the
+//!   machine. Use `PRAGMA synchronous = FULL` where the machine can lose power.
+//! - **Servers configured not to be durable** that you accepted with
+//!   `accept_non_durable_server`.
+//!
+//! ## Voiding a number
+//!
+//! Auditors ask "why is 1041 missing?". `seqgen::ledger::void(&mut conn, &spec,
+//! "INV2026001041", "customer cancelled")?` records an issued number as cancelled, with its reason, in the `db_key_void`
+//! ledger (migration `00000000000400`), on your connection: inside your transaction it commits or
+//! rolls back with the rest. It refuses an ID the spec could not have produced
+//! (`Error::InvalidId`), a number the counter never handed out (`Error::NotIssued`) and a second
+//! void (`Error::AlreadyVoided`); `seqgen::ledger::voided(&mut conn, &spec, period)?` lists the
+//! ledger of a period. For a scoped key, pass `spec.scope("acme")`: each scope has its ledger.
+//! Voiding explains a gap, it does not fill it: the number is never handed out again.
+//!
+//! ## Looking without taking
+//!
+//! `seqgen::global::last_value(&mut conn, &spec)?` is the last counter the database handed out in the
+//! current period (`None` before the first), `seqgen::global::peek_next(&mut conn, &spec)?` the one it
+//! hands out next if nothing else takes one first (after the last, or at the key's `start_value`);
+//! neither reserves nor locks anything (`Generator::last_value` / `peek_next` use a generator's
+//! clock). In gapless mode they show what committed: the next committing transaction gets
+//! `peek_next`, unless another commits first. In batched mode they show the database's view, in
+//! whole blocks: numbers an instance still holds in memory count as handed out, and `peek_next` is
+//! where the next *reservation* starts. Format a counter with `spec.format(&spec.period_at(now), n)`.
+//! For a scoped key, pass `spec.scope("acme")`.
+//!
+//! ## Giving numbers back
+//!
+//! On a clean shutdown, `generator.release(&mut conn)?` (or `seqgen::global::release(&mut conn)?` for
+//! the process-wide default) gives each block's unused tail back to its counter with one
+//! compare-and-set per key (`SET current_value = <first unused - 1> WHERE current_value = <block
+//! end>`): it succeeds only when no other instance reserved after this one, and then the next
+//! instance continues without a hole; otherwise those numbers stay holes. Either way the
+//! generator serves none of them afterwards. It refuses a connection to another database
+//! (`Error::DifferentDatabase`), since lowering a counter there would repeat its numbers.
+//!
+//! **A running process loses no number.** Every thread and task takes numbers from a key's block in
+//! order (one compare-and-swap each; `BENCHMARKS.md` has what it costs), so what a generator holds is always
+//! the end of its blocks: nothing is stranded with a thread that ends, the block reserved ahead is
+//! served before any later one, and the rest of a period's block goes back to its counter when the
+//! period ends. One process, many threads, then `release`: the numbers handed out are exactly
+//! `1..=n` (`seqgen/tests/invariant.rs`, and a loom model check of every interleaving of a small
+//! case, `seqgen/src/generator/model_check.rs`).
+//!
+//! ```
+//! use diesel::prelude::*;
+//!
+//! let mut conn = SqliteConnection::establish(":memory:")?;
+//! seqgen::run_migrations(&mut conn)?;
+//! let orders = seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).build()?;
+//!
+//! let generator = seqgen::Generator::new();
+//! assert_eq!(generator.next_id(&mut conn, &orders)?, "ORD0001"); // a block of 100: 2..=100 held
+//! assert_eq!(generator.release(&mut conn)?, 99);
+//! assert_eq!(seqgen::global::peek_next(&mut conn, &orders)?, 2); // the next instance goes on at 2
+//!
+//! // An auditor's answer for a number that was issued and cancelled.
+//! seqgen::ledger::void(&mut conn, &orders, "ORD0001", "entered twice; cancelled")?;
+//! let ledger = seqgen::ledger::voided(&mut conn, &orders, "")?;
+//! assert_eq!((ledger[0].number, ledger[0].reason.as_str()), (1, "entered twice; cancelled"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! **Holes are still possible in batched mode**, by design: numbers a process had cached when it
+//! stopped (or a generator it dropped), numbers taken in a call that then failed, numbers of a
+//! transaction that rolled back after taking them from the cache, and unused numbers that could not
+//! go back because another instance reserved after them. A larger batch means fewer round trips and
+//! bigger holes; blocks grow with demand (about a second's worth), so a crash of a
+//! busy instance leaves about a second's worth of numbers unused, and `release` on a clean shutdown
+//! leaves none. Where holes are not acceptable, use gapless mode.
+//!

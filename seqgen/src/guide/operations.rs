@@ -1,0 +1,172 @@
+//! # Operations
+//!
+//! ## The `seqgen` command
+//!
+//! An operator looks at and changes the counters with `seqgen` (crate `seqgen-cli`), without
+//! writing SQL against `db_key`. Like the diesel CLI it takes `--url` or `DATABASE_URL`:
+//! `postgres://…`, `mysql://…`, or a SQLite file.
+//!
+//! ```sh
+//! cargo install seqgen-cli                                # SQLite (built in, nothing to install)
+//! cargo install seqgen-cli --features postgres,mysql      # and the servers (libpq, libmariadb)
+//! ```
+//!
+//! | command | what it does |
+//! |---|---|
+//! | `seqgen migrate` | creates or upgrades `db_key` and the void ledger, naming each migration it applies |
+//! | `seqgen keys [--key K] [--json]` | every key with its scopes and periods: current value, batch size, start value, shape, last change |
+//! | `seqgen peek --key K [--scope S] [--period P] [--tz Z] [--json]` | the last number and the next one of a period (the current one by default), as numbers and IDs |
+//! | `seqgen set-batch --key K N\|default` | the key's `batch_size`, printed before -> after |
+//! | `seqgen set-start --key K N\|default` | the key's `start_value`, refused past what its IDs can print |
+//! | `seqgen gaps --key K --table T --column C [--scope S --scope-column SC] [--period P] [--json]` | the numbers of a period missing from your table, each voided (with its reason) or unexplained; duplicates and IDs past the counter too. For a scoped key, one scope: the rows whose `SC` holds `S` |
+//! | `seqgen void --key K [--scope S] --reason R ID` | records in the void ledger that an issued ID was cancelled, and why (`seqgen::ledger::void`): refused for an ID the key could not have issued, a number past the counter, or one voided already |
+//! | `seqgen prune --key K --before P [--tz Z] [--min-age-secs S]` | deletes the key's rows of periods before `P`, but never the current period nor the newest one in the table (the last one in use); refuses a period whose row took a number less than `S` seconds ago (default 3600, on the database's clock) or takes one while it runs, an undated key (its only row is its counter) and date patterns whose periods do not sort as dates |
+//!
+//! Exit codes: 0 done; 1 `gaps` found something unexplained (for an auditor's job to alert on); 2
+//! bad input or a refused change; 3 the database failed or could not be reached. Every change is one transaction and is
+//! checked before it is made: a refused change changes nothing, and a mistyped key is an error,
+//! not a new key. `seqgen` reads the key's IDs from the shape recorded on its row, so it needs no
+//! application code; periods are taken in UTC unless `--tz` says otherwise. Prune only periods
+//! long past: an instance whose clock lags would create a deleted period's row again and hand
+//! its numbers out a second time; `prune` refuses a period that took a number within the last
+//! hour (`--min-age-secs`), far more than any clock an instance should run on. On SQLite a change waits for the write lock like any writer;
+//! on MySQL it locks the key's row before anything else, so it never deadlocks with an app
+//! taking numbers (both tested with an app writing without pause). The same functions are
+//! the library's [`crate::admin`], for an admin screen of your own.
+//!
+//! After `cargo run --example quickstart`:
+//!
+//! ```text
+//! $ seqgen keys --url /tmp/seqgen-quickstart.db
+//!  KEY     SCOPE  PERIOD    CURRENT  BATCH  START  SHAPE                  UPDATED
+//!  menus   -      -             100      -      -  MENU{date:}{seq:6}     2026-11-23 06:18:27
+//!  orders  -      -               0      -      -  ORD{date:%y%m}{seq:4}  2026-11-23 06:18:27
+//!  orders  -      2611          100      -      -  -                      2026-11-23 06:18:27
+//!  users   -      -               0      -      -  U{date:%Y%m%d}{seq:6}  2026-11-23 06:18:27
+//!  users   -      20261123      100      -      -  -                      2026-11-23 06:18:27
+//! $ seqgen peek --url /tmp/seqgen-quickstart.db --key orders
+//! key:    orders
+//! period: 2611
+//! last:   100 (ORD26110100)
+//! next:   101 (ORD26110101)
+//! $ seqgen set-batch --url /tmp/seqgen-quickstart.db --key orders 1000
+//! orders: batch_size unset -> 1000
+//! ```
+//!
+//! The row with period `-` is the key's row: its settings and shape, and for an undated key
+//! (`menus`) its counter. A scoped key has a row per scope and period beside it (`SCOPE`). `peek` shows the database's view: in batched mode the quickstart
+//! reserved a block of 100, of which it used four.
+//!
+//! After `cargo run --example audit` (five gapless invoices; the second voided with
+//! `seqgen::ledger::void` and deleted, the fourth deleted by hand), and once the fourth is accounted for:
+//!
+//! ```text
+//! $ seqgen gaps --url /tmp/seqgen-audit.db --key invoices --table invoices --column number
+//! invoices, period 2026: numbers 1..=5 handed out, 3 found in invoices.number
+//!          2  INV2026000002  voided: customer cancelled the order
+//!          4  INV2026000004  unexplained
+//! 1 unexplained, 0 duplicated, 0 past the counter
+//! $ echo $?
+//! 1
+//! $ seqgen void --url /tmp/seqgen-audit.db --key invoices --reason "shredded by mistake; reissued as INV2026000006" INV2026000004
+//! invoices: INV2026000004 voided (shredded by mistake; reissued as INV2026000006)
+//! $ seqgen gaps --url /tmp/seqgen-audit.db --key invoices --table invoices --column number
+//! invoices, period 2026: numbers 1..=5 handed out, 3 found in invoices.number
+//!          2  INV2026000002  voided: customer cancelled the order
+//!          4  INV2026000004  voided: shredded by mistake; reissued as INV2026000006
+//! every missing number is voided
+//! ```
+//!
+//! After `cargo run --example scoped` (six invoices of three companies), and company 2's first
+//! invoice deleted by hand:
+//!
+//! ```text
+//! $ seqgen keys --url /tmp/seqgen-scoped.db --key invoices
+//!  KEY       SCOPE  PERIOD  CURRENT  BATCH  START  SHAPE                        UPDATED
+//!  invoices  -      -             0      -      -  INV{date:%Y}{seq:4}{scoped}  2026-11-23 06:17:49
+//!  invoices  1      2026          3      -      -  -                            2026-11-23 06:17:49
+//!  invoices  2      2026          2      -      -  -                            2026-11-23 06:17:49
+//!  invoices  3      2026          1      -      -  -                            2026-11-23 06:17:49
+//! $ seqgen gaps --url /tmp/seqgen-scoped.db --key invoices --table invoices --column number --scope 2 --scope-column company_id
+//! invoices (scope 2), period 2026: numbers 1..=2 handed out, 1 found in invoices.number
+//!          1  INV20260001  unexplained
+//! 1 unexplained, 0 duplicated, 0 past the counter
+//! ```
+//!
+//! `gaps` is meant for gapless keys, where every number up to the counter committed; on a
+//! batched key holes are expected. It reads the column whole (IDs as text, or as integers for a
+//! numeric spec), so run it against a replica for a large table.
+//!
+//! ## Statistics
+//!
+//! `Generator::stats()` (and `seqgen::global::stats()` for the process-wide default generators, summed
+//! over databases) tells what a generator did for each key since it was built:
+//!
+//! ```
+//! use diesel::prelude::*;
+//!
+//! let mut conn = SqliteConnection::establish(":memory:")?;
+//! seqgen::run_migrations(&mut conn)?;
+//! let spec = seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(10).build()?;
+//!
+//! let generator = seqgen::Generator::new();
+//! generator.next_ids(&mut conn, &spec, 3)?; // one reservation: 1..=10, serves 1..=3
+//! generator.next_id(&mut conn, &spec)?;     // 4, from memory
+//! for key in generator.stats() {
+//!     println!(
+//!         "{}: {} from memory, {} reservations of {} numbers ({:?} on average, {:?} at most), \
+//!          {} abandoned, {} given back, {} retries, {} conflicts",
+//!         key.key, key.served_from_memory, key.reservations, key.numbers_reserved,
+//!         key.reservation_time.mean(), key.reservation_time.max,
+//!         key.numbers_abandoned, key.numbers_given_back, key.retries, key.conflicts,
+//!     );
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! `served_from_memory` counts the hits. Without a pool, every batched reservation is one miss (a
+//! caller waited for it); with a pool, most are made ahead in the background and nobody waits.
+//! `numbers_abandoned` counts the holes this instance made (unused numbers that could not go back to
+//! their counter because another instance reserved after them); `numbers_given_back` what went back
+//! (at `release`, at a new period, for dropped scopes); `conflicts`
+//! counts `Error::Busy` and `Error::TransactionConflict`. Counting costs the cached path nothing:
+//! IDs served from memory are counted under the lock that serves them, the rest once per
+//! reservation.
+//!
+//! ## Metrics
+//!
+//! With the `metrics` feature the same counts go to the [`metrics`](https://docs.rs/metrics)
+//! facade, labelled `key`, so whatever recorder the app installs picks them up, e.g. a Prometheus
+//! endpoint with `metrics-exporter-prometheus`:
+//!
+//! ```text
+//! # Cargo.toml: seqgen = { version = "0.2", features = ["postgres", "r2d2", "metrics"] }
+//! metrics_exporter_prometheus::PrometheusBuilder::new().install()?; // GET :9000/metrics
+//! ```
+//!
+//! Counters `seqgen_reservations_total`, `seqgen_numbers_reserved_total`,
+//! `seqgen_ids_served_from_memory_total`, `seqgen_numbers_abandoned_total`,
+//! `seqgen_numbers_given_back_total`, `seqgen_retries_total`, `seqgen_conflicts_total`, and the
+//! histogram `seqgen_reservation_seconds` (names in [`crate::meter`]). They are published at each
+//! reservation and at `release`, never on the cached path, so the IDs served from memory and the
+//! numbers a new period left unused arrive with the next reservation: they lag by up to a block
+//! (about a second for a busy key); `Generator::stats()` is exact at any moment.
+//!
+//! ## Tracing
+//!
+//! With the `tracing` feature, every reservation is a `debug` span `reserve` (target `seqgen`)
+//! with the key, the period, the backend, how it was made (`foreground`, `ahead`, `in
+//! transaction`, `gapless`) and the count of numbers it took; events say when a period ends with
+//! numbers unused (`debug`), a reservation is retried after a serialization failure (`debug`),
+//! `release` cannot give a block back (`debug`), a reservation ahead fails and the foreground
+//! takes over (`warn`), a counter went back or a spec of another shape was refused (`warn`, the
+//! caller also gets the error). `info` stays quiet in a healthy app. With `tracing_subscriber`'s
+//! `fmt` at `debug` and span close events (`tests/tracing.rs` on PostgreSQL, the test's key
+//! name shortened to `traced`):
+//!
+//! ```text
+//! 2026-11-23T03:39:44.661602Z DEBUG reserve{key="traced" period="20261123" backend="postgres" how="foreground" count=10}: seqgen: close time.busy=955µs time.idle=5.21µs
+//! 2026-11-23T03:39:44.661642Z DEBUG seqgen: a new period: the numbers left of the last one go back to its counter key="traced" from=20261123 to=20261124 unused=9
+//! 2026-11-23T03:39:44.662476Z DEBUG reserve{key="traced" period="20261124" backend="postgres" how="foreground" count=10}: seqgen: close time.busy=810µs time.idle=4.51µs
+//! ```
+//!

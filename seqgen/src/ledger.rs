@@ -1,9 +1,7 @@
 //! The void ledger: numbers that were issued and then cancelled (a voided invoice), each with
 //! its reason, so that an auditor's "why is 1041 missing?" has an answer.
 
-use diesel::connection::LoadConnection;
-
-use crate::backend::{Backend, Counter};
+use crate::backend::{Backend, Counter, IdConnection};
 use crate::error::{Error, Result};
 use crate::generator::check_scope;
 use seqgen_core::Scoped;
@@ -43,8 +41,7 @@ pub struct Voided {
 /// ```
 pub fn void<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>, id: &str, reason: &str) -> Result<()>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     let target = spec.into();
     let (spec, scope) = (target.spec(), target.scope());
@@ -84,8 +81,7 @@ where
 /// as it appears in IDs; `""` without one), in number order.
 pub fn voided<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>, period: &str) -> Result<Vec<Voided>>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     let target = spec.into();
     let (spec, scope) = (target.spec(), target.scope());

@@ -101,7 +101,7 @@ mod transaction;
 
 #[cfg(feature = "sqlite")]
 pub use backend::sqlite;
-pub use backend::Backend;
+pub use backend::{Backend, IdConnection};
 pub use error::{Error, Result};
 pub use generator::{Generator, GeneratorBuilder};
 pub use global::assign_ids;

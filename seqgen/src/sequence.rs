@@ -1,9 +1,7 @@
 //! Plain gapless counters without a model, in the spirit of django-sequences:
 //! `seqgen::sequence::next_value(conn, "invoice")` inside a transaction.
 
-use diesel::connection::LoadConnection;
-
-use crate::backend::Backend;
+use crate::backend::IdConnection;
 use crate::driver::in_transaction;
 use crate::error::Result;
 use crate::generator::Generator;
@@ -114,8 +112,7 @@ impl Sequence {
     /// The next value.
     pub fn next_value<C>(&self, conn: &mut C) -> Result<i64>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         self.scope("").next_value(conn)
     }
@@ -123,8 +120,7 @@ impl Sequence {
     /// The next `n` values, consecutive.
     pub fn next_values<C>(&self, conn: &mut C, n: usize) -> Result<Vec<i64>>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         self.scope("").next_values(conn, n)
     }
@@ -159,8 +155,7 @@ impl<'a> ScopedSequence<'a> {
     /// The next value in this scope.
     pub fn next_value<C>(&self, conn: &mut C) -> Result<i64>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         Ok(self.next_values(conn, 1)?[0])
     }
@@ -168,8 +163,7 @@ impl<'a> ScopedSequence<'a> {
     /// The next `n` values in this scope, consecutive.
     pub fn next_values<C>(&self, conn: &mut C, n: usize) -> Result<Vec<i64>>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         // Gapless numbers are never cached: any generator takes them the same way.
         let generator = Generator::new();
@@ -192,8 +186,7 @@ impl<'a> From<&'a Sequence> for ScopedSequence<'a> {
 /// [`Sequence`].
 pub fn next_value<C>(conn: &mut C, key: &str) -> Result<i64>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     Sequence::new(key)?.next_value(conn)
 }
@@ -201,8 +194,7 @@ where
 /// The next `n` values of the gapless counter `key`, inside the caller's transaction.
 pub fn next_values<C>(conn: &mut C, key: &str, n: usize) -> Result<Vec<i64>>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     Sequence::new(key)?.next_values(conn, n)
 }

@@ -12,7 +12,10 @@ use common::{TestConnection, TestDb};
 use seqgen::Spec;
 use tracing_subscriber::fmt::format::FmtSpan;
 
-backend_tests!(a_reservation_is_a_span_and_a_new_period_an_event);
+backend_tests!(
+    a_reservation_is_a_span_and_a_new_period_an_event,
+    a_connection_identified_on_every_call_is_named_once,
+);
 
 /// What the subscriber writes, kept for the assertions.
 #[derive(Clone, Default)]
@@ -28,6 +31,23 @@ impl Write for Captured {
     }
 }
 
+/// Runs `work` with a subscriber of `level` and returns what it wrote.
+fn captured(level: tracing::Level, work: impl FnOnce()) -> String {
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer({
+            let captured = captured.clone();
+            move || captured.clone()
+        })
+        .with_span_events(FmtSpan::CLOSE)
+        .with_max_level(level)
+        .with_ansi(false)
+        .finish();
+    tracing::subscriber::with_default(subscriber, work);
+    let out = captured.0.lock().unwrap().clone();
+    String::from_utf8(out).unwrap()
+}
+
 fn a_reservation_is_a_span_and_a_new_period_an_event<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let key = db.key("traced");
@@ -39,25 +59,13 @@ fn a_reservation_is_a_span_and_a_new_period_an_event<C: TestConnection>(db: Test
         .build()
         .unwrap();
     let (clock, generator) = common::generator_on_fixed_clock();
-    let captured = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer({
-            let captured = captured.clone();
-            move || captured.clone()
-        })
-        .with_span_events(FmtSpan::CLOSE)
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .finish();
-    tracing::subscriber::with_default(subscriber, || {
+    let out = captured(tracing::Level::DEBUG, || {
         for _ in 0..11 {
             generator.next_id(&mut conn, &spec).unwrap(); // blocks 1..=10 and 11..=20
         }
         clock.advance(TimeDelta::days(1)); // 12..=20 stay unused
         generator.next_id(&mut conn, &spec).unwrap();
     });
-
-    let out = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
     let spans: Vec<&str> = out
         .lines()
         .filter(|line| line.contains("reserve{") && line.contains("close"))
@@ -83,4 +91,37 @@ fn a_reservation_is_a_span_and_a_new_period_an_event<C: TestConnection>(db: Test
         "{new_period}"
     );
     assert!(new_period.contains("unused=9"), "{new_period}");
+}
+
+/// A plain connection makes the default generator read the database's identity on every
+/// call, which halves the rate of single-row inserts on a server (issue 30): it says so once,
+/// naming the faster forms; a pooled connection (identified once) and SQLite (a local read)
+/// are not named. Nothing else in this test binary uses the default generator, whose warning
+/// is once per process.
+fn a_connection_identified_on_every_call_is_named_once<C: TestConnection>(db: TestDb<C>) {
+    let key = db.key("identified");
+    let spec = Spec::builder(&key).date("").pad(4).build().unwrap();
+    let pool = db.pool(2);
+    let pooled = captured(tracing::Level::WARN, || {
+        for _ in 0..3 {
+            seqgen::global::next_id(&mut pool.get().unwrap(), &spec).unwrap();
+        }
+    });
+    assert_eq!(pooled, "");
+    let mut conn = db.connect();
+    let plain = captured(tracing::Level::WARN, || {
+        for _ in 0..3 {
+            seqgen::global::next_id(&mut conn, &spec).unwrap();
+        }
+    });
+    let said = plain.matches("one query on every call").count();
+    if C::NAME == "sqlite" {
+        assert_eq!(said, 0, "{plain}");
+    } else {
+        assert_eq!(said, 1, "{plain}");
+        assert!(
+            plain.contains("&mut pool.get()?") && plain.contains("Generator"),
+            "{plain}"
+        );
+    }
 }

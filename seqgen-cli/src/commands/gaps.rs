@@ -3,7 +3,6 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use diesel::connection::LoadConnection;
 use seqgen::admin::{self, Missing};
 use serde::Serialize;
 
@@ -50,8 +49,7 @@ pub(super) fn gaps<C>(
     json: bool,
 ) -> Result<ExitCode, Failure>
 where
-    C: LoadConnection,
-    C::Backend: seqgen::Backend,
+    C: seqgen::IdConnection,
 {
     let spec = admin::recorded_spec(conn, key)?;
     let period = period_of(&spec, args);

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use chrono::Utc;
 use comfy_table::{presets, CellAlignment, Table};
-use diesel::connection::LoadConnection;
 use diesel_migrations::MigrationHarness;
 use seqgen::admin::{self, Setting};
 use serde::Serialize;
@@ -32,8 +31,7 @@ pub(crate) fn run(conn: &mut AnyConnection, command: Command) -> Result<ExitCode
 
 fn run_on<C>(conn: &mut C, command: Command) -> Result<ExitCode, Failure>
 where
-    C: LoadConnection + MigrationHarness<C::Backend> + 'static,
-    C::Backend: seqgen::Backend,
+    C: seqgen::IdConnection + MigrationHarness<C::Backend>,
 {
     match command {
         Command::Migrate => migrate(conn)?,
@@ -101,8 +99,7 @@ where
 
 fn migrate<C>(conn: &mut C) -> Result<(), Failure>
 where
-    C: LoadConnection + MigrationHarness<C::Backend> + 'static,
-    C::Backend: seqgen::Backend,
+    C: seqgen::IdConnection + MigrationHarness<C::Backend>,
 {
     let pending = conn
         .pending_migrations(seqgen::migrations::backend_migrations::<C::Backend>())
@@ -132,8 +129,7 @@ struct KeyRow {
 
 fn keys<C>(conn: &mut C, key: Option<&str>, json: bool) -> Result<(), Failure>
 where
-    C: LoadConnection,
-    C::Backend: seqgen::Backend,
+    C: seqgen::IdConnection,
 {
     let rows = admin::counters(conn, key)?;
     if let (Some(key), true) = (key, rows.is_empty()) {
@@ -223,8 +219,7 @@ fn peek<C>(
     json: bool,
 ) -> Result<(), Failure>
 where
-    C: LoadConnection,
-    C::Backend: seqgen::Backend,
+    C: seqgen::IdConnection,
 {
     let spec = admin::recorded_spec(conn, key)?;
     let period = period_of(&spec, args);
@@ -263,8 +258,7 @@ where
 
 fn set<C>(conn: &mut C, key: &str, setting: Setting, value: Option<i64>) -> Result<(), Failure>
 where
-    C: LoadConnection,
-    C::Backend: seqgen::Backend,
+    C: seqgen::IdConnection,
 {
     let change = admin::set(conn, key, setting, value)?;
     let show = |v: Option<i64>| v.map_or_else(|| "unset".to_owned(), |v| v.to_string());

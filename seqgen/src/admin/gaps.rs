@@ -3,10 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use diesel::connection::LoadConnection;
-
 use super::{check_period, refused};
-use crate::backend::{Backend, Counter as Row};
+use crate::backend::{Backend, Counter as Row, IdConnection};
 use crate::error::Result;
 use crate::generator::check_scope;
 use seqgen_core::{Overflow, Scoped, Spec};
@@ -114,8 +112,7 @@ pub fn gaps<'s, C>(
     period: &str,
 ) -> Result<GapReport>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     let target = spec.into();
     let (spec, scope) = (target.spec(), target.scope());
@@ -154,8 +151,7 @@ fn gaps_of<C>(
     period: &str,
 ) -> Result<GapReport>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     let key = spec.key();
     let counter = Row::new(key, scope.map_or("", |s| s.value), period);

@@ -29,10 +29,8 @@ mod prune;
 pub use gaps::{gaps, GapReport, IdColumn, Missing};
 pub use prune::prune;
 
-use diesel::connection::LoadConnection;
-
-use crate::backend::Backend;
 pub use crate::backend::Setting;
+use crate::backend::{Backend, IdConnection};
 use crate::error::{Error, Result};
 use crate::generator::peek_of;
 use seqgen_core::{Scoped, Spec};
@@ -65,8 +63,7 @@ pub struct Counter {
 /// the database to seqgen is left out.
 pub fn counters<C>(conn: &mut C, key: Option<&str>) -> Result<Vec<Counter>>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     let rows = C::Backend::counters(conn, key)?;
     Ok(rows
@@ -97,8 +94,7 @@ where
 /// shape yet (none took a number since seqgen started recording them).
 pub fn recorded_spec<C>(conn: &mut C, key: &str) -> Result<Spec>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     match shape_spec(conn, key)? {
         Some(spec) => Ok(spec),
@@ -115,8 +111,7 @@ where
 /// The spec the shape recorded on `key`'s row stands for, if one is recorded.
 fn shape_spec<C>(conn: &mut C, key: &str) -> Result<Option<Spec>>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     C::Backend::read_shape(conn, key)?
         .map(|shape| Spec::from_shape(key, &shape).map_err(|e| refused(key, e.to_string())))
@@ -146,8 +141,7 @@ pub struct Change {
 /// start value the key's recorded shape cannot print.
 pub fn set<C>(conn: &mut C, key: &str, setting: Setting, value: Option<i64>) -> Result<Change>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     let refuse = |reason: String| refused(key, reason);
     if let Some(value) = value.filter(|&v| v < 1) {
@@ -205,8 +199,7 @@ pub struct Peek {
 /// empty.
 pub fn peek<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>, period: &str) -> Result<Peek>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     let target = spec.into();
     let (spec, scope) = (target.spec(), target.scope());

@@ -3,10 +3,9 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use diesel::connection::LoadConnection;
 
 use super::{counters, recorded_spec, refused, Counter};
-use crate::backend::{Backend, Counter as Row};
+use crate::backend::{Backend, Counter as Row, IdConnection};
 use crate::error::Result;
 use seqgen_core::TimeZone;
 
@@ -34,8 +33,7 @@ pub fn prune<C>(
     min_age: std::time::Duration,
 ) -> Result<Vec<String>>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     let refuse = |reason: String| refused(key, reason);
     conn.transaction(|conn| {

@@ -12,6 +12,8 @@ use diesel_migrations::EmbeddedMigrations;
 
 mod admin_queries;
 mod classify;
+mod connection;
+mod declare;
 #[cfg(seqgen_mysql)]
 mod mysql;
 pub(crate) mod one_statement;
@@ -26,6 +28,18 @@ pub(crate) mod statement;
 
 pub(crate) use admin_queries::admin_queries;
 pub(crate) use classify::{is_busy, is_conflict};
+pub use connection::IdConnection;
+#[cfg(seqgen_async)]
+pub(crate) use declare::async_statement;
+#[cfg(seqgen_async)]
+pub(crate) use declare::async_statements;
+pub(crate) use declare::blocking_driver;
+pub(crate) use declare::blocking_statement;
+pub(crate) use declare::blocking_statements;
+pub(crate) use declare::core_statements;
+pub(crate) use declare::driver_statements;
+#[cfg(seqgen_async)]
+pub(crate) use declare::nonblocking_driver;
 pub(crate) use queries::core_queries;
 #[cfg(any(feature = "sqlite", seqgen_pg))]
 pub(crate) use queries::upsert_reserve;
@@ -48,6 +62,28 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     /// the counter and insert rows that read it.
     #[doc(hidden)]
     const ONE_STATEMENT_GAPLESS_INSERT: bool = false;
+
+    /// Whether telling the database apart costs a round trip to a server (not on SQLite,
+    /// where it is a local read): the default generator then says once, with `tracing`, when
+    /// a connection form makes it do so on every call.
+    #[doc(hidden)]
+    const IDENTIFY_IS_A_ROUND_TRIP: bool = true;
+
+    /// Runs the gapless insert that takes its numbers itself (`one_statement.rs`) and reads
+    /// the counter it left; `None` when the counter's row is not there yet. Only called where
+    /// [`ONE_STATEMENT_GAPLESS_INSERT`](Backend::ONE_STATEMENT_GAPLESS_INSERT) holds.
+    #[doc(hidden)]
+    fn run_one_statement<C, S>(
+        conn: &mut C,
+        statement: one_statement::OneStatement<S>,
+    ) -> QueryResult<Option<i64>>
+    where
+        C: LoadConnection<Backend = Self>,
+        one_statement::OneStatement<S>: diesel::query_builder::QueryFragment<Self>,
+    {
+        let _ = (conn, statement);
+        Err(one_statement::not_one_statement())
+    }
 
     /// Whether creating a counter row inside a transaction can deadlock with other
     /// transactions creating it (InnoDB's gap locks under REPEATABLE READ). Gapless mode then
@@ -232,151 +268,6 @@ pub trait AsyncBackend: Backend {
     where
         C: AsyncConnection<Backend = Self>;
 }
-
-/// The statements the allocator core runs, each declared once here: `$then!` receives every
-/// one's documentation, name, arguments and result, and declares it as a method of
-/// [`Backend`] (`blocking_statements`), of [`AsyncBackend`] (`async_statements`), or of the
-/// [`Driver`](crate::driver::Driver) the core runs them through (in `driver.rs`). A default
-/// (`= …`) is what a backend without such a statement returns. Their bodies are written once
-/// too, for both kinds of connection (`queries.rs`).
-macro_rules! core_statements {
-    ($then:ident) => {
-        $crate::backend::$then! {
-            /// Adds `count` to `counter`, creating its row if it is missing, in one atomic step,
-            /// and returns the new value: the numbers `new - count + 1 ..= new` are the
-            /// caller's. A new row starts at its key row's `start_value` (see
-            /// [`Counter::key_row`]); a counter behind its own `start_value` jumps to it. Numbers
-            /// only ever move forward. When the counter is past `limit` (the largest value it
-            /// may have for `count` more to fit), nothing changes and `None` comes back.
-            fn reserve(counter: Counter<'_>, count: i64, limit: i64) -> Option<i64>;
-            /// `identify` and `reserve` in fewer round trips than the two: one statement on
-            /// PostgreSQL; two on MySQL for an undated, unscoped key whose row records the
-            /// request's shape and gives the batch it expects. `Ok(None)` with nothing reserved
-            /// otherwise (nothing sent on SQLite): the caller then runs the two. See
-            /// [`Identified`].
-            fn reserve_identified(request: &Request<'_>) -> Option<Identified> = Ok(None);
-            /// Reads `counter` without locking it; `None` if the row is missing.
-            #[cfg_attr(not(seqgen_pool), allow(dead_code))] // for the pools' own work
-            fn read(counter: Counter<'_>) -> Option<i64>;
-            /// Creates the row of `counter` unless it exists, at the key row's
-            /// `start_value - 1` (0 without one).
-            #[cfg_attr(not(seqgen_pool), allow(dead_code))]
-            fn create_row(counter: Counter<'_>) -> ();
-            /// In one query, what a reservation needs to know first: see [`Found`].
-            fn identify(key: &str) -> Found;
-            /// Stores `token` as this database's token, unless it has one.
-            fn create_token(token: i64) -> ();
-            /// Records `shape` on the key's row (scope and period ''), creating the row if it is
-            /// missing, unless a shape is recorded there already; returns the shape recorded
-            /// afterwards.
-            fn claim_shape(key: &str, shape: &str) -> Option<String>;
-            /// The shape recorded on the key's row, as last committed (not as a transaction's
-            /// snapshot saw it: MySQL reads it with a lock); `None` without a row or a shape.
-            fn read_shape(key: &str) -> Option<String>;
-            /// Sets `counter` back to `value` if it is still `held_end`, the end of a block this
-            /// instance reserved last: whether it was.
-            fn give_back(counter: Counter<'_>, held_end: i64, value: i64) -> bool;
-        }
-    };
-}
-pub(crate) use core_statements;
-
-/// Declares the [`core_statements`] as methods of [`Backend`], on Diesel's connections.
-macro_rules! blocking_statements {
-    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
-        $crate::backend::blocking_statement!($(#[$attr])* $name($($arg: $ty),*) $out $(= $default)?);
-    )*};
-}
-pub(crate) use blocking_statements;
-
-/// One of [`blocking_statements`]: declared, or with its default.
-macro_rules! blocking_statement {
-    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty) => {
-        $(#[$attr])*
-        #[doc(hidden)]
-        fn $name<C>(conn: &mut C, $($arg: $ty),*) -> QueryResult<$out>
-        where
-            C: LoadConnection<Backend = Self>;
-    };
-    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty = $default:expr) => {
-        $(#[$attr])*
-        #[doc(hidden)]
-        fn $name<C>(conn: &mut C, $($arg: $ty),*) -> QueryResult<$out>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            let _ = (conn, $($arg),*);
-            $default
-        }
-    };
-}
-pub(crate) use blocking_statement;
-
-/// Declares the [`core_statements`] as methods of [`AsyncBackend`], on diesel-async's
-/// connections.
-#[cfg(seqgen_async)]
-macro_rules! async_statements {
-    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
-        $crate::backend::async_statement!($(#[$attr])* $name($($arg: $ty),*) $out $(= $default)?);
-    )*};
-}
-#[cfg(seqgen_async)]
-pub(crate) use async_statements;
-
-/// One of [`async_statements`]: declared, or with its default.
-#[cfg(seqgen_async)]
-macro_rules! async_statement {
-    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty) => {
-        $(#[$attr])*
-        fn $name<C>(conn: &mut C, $($arg: $ty),*) -> impl Future<Output = QueryResult<$out>> + Send
-        where
-            C: AsyncConnection<Backend = Self>;
-    };
-    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty = $default:expr) => {
-        $(#[$attr])*
-        fn $name<C>(conn: &mut C, $($arg: $ty),*) -> impl Future<Output = QueryResult<$out>> + Send
-        where
-            C: AsyncConnection<Backend = Self>,
-        {
-            let _ = (conn, $($arg),*);
-            async { $default }
-        }
-    };
-}
-#[cfg(seqgen_async)]
-pub(crate) use async_statement;
-
-/// Declares the [`core_statements`] as methods of the [`Driver`](crate::driver::Driver).
-macro_rules! driver_statements {
-    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
-        #[doc = concat!("[`Backend::", stringify!($name), "`](crate::backend::Backend::", stringify!($name), ").")]
-        $(#[$attr])*
-        async fn $name(&mut self, $($arg: $ty),*) -> QueryResult<$out>;
-    )*};
-}
-pub(crate) use driver_statements;
-
-/// The [`core_statements`] on the blocking driver: the backend's, at once.
-macro_rules! blocking_driver {
-    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
-        async fn $name(&mut self, $($arg: $ty),*) -> QueryResult<$out> {
-            <C::Backend as $crate::backend::Backend>::$name(self.0, $($arg),*)
-        }
-    )*};
-}
-pub(crate) use blocking_driver;
-
-/// The [`core_statements`] on the async driver: the backend's, awaited.
-#[cfg(seqgen_async)]
-macro_rules! nonblocking_driver {
-    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
-        async fn $name(&mut self, $($arg: $ty),*) -> QueryResult<$out> {
-            <C::Backend as $crate::backend::AsyncBackend>::$name(self.0, $($arg),*).await
-        }
-    )*};
-}
-#[cfg(seqgen_async)]
-pub(crate) use nonblocking_driver;
 
 mod sealed {
     pub trait Sealed {}

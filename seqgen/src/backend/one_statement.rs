@@ -34,7 +34,9 @@ use super::Counter;
 /// What the statement needs besides Diesel's insert: the counter, the block, and how IDs
 /// print. The spec's parts are `'static`: the derive keeps its specs for the program's life.
 #[derive(Debug)]
-pub(crate) struct Plan {
+// `pub` in a crate-private module: `insert::Insert`'s hidden method takes it, and no one
+// outside can name it.
+pub struct Plan {
     pub(crate) key: &'static str,
     pub(crate) period: String,
     /// How many numbers (one per row).
@@ -93,7 +95,7 @@ pub(crate) fn is_not_one_statement(e: &diesel::result::Error) -> bool {
     matches!(e, diesel::result::Error::QueryBuilderError(e) if e.is::<NotOneStatement>())
 }
 
-fn not_one_statement() -> diesel::result::Error {
+pub(crate) fn not_one_statement() -> diesel::result::Error {
     diesel::result::Error::QueryBuilderError(Box::new(NotOneStatement))
 }
 

@@ -12,6 +12,7 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{BigInt, Nullable};
 
+use crate::backend::one_statement::OneStatement;
 use crate::backend::schema::db_key;
 
 impl super::sealed::Sealed for Pg {}
@@ -27,6 +28,14 @@ impl super::Backend for Pg {
     const READS_FIRST_IN_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
     const ONE_STATEMENT_GAPLESS_INSERT: bool = true;
+
+    fn run_one_statement<C, S>(conn: &mut C, statement: OneStatement<S>) -> QueryResult<Option<i64>>
+    where
+        C: LoadConnection<Backend = Pg>,
+        OneStatement<S>: QueryFragment<Pg>,
+    {
+        statement.get_result::<i64>(conn).optional()
+    }
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
     // The cluster (its system identifier, new for every initdb) and the database in it (its
     // oid, new for a `CREATE DATABASE … TEMPLATE` copy or a restore into a new database).

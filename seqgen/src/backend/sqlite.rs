@@ -21,6 +21,7 @@ impl super::Backend for Sqlite {
     const CREATE_ROWS_BESIDE_TRANSACTION: bool = false;
     const READS_FIRST_IN_TRANSACTION: bool = false;
     const RESERVE_BESIDE_TRANSACTION: bool = false;
+    const IDENTIFY_IS_A_ROUND_TRIP: bool = false;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
     // The main database's file; `complete_fingerprint` adds its device and inode, so a copy of
     // the file is another database even where it was moved to the original's path.

@@ -22,9 +22,7 @@ use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use diesel::connection::LoadConnection;
-
-use crate::backend::Backend;
+use crate::backend::IdConnection;
 use crate::batch::BatchPolicy;
 use crate::cache::KeyState;
 use crate::clock::Clock;
@@ -171,8 +169,7 @@ impl Generator {
     /// ```
     pub fn next_id<'s, C>(&self, conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<String>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         let target = spec.into();
         let (spec, scope) = (target.spec(), target.scope());
@@ -190,8 +187,7 @@ impl Generator {
         n: usize,
     ) -> Result<Vec<String>>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         let target = spec.into();
         let (spec, scope) = (target.spec(), target.scope());
@@ -204,8 +200,7 @@ impl Generator {
     /// [numeric](seqgen_core::Spec::is_numeric).
     pub fn next_number<'s, C>(&self, conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<i64>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         let target = spec.into();
         let (spec, scope) = (target.spec(), target.scope());
@@ -223,8 +218,7 @@ impl Generator {
         n: usize,
     ) -> Result<Vec<i64>>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         let target = spec.into();
         let (spec, scope) = (target.spec(), target.scope());

@@ -2,10 +2,9 @@
 //! current period, and the one it will hand out next.
 
 use chrono::{DateTime, Utc};
-use diesel::connection::LoadConnection;
 
 use super::{check_scope, Generator};
-use crate::backend::{Backend, Counter};
+use crate::backend::{Backend, Counter, IdConnection};
 use crate::capacity::capacity_error;
 use crate::error::Result;
 use seqgen_core::__private::Period;
@@ -26,8 +25,7 @@ impl Generator {
         spec: impl Into<Scoped<'s>>,
     ) -> Result<Option<u64>>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         let target = spec.into();
         last_value_at(conn, target.spec(), target.scope(), self.inner.clock.now())
@@ -62,8 +60,7 @@ impl Generator {
     /// ```
     pub fn peek_next<'s, C>(&self, conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<u64>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         let target = spec.into();
         peek_next_at(conn, target.spec(), target.scope(), self.inner.clock.now())
@@ -78,8 +75,7 @@ pub(crate) fn last_value_at<C>(
     now: DateTime<Utc>,
 ) -> Result<Option<u64>>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     last_value_of(conn, spec, scope, &spec.period_at(now))
 }
@@ -92,8 +88,7 @@ pub(crate) fn last_value_of<C>(
     period: &str,
 ) -> Result<Option<u64>>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     check_scope(spec, scope)?;
     let current = C::Backend::read(conn, Counter::new(spec.key(), scope, period))?;
@@ -110,8 +105,7 @@ pub(crate) fn peek_next_at<C>(
     now: DateTime<Utc>,
 ) -> Result<u64>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     peek_next_of(conn, spec, scope, &spec.period_at(now))
 }
@@ -119,8 +113,7 @@ where
 /// [`Generator::peek_next`] in `period`.
 pub(crate) fn peek_next_of<C>(conn: &mut C, spec: &Spec, scope: &str, period: &str) -> Result<u64>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     peek_of(conn, spec, scope, period).map(|(_, next)| next)
 }
@@ -134,8 +127,7 @@ pub(crate) fn peek_of<C>(
     period: &str,
 ) -> Result<(Option<u64>, u64)>
 where
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     check_scope(spec, scope)?;
     let counter = Counter::new(spec.key(), scope, period);

@@ -5,11 +5,9 @@
 use std::ops::Range;
 use std::sync::{Arc, PoisonError};
 
-use diesel::connection::LoadConnection;
-
 use super::refill::turn_of;
 use super::Generator;
-use crate::backend::{Backend, Counter};
+use crate::backend::{Counter, IdConnection};
 use crate::cache::KeyState;
 use crate::driver::{drive, Blocking, Driver};
 use crate::error::{Error, Result};
@@ -54,8 +52,7 @@ impl Generator {
     /// ```
     pub fn release<C>(&self, conn: &mut C) -> Result<u64>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         drive(self.release_on(&mut Blocking(conn)))
     }

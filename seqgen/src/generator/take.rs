@@ -4,10 +4,8 @@
 use std::ops::Range;
 use std::sync::{Arc, PoisonError};
 
-use diesel::connection::LoadConnection;
-
 use super::{check_scope, Generator};
-use crate::backend::Backend;
+use crate::backend::IdConnection;
 use crate::cache::{serve, KeyState, Locked};
 use crate::capacity::{largest, refused};
 use crate::driver::{drive, Blocking, Driver};
@@ -42,8 +40,7 @@ impl Generator {
         mut emit: F,
     ) -> Result<()>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
         match self.serve_one(spec, scope, n, &mut emit) {
@@ -72,8 +69,7 @@ impl Generator {
         emit: F,
     ) -> Result<()>
     where
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
         drive(self.take_rest(&mut Blocking(conn), spec, scope, n, rest, emit))

@@ -4,10 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use diesel::connection::LoadConnection;
-
 use super::{DistributedId, IdField, IdSlot, Records};
-use crate::backend::Backend;
+use crate::backend::IdConnection;
 use crate::driver::{drive, in_transaction, Blocking, Driver};
 use crate::error::{Error, Result};
 use crate::generator::{check_scope, formatted, numeric, Generator};
@@ -48,8 +46,7 @@ impl Generator {
     pub fn assign_ids<R, C>(&self, records: &mut R, conn: &mut C) -> Result<()>
     where
         R: Records + ?Sized,
-        C: LoadConnection,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         fill(records.as_rows(), conn, &mut Vec::new(), |_| {
             Ok(self.clone())
@@ -68,8 +65,7 @@ pub(crate) fn fill<T, C>(
 ) -> Result<()>
 where
     T: DistributedId,
-    C: LoadConnection,
-    C::Backend: Backend,
+    C: IdConnection,
 {
     let Some(scopes) = plan_fill(rows, in_transaction(conn))? else {
         return Ok(());

@@ -33,6 +33,9 @@ where
     C: AsyncConnection,
     C::Backend: AsyncBackend,
 {
+    crate::global::say_identified_per_call::<C::Backend>(
+        "hold a `Generator` per database and pass it (`.with_generator(&generator)`)",
+    );
     let found = crate::global::default_on(&mut NonBlocking(conn)).await?;
     Ok(Generator::from(found.unwrap_or_default()))
 }

@@ -2,13 +2,13 @@
 //! `#[derive(DistributedId)]` models and inserts them on the same connection, in Diesel's
 //! shape, with an escape hatch for any other Diesel statement.
 
-use diesel::connection::LoadConnection;
-use diesel::query_builder::{InsertStatement, QueryFragment};
-use diesel::query_dsl::methods::{ExecuteDsl, LoadQuery};
-use diesel::{Insertable, OptionalExtension, RunQueryDsl, Table};
+mod bounds;
 
-use crate::backend::one_statement::OneStatement;
-use crate::backend::Backend;
+pub use bounds::{Insert, InsertReturning};
+
+use diesel::{Insertable, Table};
+
+use crate::backend::IdConnection;
 use crate::error::Result;
 use crate::generator::Generator;
 use crate::global::default_generator;
@@ -100,18 +100,14 @@ where
     /// insert then aborts the caller's transaction, which gives the numbers back.
     pub fn execute<C>(mut self, conn: &mut C) -> Result<usize>
     where
-        T: Clone,
-        C: LoadConnection + 'static,
-        C::Backend: Backend,
-        for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
-        for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
-            LoadQuery<'b, C, i64> + QueryFragment<C::Backend>,
+        C: IdConnection,
+        R: Insert<T, C>,
     {
         if let Some(inserted) = self.gapless_in_one_statement(conn)? {
             return Ok(inserted);
         }
         self.execute_with(conn, |target, records, conn| {
-            diesel::insert_into(target).values(records).execute(conn)
+            R::__execute(&target, records, conn)
         })
     }
 
@@ -120,11 +116,8 @@ where
     /// unset. `None`, with nothing sent, otherwise.
     fn gapless_in_one_statement<C>(&mut self, conn: &mut C) -> Result<Option<usize>>
     where
-        T: Clone,
-        C: LoadConnection + 'static,
-        C::Backend: Backend,
-        for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
-            LoadQuery<'b, C, i64> + QueryFragment<C::Backend>,
+        C: IdConnection,
+        R: Insert<T, C>,
     {
         // Checked before the default generator is looked up, which may cost a query.
         let Some(field) = one_statement::field_of::<C::Backend, _>(self.records.as_rows()) else {
@@ -142,13 +135,7 @@ where
         let Some((numbering, plan)) = Numbering::start(generator, field, n)? else {
             return Ok(None);
         };
-        let insert = diesel::insert_into(self.target.clone()).values(&*self.records);
-        let statement = OneStatement::new(insert, plan);
-        // Walked once before sending: an insert the statement cannot rewrite fails here,
-        // before Diesel reports a query that would not print to instrumentation.
-        let sent = statement
-            .is_safe_to_cache_prepared(&C::Backend::default())
-            .and_then(|_| statement.get_result::<i64>(conn).optional());
+        let sent = R::__execute_numbered(&self.target, &*self.records, plan, conn);
         let numbered = numbering.end::<C::Backend, _>(generator, sent, self.records.as_rows())?;
         Ok(numbered.then_some(n))
     }
@@ -156,26 +143,22 @@ where
     /// Fills the IDs, inserts with `RETURNING`, and loads one row (PostgreSQL, SQLite).
     pub fn get_result<C, U>(self, conn: &mut C) -> Result<U>
     where
-        C: LoadConnection + 'static,
-        C::Backend: Backend,
-        for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: LoadQuery<'b, C, U>,
+        C: IdConnection,
+        R: InsertReturning<T, C, U>,
     {
         self.execute_with(conn, |target, records, conn| {
-            diesel::insert_into(target).values(records).get_result(conn)
+            R::__get_result(target, records, conn)
         })
     }
 
     /// Fills the IDs, inserts with `RETURNING`, and loads every row (PostgreSQL, SQLite).
     pub fn get_results<C, U>(self, conn: &mut C) -> Result<Vec<U>>
     where
-        C: LoadConnection + 'static,
-        C::Backend: Backend,
-        for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: LoadQuery<'b, C, U>,
+        C: IdConnection,
+        R: InsertReturning<T, C, U>,
     {
         self.execute_with(conn, |target, records, conn| {
-            diesel::insert_into(target)
-                .values(records)
-                .get_results(conn)
+            R::__get_results(target, records, conn)
         })
     }
 
@@ -228,8 +211,7 @@ where
         insert: impl FnOnce(T, &R, &mut C) -> diesel::QueryResult<O>,
     ) -> Result<O>
     where
-        C: LoadConnection + 'static,
-        C::Backend: Backend,
+        C: IdConnection,
     {
         let InsertWithIds {
             target,

@@ -2,38 +2,6 @@
 //! the connection, as traits a user can name: code generic over the connection writes
 //! `R: Insert<T, C>` where Diesel code writes the insert statement's `ExecuteDsl<C>`. Each is
 //! implemented for every records type Diesel can insert there; their items are seqgen's own.
-//!
-//! ```
-//! use diesel::prelude::*;
-//! use seqgen::DistributedId;
-//!
-//! diesel::table! { users (id) { id -> Text, name -> Text } }
-//!
-//! #[derive(Insertable, DistributedId)]
-//! #[diesel(table_name = users)]
-//! struct NewUser {
-//!     #[distributed_id(prefix = "U", date = "", pad = 6)]
-//!     id: String,
-//!     name: String,
-//! }
-//!
-//! /// Saves `rows` on any of seqgen's databases.
-//! fn save<C>(conn: &mut C, rows: &mut Vec<NewUser>) -> seqgen::Result<usize>
-//! where
-//!     C: seqgen::IdConnection,
-//!     Vec<NewUser>: seqgen::insert::Insert<users::table, C>,
-//! {
-//!     seqgen::insert_into(users::table).values(rows).execute(conn)
-//! }
-//!
-//! let mut conn = SqliteConnection::establish(":memory:")?;
-//! seqgen::run_migrations(&mut conn)?;
-//! diesel::sql_query("CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT NOT NULL)").execute(&mut conn)?;
-//! let mut rows = vec![NewUser { id: String::new(), name: "Ada".into() }];
-//! assert_eq!(save(&mut conn, &mut rows)?, 1);
-//! assert_eq!(rows[0].id, "U000001");
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
 
 use diesel::query_builder::{InsertStatement, QueryFragment};
 use diesel::query_dsl::methods::{ExecuteDsl, LoadQuery};
@@ -47,7 +15,39 @@ use crate::model::Records;
 /// into table `T` on connection `C`: those whose Diesel insert
 /// (`diesel::insert_into(T).values(&records)`) runs on `C`. Write
 /// `Vec<NewUser>: seqgen::insert::Insert<users::table, C>` in a generic function's `where`
-/// clause (see [the module](self)).
+/// clause:
+///
+/// ```
+/// use diesel::prelude::*;
+/// use seqgen::DistributedId;
+///
+/// diesel::table! { users (id) { id -> Text, name -> Text } }
+///
+/// #[derive(Insertable, DistributedId)]
+/// #[diesel(table_name = users)]
+/// struct NewUser {
+///     #[distributed_id(prefix = "U", date = "", pad = 6)]
+///     id: String,
+///     name: String,
+/// }
+///
+/// /// Saves `rows` on any of seqgen's databases.
+/// fn save<C>(conn: &mut C, rows: &mut Vec<NewUser>) -> seqgen::Result<usize>
+/// where
+///     C: seqgen::IdConnection,
+///     Vec<NewUser>: seqgen::insert::Insert<users::table, C>,
+/// {
+///     seqgen::insert_into(users::table).values(rows).execute(conn)
+/// }
+///
+/// let mut conn = SqliteConnection::establish(":memory:")?;
+/// seqgen::run_migrations(&mut conn)?;
+/// diesel::sql_query("CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT NOT NULL)").execute(&mut conn)?;
+/// let mut rows = vec![NewUser { id: String::new(), name: "Ada".into() }];
+/// assert_eq!(save(&mut conn, &mut rows)?, 1);
+/// assert_eq!(rows[0].id, "U000001");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait Insert<T, C>: Records {
     /// Diesel's insert of `records`.
     #[doc(hidden)]

@@ -93,17 +93,17 @@ where
 {
     // A physical connection reaches one database for its whole life, so what it was found to
     // reach once still holds (the README names the exception: MySQL's `USE other`).
-    if let Some(remembered) = remembered(conn) {
-        return Ok(remembered);
-    }
-    if !pooled(conn) {
-        say_identified_per_call::<C::Backend>(
+    let remembered = remembered(conn);
+    match &remembered {
+        Some(Some(generator)) => return Ok(generator.clone()),
+        Some(None) => {} // pooled, met for the first time
+        None => say_identified_per_call::<C::Backend>(
             "pass a pooled connection as it comes (`&mut pool.get()?`, not `&mut *conn`), or \
              hold a `seqgen::Generator` per database (`.with_generator(&generator)`)",
-        );
+        ),
     }
     let generator = drive(default_on(&mut Blocking(&mut *conn)))?;
-    if let Some(generator) = &generator {
+    if let (Some(None), Some(generator)) = (&remembered, &generator) {
         remember(conn, generator);
     }
     Ok(generator.unwrap_or_default())
@@ -137,50 +137,43 @@ pub(crate) async fn default_on<D: Driver>(db: &mut D) -> Result<Option<Generator
     }))
 }
 
-/// The default generator `conn` remembered, if it is a pooled connection that did so.
-fn remembered<C>(conn: &mut C) -> Option<Generator>
+/// What `conn` remembers of its database: `None` if it is not an r2d2 pooled connection
+/// (it cannot remember), `Some(None)` if it is one met for the first time.
+fn remembered<C>(conn: &mut C) -> Option<Option<Generator>>
 where
     C: IdConnection,
 {
     #[cfg(feature = "r2d2")]
-    if let Some(Remembered(generator)) = crate::reserve::pool::extensions(conn)?.get::<Remembered>()
-    {
-        return Some(generator.clone());
+    if let Some(extensions) = crate::reserve::pool::extensions(conn) {
+        return Some(extensions.get::<Remembered>().map(|r| r.0.clone()));
     }
     let _ = conn;
     None
 }
 
-/// Whether `conn` is an r2d2 pooled connection, which can remember its database.
-fn pooled<C: 'static>(conn: &mut C) -> bool {
-    #[cfg(feature = "r2d2")]
-    if crate::reserve::pool::extensions(conn).is_some() {
-        return true;
-    }
-    let _ = conn;
-    false
-}
-
 /// Says once per process, backend and form, with `tracing` (`warn`), that the default generator
 /// tells the database apart with one query on every call of a connection form, which halves
 /// the rate of single-row inserts on a server; `fix` names the faster form.
+#[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
 pub(crate) fn say_identified_per_call<B: Backend>(fix: &'static str) {
-    static SAID: Mutex<Vec<(&'static str, &'static str)>> = Mutex::new(Vec::new());
-    if !B::IDENTIFY_IS_A_ROUND_TRIP {
-        return;
+    #[cfg(feature = "tracing")]
+    {
+        static SAID: Mutex<Vec<(&'static str, &'static str)>> = Mutex::new(Vec::new());
+        if !B::IDENTIFY_IS_A_ROUND_TRIP {
+            return;
+        }
+        let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+        if said.contains(&(B::NAME, fix)) {
+            return;
+        }
+        said.push((B::NAME, fix));
+        crate::trace::event!(
+            warn,
+            backend = B::NAME,
+            "seqgen's default generator reads the database's identity with one query on every \
+             call of this connection (about half the rate of single-row inserts): {fix}"
+        );
     }
-    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
-    if said.contains(&(B::NAME, fix)) {
-        return;
-    }
-    said.push((B::NAME, fix));
-    crate::trace::event!(
-        warn,
-        backend = B::NAME,
-        "seqgen's default generator reads the database's identity with one query on every \
-         call of this connection (about half the rate of single-row inserts): {fix}"
-    );
-    let _ = fix;
 }
 
 /// Lets `conn`, if it is a pooled connection, remember its database's default generator.

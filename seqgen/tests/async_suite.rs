@@ -222,7 +222,7 @@ async fn many_tasks_and_two_instances_never_repeat<A: AsyncTest>(db: TestDb<A::S
 async fn tasks_hand_out_exactly_one_to_n<A: AsyncTest>(db: TestDb<A::Sync>) {
     let spec = Arc::new(Spec::builder(db.key("exact")).date("").build().unwrap());
     let generator = sq::Generator::new();
-    let got = on_tasks::<A>(&db.url, &generator, &spec).await;
+    let got = on_tasks::<A>(&db.url, Some(&generator), &spec).await;
     let mut conn = A::open(&db.url).await;
     generator.release(&mut conn).await.unwrap();
     assert_exact(got);
@@ -233,25 +233,33 @@ async fn tasks_hand_out_exactly_one_to_n<A: AsyncTest>(db: TestDb<A::Sync>) {
     assert_eq!(last, Some(32 * 150));
 }
 
-/// 32 tasks, each on a connection of its own, take 150 numbers of `spec` from `generator`
-/// (one bulk of 10 in every 20 calls); returns them all.
+/// 32 tasks, each on a connection of its own, take 150 numbers of `spec` from `generator`, or
+/// from the process-wide default with `None` (one bulk of 10 in every 20 calls); returns them
+/// all.
 async fn on_tasks<A: AsyncTest>(
     url: &str,
-    generator: &sq::Generator,
+    generator: Option<&sq::Generator>,
     spec: &Arc<Spec>,
 ) -> Vec<u64> {
     let mut tasks = Vec::new();
     for _ in 0..32 {
-        let (generator, spec, url) = (generator.clone(), Arc::clone(spec), url.to_owned());
+        let (generator, spec, url) = (generator.cloned(), Arc::clone(spec), url.to_owned());
         tasks.push(tokio::spawn(async move {
             let mut conn = A::open(&url).await;
             let mut got = Vec::new();
             while got.len() < 150 {
                 if got.len() % 20 == 0 {
-                    let ids = generator.next_ids(&mut conn, &spec, 10).await.unwrap();
-                    got.extend(ids.iter().map(|id| counter(id)));
+                    let ids = match &generator {
+                        Some(generator) => generator.next_ids(&mut conn, &*spec, 10).await,
+                        None => sq::next_ids(&mut conn, &*spec, 10).await,
+                    };
+                    got.extend(ids.unwrap().iter().map(|id| counter(id)));
                 } else {
-                    got.push(counter(&generator.next_id(&mut conn, &spec).await.unwrap()));
+                    let id = match &generator {
+                        Some(generator) => generator.next_id(&mut conn, &*spec).await,
+                        None => sq::next_id(&mut conn, &*spec).await,
+                    };
+                    got.push(counter(&id.unwrap()));
                 }
             }
             got
@@ -840,15 +848,27 @@ macro_rules! pool_tests {
                     let generator = sq::Generator::from(builder.build());
                     beside_and_ahead(&db, &generator, name).await;
                 }
-                // The invariant with a pool, on the defaults: tasks, blocks reserved ahead on
-                // the pool, `release`, and exactly 1..=n.
+                // The invariant with a pool (the point here; default block sizes): tasks,
+                // blocks reserved ahead on the pool, `release`, and exactly 1..=n. First on a
+                // generator of one's own given the pool...
                 let deadpool = deadpool::Pool::<A>::builder(manager()).max_size(4).build().unwrap();
                 let generator = sq::Generator::from(
                     seqgen::Generator::builder().async_pool(deadpool).build(),
                 );
                 let exact = Arc::new(Spec::builder(db.key("exact_pool")).date("").build().unwrap());
-                let got = on_tasks::<A>(&db.url, &generator, &exact).await;
+                let got = on_tasks::<A>(&db.url, Some(&generator), &exact).await;
                 generator.release(&mut A::open(&db.url).await).await.unwrap();
+                assert_exact(got);
+                // ...then its twin on what a user gets by default: the free functions'
+                // generator, given the pool by `use_pool`. A database of its own: the default
+                // generator is per database, and the rest of this test gives this one's a pool.
+                let scratch = db.scratch("exact_default_pool");
+                seqgen::run_migrations(&mut scratch.connect()).unwrap();
+                let scratch_manager = AsyncDieselConnectionManager::<A>::new(&scratch.url);
+                let pool = deadpool::Pool::<A>::builder(scratch_manager).max_size(4).build().unwrap();
+                sq::use_pool(pool).await.unwrap();
+                let got = on_tasks::<A>(&scratch.url, None, &exact).await;
+                sq::release(&mut A::open(&scratch.url).await).await.unwrap();
                 assert_exact(got);
                 // The default generator of the database, given a pool.
                 let pool = deadpool::Pool::<A>::builder(manager()).max_size(2).build().unwrap();

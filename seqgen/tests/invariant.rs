@@ -120,29 +120,32 @@ fn the_default_generator_with_a_pool_on_pooled_connections<C: TestConnection>(db
     assert_exact(&mut conn, &spec, got);
 }
 
-/// `Generator::new()` shared by the threads.
+/// `Generator::new()` shared by the threads: the defaults of a generator of one's own.
 fn a_generator_of_ones_own<C: TestConnection>(db: TestDb<C>) {
-    let spec = spec(&db, "own");
-    let generator = Generator::new();
     let pool = db.pool(THREADS as u32);
-    let (g, s) = (generator.clone(), Arc::clone(&spec));
-    let got = on_threads(&pool, move |conn| {
-        (0..IDS)
-            .map(|_| number(&g.next_id(&mut **conn, &s).unwrap()))
-            .collect()
-    });
-    let mut conn = db.connect();
-    generator.release(&mut conn).unwrap();
-    assert_exact(&mut conn, &spec, got);
+    on_ones_own(&db, "own", Generator::new(), &pool);
 }
 
-/// `Generator::builder().pool(..)`: blocks reserved ahead on the pool.
+/// `Generator::builder().pool(..)`: blocks reserved ahead on the pool, which is the point here
+/// (its twin on the defaults is [`a_generator_of_ones_own`]; the default generator's way to a
+/// pool, `use_pool`, is [`the_default_generator_with_a_pool_on_pooled_connections`]).
 fn a_generator_of_ones_own_with_a_pool<C: TestConnection>(db: TestDb<C>) {
-    let spec = spec(&db, "own_pool");
     let pool = db.pool(THREADS as u32 + 2);
     let generator = Generator::builder().pool(pool.clone()).build();
+    on_ones_own(&db, "own_pool", generator, &pool);
+}
+
+/// Threads of `pool` taking IDs of a new key `name` from `generator` on dereferenced
+/// connections, then `release`: exactly `1..=n`.
+fn on_ones_own<C: TestConnection>(
+    db: &TestDb<C>,
+    name: &str,
+    generator: Generator,
+    pool: &Pool<ConnectionManager<C>>,
+) {
+    let spec = spec(db, name);
     let (g, s) = (generator.clone(), Arc::clone(&spec));
-    let got = on_threads(&pool, move |conn| {
+    let got = on_threads(pool, move |conn| {
         (0..IDS)
             .map(|_| number(&g.next_id(&mut **conn, &s).unwrap()))
             .collect()

@@ -34,6 +34,9 @@ macro_rules! core_statements {
             fn identify(key: &str) -> Found;
             /// Stores `token` as this database's token, unless it has one.
             fn create_token(token: i64) -> ();
+            /// Marks the session as reaching the database `marker` names, for the inserts that
+            /// check it themselves ([`MARK_SESSION`](Backend::MARK_SESSION), `asserted.rs`).
+            fn mark_session(marker: &str) -> ();
             /// Records `shape` on the key's row (scope and period ''), creating the row if it is
             /// missing, unless a shape is recorded there already; returns the shape recorded
             /// afterwards.

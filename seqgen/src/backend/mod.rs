@@ -11,6 +11,7 @@ use diesel_async::AsyncConnection;
 use diesel_migrations::EmbeddedMigrations;
 
 mod admin_queries;
+pub(crate) mod asserted;
 mod classify;
 mod connection;
 mod declare;
@@ -20,6 +21,7 @@ pub(crate) mod one_statement;
 #[cfg(seqgen_pg)]
 mod pg;
 mod queries;
+mod rendered;
 mod rows;
 pub(crate) mod schema;
 #[cfg(feature = "sqlite")]
@@ -68,6 +70,13 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     /// a connection form makes it do so on every call.
     #[doc(hidden)]
     const IDENTIFY_IS_A_ROUND_TRIP: bool = true;
+
+    /// The statement that marks a session as reaching the database its one bind parameter
+    /// names, which an [`asserted::Asserted`] insert checks; empty where telling the database
+    /// apart costs no round trip (SQLite). Session-wide: PostgreSQL's `set_config(.., false)`
+    /// (undone by a rollback, which fails closed), MySQL's user variable.
+    #[doc(hidden)]
+    const MARK_SESSION: &'static str = "";
 
     /// Runs the gapless insert that takes its numbers itself (`one_statement.rs`) and reads
     /// the counter it left; `None` when the counter's row is not there yet. Only called where

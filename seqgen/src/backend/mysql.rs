@@ -129,6 +129,7 @@ impl super::sealed::Sealed for Mysql {}
 
 impl super::Backend for Mysql {
     const NAME: &'static str = "mysql";
+    const MARK_SESSION: &'static str = "SET @seqgen_identity = ?";
     const INSERT_IGNORING: (&'static str, &'static str) = ("INSERT IGNORE INTO", "");
     const GREATEST: &'static str = "GREATEST";
     const TEXT_TYPE: &'static str = "CHAR";

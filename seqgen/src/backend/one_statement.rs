@@ -29,6 +29,7 @@ use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::BigInt;
 use diesel::{QueryResult, RunQueryDsl};
 
+use super::rendered::{Dialect, Rendered};
 use super::Counter;
 
 /// What the statement needs besides Diesel's insert: the counter, the block, and how IDs
@@ -113,151 +114,6 @@ impl<S> Query for OneStatement<S> {
 
 impl<S, Conn> RunQueryDsl<Conn> for OneStatement<S> {}
 
-/// Diesel's insert as written: `INSERT INTO <table> (<columns>) VALUES (<row>), …`, each
-/// value a bind parameter.
-#[derive(Debug, PartialEq)]
-struct Rendered {
-    /// As Diesel quoted it (`"schema"."table"`).
-    table: String,
-    /// As Diesel quoted them.
-    columns: Vec<String>,
-    /// Each row's values: `$1`, `$2`, …
-    rows: Vec<Vec<String>>,
-}
-
-impl Rendered {
-    /// Parses what Diesel writes for `insert_into(table).values(records)`; `None` for
-    /// anything else (a `DEFAULT`, an expression, `RETURNING`, a comment's delimiters).
-    fn parse(sql: &str) -> Option<Rendered> {
-        if sql.contains("/*") || sql.contains("*/") {
-            return None; // it is walked inside a comment
-        }
-        let mut tokens = Tokens { rest: sql };
-        tokens.word("INSERT")?;
-        tokens.word("INTO")?;
-        let mut table = tokens.identifier()?.to_owned();
-        while tokens.punct('.') {
-            table.push('.');
-            table.push_str(tokens.identifier()?);
-        }
-        tokens.expect('(')?;
-        let mut columns = vec![tokens.identifier()?.to_owned()];
-        while tokens.punct(',') {
-            columns.push(tokens.identifier()?.to_owned());
-        }
-        tokens.expect(')')?;
-        tokens.word("VALUES")?;
-        let mut rows = Vec::new();
-        loop {
-            tokens.expect('(')?;
-            let mut row = vec![tokens.parameter()?.to_owned()];
-            while tokens.punct(',') {
-                row.push(tokens.parameter()?.to_owned());
-            }
-            tokens.expect(')')?;
-            if row.len() != columns.len() {
-                return None;
-            }
-            rows.push(row);
-            if !tokens.punct(',') {
-                break;
-            }
-        }
-        tokens.end()?;
-        Some(Rendered {
-            table,
-            columns,
-            rows,
-        })
-    }
-
-    /// The position of `column` (unquoted) among the columns.
-    fn position(&self, column: &str) -> Option<usize> {
-        self.columns
-            .iter()
-            .position(|quoted| unquote(quoted).as_deref() == Some(column))
-    }
-}
-
-/// `"a""b"` → `a"b`.
-fn unquote(quoted: &str) -> Option<String> {
-    let inner = quoted.strip_prefix('"')?.strip_suffix('"')?;
-    Some(inner.replace("\"\"", "\""))
-}
-
-/// A cursor over Diesel's rendering of an insert.
-struct Tokens<'s> {
-    rest: &'s str,
-}
-
-impl<'s> Tokens<'s> {
-    fn skip_space(&mut self) {
-        self.rest = self.rest.trim_start();
-    }
-
-    fn word(&mut self, word: &str) -> Option<()> {
-        self.skip_space();
-        let rest = self.rest.strip_prefix(word)?;
-        if rest.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
-            return None;
-        }
-        self.rest = rest;
-        Some(())
-    }
-
-    fn punct(&mut self, c: char) -> bool {
-        self.skip_space();
-        match self.rest.strip_prefix(c) {
-            Some(rest) => {
-                self.rest = rest;
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn expect(&mut self, c: char) -> Option<()> {
-        self.punct(c).then_some(())
-    }
-
-    /// A double-quoted identifier, quotes included.
-    fn identifier(&mut self) -> Option<&'s str> {
-        self.skip_space();
-        let body = self.rest.strip_prefix('"')?;
-        let mut end = 0;
-        loop {
-            let close = body[end..].find('"')? + end;
-            if body[close + 1..].starts_with('"') {
-                end = close + 2; // a doubled quote inside the name
-                continue;
-            }
-            let (identifier, rest) = self.rest.split_at(close + 2);
-            self.rest = rest;
-            return Some(identifier);
-        }
-    }
-
-    /// A bind parameter: `$` and digits.
-    fn parameter(&mut self) -> Option<&'s str> {
-        self.skip_space();
-        let digits = self.rest.strip_prefix('$')?;
-        let len = digits
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(digits.len());
-        if len == 0 {
-            return None;
-        }
-        let (parameter, rest) = self.rest.split_at(len + 1);
-        self.rest = rest;
-        Some(parameter)
-    }
-
-    fn end(&mut self) -> Option<()> {
-        self.skip_space();
-        self.rest.is_empty().then_some(())
-    }
-}
-
 #[cfg(seqgen_pg)]
 impl<S: QueryFragment<diesel::pg::Pg>> OneStatement<S> {
     /// Diesel's insert, rendered and parsed once.
@@ -266,7 +122,10 @@ impl<S: QueryFragment<diesel::pg::Pg>> OneStatement<S> {
             .get_or_init(|| {
                 let mut builder = diesel::pg::PgQueryBuilder::default();
                 self.insert.to_sql(&mut builder, &diesel::pg::Pg).ok()?;
-                Rendered::parse(&diesel::query_builder::QueryBuilder::finish(builder))
+                Rendered::parse(
+                    &diesel::query_builder::QueryBuilder::finish(builder),
+                    Dialect::Postgres,
+                )
             })
             .as_ref()
             .ok_or_else(not_one_statement)
@@ -376,52 +235,5 @@ impl<S> QueryFragment<diesel::sqlite::Sqlite> for OneStatement<S> {
 impl<S> QueryFragment<diesel::mysql::Mysql> for OneStatement<S> {
     fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, diesel::mysql::Mysql>) -> QueryResult<()> {
         Err(not_one_statement())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_what_diesel_writes_for_one_row_and_for_several() {
-        let one = Rendered::parse(r#"INSERT INTO "invoices" ("id", "amount") VALUES ($1, $2)"#);
-        assert_eq!(
-            one,
-            Some(Rendered {
-                table: r#""invoices""#.into(),
-                columns: vec![r#""id""#.into(), r#""amount""#.into()],
-                rows: vec![vec!["$1".into(), "$2".into()]],
-            })
-        );
-        let several = Rendered::parse(
-            r#"INSERT INTO "billing"."in""voices" ("amount", "id") VALUES ($1, $2), ($3, $4)"#,
-        )
-        .unwrap();
-        assert_eq!(several.table, r#""billing"."in""voices""#);
-        assert_eq!(several.rows.len(), 2);
-        assert_eq!(several.position("id"), Some(1));
-        assert_eq!(several.position("amount"), Some(0));
-        assert_eq!(several.position("ID"), None);
-        let quoted = Rendered::parse(r#"INSERT INTO "t" ("a""b") VALUES ($1)"#).unwrap();
-        assert_eq!(quoted.position("a\"b"), Some(0));
-    }
-
-    #[test]
-    fn leaves_anything_else_to_the_usual_path() {
-        for sql in [
-            r#"INSERT INTO "t" ("id", "note") VALUES ($1, DEFAULT)"#,
-            r#"INSERT INTO "t" ("id") VALUES ($1) RETURNING "t"."id""#,
-            r#"INSERT INTO "t" ("id") VALUES ($1) ON CONFLICT DO NOTHING"#,
-            r#"INSERT INTO "t" ("id", "n") VALUES ($1, lower($2))"#,
-            r#"INSERT INTO "t" ("id", "n") VALUES ($1)"#,
-            r#"INSERT INTO "t" DEFAULT VALUES"#,
-            r#"INSERT INTO "t*/" ("id") VALUES ($1)"#,
-            r#"INSERT INTO "t" ("id") VALUES ($)"#,
-            r#"INSERT INTO "t ("id") VALUES ($1)"#,
-            r#"UPDATE "t" SET "id" = $1"#,
-        ] {
-            assert_eq!(Rendered::parse(sql), None, "{sql}");
-        }
     }
 }

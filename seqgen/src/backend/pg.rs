@@ -19,6 +19,7 @@ impl super::sealed::Sealed for Pg {}
 
 impl super::Backend for Pg {
     const NAME: &'static str = "postgres";
+    const MARK_SESSION: &'static str = "SELECT set_config('seqgen.identity', $1, false)";
     const INSERT_IGNORING: (&'static str, &'static str) =
         ("INSERT INTO", " ON CONFLICT DO NOTHING");
     const GREATEST: &'static str = "GREATEST";

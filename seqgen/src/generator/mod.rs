@@ -300,6 +300,16 @@ impl Generator {
             .unwrap_or_else(PoisonError::into_inner) = Some(pool);
     }
 
+    /// Whether `other` is this generator (a clone of it), not merely one like it.
+    pub(crate) fn is(&self, other: &Generator) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// Unique in the process, never reused.
+    pub(crate) fn uid(&self) -> u64 {
+        self.inner.uid
+    }
+
     /// Remembers the database this generator serves, or refuses a different one.
     fn bind(&self, identity: Identity) -> Result<()> {
         if *self.inner.database.get_or_init(|| identity.clone()) == identity {

@@ -3,10 +3,13 @@
 //! `R: Insert<T, C>` where Diesel code writes the insert statement's `ExecuteDsl<C>`. Each is
 //! implemented for every records type Diesel can insert there; their items are seqgen's own.
 
+use std::sync::Arc;
+
 use diesel::query_builder::{InsertStatement, QueryFragment};
 use diesel::query_dsl::methods::{ExecuteDsl, LoadQuery};
 use diesel::{Insertable, QueryResult, RunQueryDsl, Table};
 
+use crate::backend::asserted::Asserted;
 use crate::backend::one_statement::{OneStatement, Plan};
 use crate::backend::{Backend, IdConnection};
 use crate::model::Records;
@@ -53,6 +56,16 @@ pub trait Insert<T, C>: Records {
     #[doc(hidden)]
     fn __execute(target: &T, records: &Self, conn: &mut C) -> QueryResult<usize>;
 
+    /// Diesel's insert of `records`, inserting nothing unless the session is marked with
+    /// `marker` (`asserted.rs`): how many rows it inserted.
+    #[doc(hidden)]
+    fn __execute_asserted(
+        target: &T,
+        records: &Self,
+        marker: Arc<str>,
+        conn: &mut C,
+    ) -> QueryResult<usize>;
+
     /// The gapless insert that takes its numbers in the statement itself (`one_statement.rs`);
     /// `Ok(None)` when the counter's row is not there yet.
     #[doc(hidden)]
@@ -77,11 +90,26 @@ where
     for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
     for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
         QueryFragment<C::Backend>,
+    for<'b> Asserted<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
+        QueryFragment<C::Backend>,
 {
     fn __execute(target: &T, records: &Self, conn: &mut C) -> QueryResult<usize> {
         diesel::insert_into(target.clone())
             .values(records)
             .execute(conn)
+    }
+
+    fn __execute_asserted(
+        target: &T,
+        records: &Self,
+        marker: Arc<str>,
+        conn: &mut C,
+    ) -> QueryResult<usize> {
+        let insert = diesel::insert_into(target.clone()).values(records);
+        let statement = Asserted::new(insert, marker);
+        // Refused before anything is sent when the insert is not of the plain shape.
+        statement.is_safe_to_cache_prepared(&Default::default())?;
+        statement.execute(conn)
     }
 
     fn __execute_numbered(

@@ -3,6 +3,7 @@
 //! shape, with an escape hatch for any other Diesel statement.
 
 mod bounds;
+mod guessed;
 
 pub use bounds::{Insert, InsertReturning};
 
@@ -104,6 +105,9 @@ where
         R: Insert<T, C>,
     {
         if let Some(inserted) = self.gapless_in_one_statement(conn)? {
+            return Ok(inserted);
+        }
+        if let Some(inserted) = self.execute_on_a_guess(conn)? {
             return Ok(inserted);
         }
         self.execute_with(conn, |target, records, conn| {

@@ -8,6 +8,8 @@
 //! to tell which database it reaches. [`use_pool`] gives a database's default generator a pool,
 //! for reservations beside your transactions and ahead of need.
 
+pub(crate) mod guess;
+
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -107,6 +109,31 @@ where
         remember(conn, generator);
     }
     Ok(generator.unwrap_or_default())
+}
+
+/// The process-wide default generator of the database `conn` reaches, identified with one
+/// query, for a connection that cannot remember it: its session is then marked as reaching
+/// that database (one more statement, the first time at its address, or with `remark` when
+/// its session lost the mark), so that the next inserts on it can check the guess themselves
+/// (`guess.rs`).
+pub(crate) fn default_generator_marked<C>(conn: &mut C, remark: bool) -> Result<Generator>
+where
+    C: IdConnection,
+{
+    let Some(generator) = drive(default_on(&mut Blocking(&mut *conn)))? else {
+        return Ok(Generator::default());
+    };
+    let (marker, marked) = guess::marker_at(conn, &generator);
+    if remark || !marked {
+        drive(Blocking(&mut *conn).mark_session(&marker))?;
+        guess::marked(conn, &generator, marker);
+    }
+    Ok(generator)
+}
+
+/// Whether `conn` remembers its database (an r2d2 pooled connection passed as it comes).
+pub(crate) fn remembers<C: IdConnection>(conn: &mut C) -> bool {
+    remembered(conn).is_some()
 }
 
 /// The process-wide default generator of the database `db` reaches, identified with one

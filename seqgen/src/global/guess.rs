@@ -1,0 +1,171 @@
+//! Which database a connection reaches when the connection cannot remember it (a plain
+//! connection, or a pooled one passed as `&mut *pooled`), guessed without a query: the
+//! database last found at the connection's address, or the only one connections of its type
+//! have reached. A guess is only ever acted on by an insert that checks it itself
+//! (`backend/asserted.rs`): the insert carries the guessed database's marker and inserts
+//! nothing unless the session was marked with it after its database was identified
+//! (`Backend::mark_session`). A wrong guess costs a statement that inserts nothing, the
+//! identifying query the guess saved, and the guessed numbers (holes); never a duplicate.
+//!
+//! A marker names one default generator of this process (a random per-process part and the
+//! generator's number), so only a session this process identified can carry it.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::generator::Generator;
+
+/// A database a connection may reach: its default generator and that generator's marker.
+#[derive(Clone)]
+pub(crate) struct Guess {
+    pub(crate) generator: Generator,
+    pub(crate) marker: Arc<str>,
+    /// Where the guess came from, to count a miss there, and the misses counted then.
+    from: Place,
+    misses: u8,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Place {
+    /// A connection's type and address.
+    At(TypeId, usize),
+    /// Any connection of a type.
+    Any(TypeId),
+}
+
+/// Misses after which a place is no longer guessed from. An address gives up after a few in a
+/// row: its sessions keep changing (a new connection per call, a pooler that moves sessions,
+/// the inserts of a transaction that always rolls back), and the query is cheaper taken at
+/// once. A type counts a hit against a miss, since each new connection of a pool misses once
+/// before its session is marked.
+impl Place {
+    fn gives_up_after(self) -> u8 {
+        match self {
+            Place::At(..) => 3,
+            Place::Any(_) => 32,
+        }
+    }
+}
+
+/// How many connection addresses are kept; past it they are forgotten (and guessed again from
+/// their type).
+const MAX_PLACES: usize = 4096;
+
+#[derive(Default)]
+struct Known {
+    places: HashMap<Place, Entry>,
+}
+
+struct Entry {
+    /// `None` for a type whose connections reached more than one database.
+    guess: Option<(Generator, Arc<str>)>,
+    misses: u8,
+}
+
+fn known() -> std::sync::MutexGuard<'static, Known> {
+    static KNOWN: OnceLock<Mutex<Known>> = OnceLock::new();
+    KNOWN
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+fn address<C: 'static>(conn: &C) -> Place {
+    Place::At(TypeId::of::<C>(), conn as *const C as usize)
+}
+
+/// The database `conn` probably reaches, if any place has a guess worth acting on.
+pub(crate) fn guess<C: 'static>(conn: &C) -> Option<Guess> {
+    let known = known();
+    let usable = |place: Place| {
+        let entry = known.places.get(&place)?;
+        let (generator, marker) = entry.guess.as_ref()?;
+        (entry.misses < place.gives_up_after()).then(|| Guess {
+            generator: generator.clone(),
+            marker: marker.clone(),
+            from: place,
+            misses: entry.misses,
+        })
+    };
+    let at = address(conn);
+    if known.places.contains_key(&at) {
+        // A known address that gave up is not guessed from its type either.
+        return usable(at);
+    }
+    usable(Place::Any(TypeId::of::<C>()))
+}
+
+/// The guess was right: its place is trusted again.
+pub(crate) fn hit(guess: &Guess) {
+    if guess.misses == 0 {
+        return; // nothing to forgive: the common case takes no lock
+    }
+    if let Some(entry) = known().places.get_mut(&guess.from) {
+        entry.misses = match guess.from {
+            Place::At(..) => 0,
+            Place::Any(_) => entry.misses.saturating_sub(1),
+        };
+    }
+}
+
+/// The guess was wrong (or the session lost its marker).
+pub(crate) fn missed(guess: &Guess) {
+    if let Some(entry) = known().places.get_mut(&guess.from) {
+        entry.misses = entry.misses.saturating_add(1);
+    }
+}
+
+/// The marker of `generator`, and whether `conn`'s address is known to carry it already (its
+/// session was marked, unless it is another session at the same address, which the next
+/// insert finds out).
+pub(crate) fn marker_at<C: 'static>(conn: &C, generator: &Generator) -> (Arc<str>, bool) {
+    let known = known();
+    if let Some(Entry {
+        guess: Some((at, marker)),
+        ..
+    }) = known.places.get(&address(conn))
+    {
+        if at.is(generator) {
+            return (marker.clone(), true);
+        }
+    }
+    (marker_of(generator), false)
+}
+
+/// Notes that `conn`'s session was marked as reaching `generator`'s database.
+pub(crate) fn marked<C: 'static>(conn: &C, generator: &Generator, marker: Arc<str>) {
+    let mut known = known();
+    if known.places.len() >= MAX_PLACES {
+        known
+            .places
+            .retain(|place, _| matches!(place, Place::Any(_)));
+    }
+    let misses = match known.places.get(&address(conn)) {
+        // Another session at an address that kept missing: it keeps its count.
+        Some(entry) => entry.misses,
+        None => 0,
+    };
+    let guess = Some((generator.clone(), marker));
+    known.places.insert(
+        address(conn),
+        Entry {
+            guess: guess.clone(),
+            misses,
+        },
+    );
+    let any = known
+        .places
+        .entry(Place::Any(TypeId::of::<C>()))
+        .or_insert(Entry { guess, misses: 0 });
+    if any.guess.as_ref().is_some_and(|(g, _)| !g.is(generator)) {
+        any.guess = None; // connections of this type reach several databases
+    }
+}
+
+/// A marker no other generator, and no other process, has.
+fn marker_of(generator: &Generator) -> Arc<str> {
+    static PROCESS: OnceLock<i64> = OnceLock::new();
+    let process = PROCESS.get_or_init(crate::reserve::retry::random_token);
+    format!("{process:x}.{}", generator.uid()).into()
+}

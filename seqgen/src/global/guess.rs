@@ -10,7 +10,6 @@
 //! A marker names one default generator of this process (a random per-process part and the
 //! generator's number), so only a session this process identified can carry it.
 
-use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -28,10 +27,11 @@ pub(crate) struct Guess {
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Place {
-    /// A connection's type and address.
-    At(TypeId, usize),
+    /// A connection's type (by name: the connections of bb8's pool are not `'static`) and
+    /// address.
+    At(&'static str, usize),
     /// Any connection of a type.
-    Any(TypeId),
+    Any(&'static str),
 }
 
 /// Misses after which a place is no longer guessed from. An address gives up after a few in a
@@ -71,12 +71,12 @@ fn known() -> std::sync::MutexGuard<'static, Known> {
         .unwrap_or_else(|e| e.into_inner())
 }
 
-fn address<C: 'static>(conn: &C) -> Place {
-    Place::At(TypeId::of::<C>(), conn as *const C as usize)
+fn address<C>(conn: &C) -> Place {
+    Place::At(std::any::type_name::<C>(), conn as *const C as usize)
 }
 
 /// The database `conn` probably reaches, if any place has a guess worth acting on.
-pub(crate) fn guess<C: 'static>(conn: &C) -> Option<Guess> {
+pub(crate) fn guess<C>(conn: &C) -> Option<Guess> {
     let known = known();
     let usable = |place: Place| {
         let entry = known.places.get(&place)?;
@@ -93,7 +93,7 @@ pub(crate) fn guess<C: 'static>(conn: &C) -> Option<Guess> {
         // A known address that gave up is not guessed from its type either.
         return usable(at);
     }
-    usable(Place::Any(TypeId::of::<C>()))
+    usable(Place::Any(std::any::type_name::<C>()))
 }
 
 /// The guess was right: its place is trusted again.
@@ -119,7 +119,7 @@ pub(crate) fn missed(guess: &Guess) {
 /// The marker of `generator`, and whether `conn`'s address is known to carry it already (its
 /// session was marked, unless it is another session at the same address, which the next
 /// insert finds out).
-pub(crate) fn marker_at<C: 'static>(conn: &C, generator: &Generator) -> (Arc<str>, bool) {
+pub(crate) fn marker_at<C>(conn: &C, generator: &Generator) -> (Arc<str>, bool) {
     let known = known();
     if let Some(Entry {
         guess: Some((at, marker)),
@@ -134,7 +134,7 @@ pub(crate) fn marker_at<C: 'static>(conn: &C, generator: &Generator) -> (Arc<str
 }
 
 /// Notes that `conn`'s session was marked as reaching `generator`'s database.
-pub(crate) fn marked<C: 'static>(conn: &C, generator: &Generator, marker: Arc<str>) {
+pub(crate) fn marked<C>(conn: &C, generator: &Generator, marker: Arc<str>) {
     let mut known = known();
     if known.places.len() >= MAX_PLACES {
         known
@@ -156,7 +156,7 @@ pub(crate) fn marked<C: 'static>(conn: &C, generator: &Generator, marker: Arc<st
     );
     let any = known
         .places
-        .entry(Place::Any(TypeId::of::<C>()))
+        .entry(Place::Any(std::any::type_name::<C>()))
         .or_insert(Entry { guess, misses: 0 });
     if any.guess.as_ref().is_some_and(|(g, _)| !g.is(generator)) {
         any.guess = None; // connections of this type reach several databases

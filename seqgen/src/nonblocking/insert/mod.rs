@@ -11,12 +11,15 @@ use futures_core::Stream;
 
 use super::free::{default_generator, fill};
 use super::Generator;
+use crate::backend::asserted::Asserted;
 use crate::backend::one_statement::OneStatement;
 use crate::backend::AsyncBackend;
 use crate::driver::{begin, end};
 use crate::error::Result;
 use crate::model::one_statement::{self, Numbering};
 use crate::model::{gapless_field, unfill, Records};
+
+mod guessed;
 
 /// Starts an insert that fills ID fields first, on an async connection:
 /// `seqgen::nonblocking::insert_into(table).values(&mut rows).execute(&mut conn).await`, as
@@ -75,8 +78,13 @@ where
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
         for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
             QueryFragment<C::Backend> + QueryId + Send,
+        for<'b> Asserted<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
+            QueryFragment<C::Backend> + QueryId + Send,
     {
         if let Some(inserted) = self.gapless_in_one_statement(conn).await? {
+            return Ok(inserted);
+        }
+        if let Some(inserted) = self.execute_on_a_guess(conn).await? {
             return Ok(inserted);
         }
         fill_and_run!(self, conn, execute)

@@ -1,0 +1,250 @@
+//! `tests/guess.rs` on diesel-async: the default generator's `insert_into(..).execute` on a
+//! plain async connection and on deadpool's and bb8's connections serves cached IDs with one
+//! statement per insert, and a connection to another database in the same memory is never
+//! served the first one's numbers.
+#![cfg(any(feature = "async-postgres", feature = "async-mysql"))]
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
+
+use common::{TestConnection, TestDb};
+use diesel::connection::{Instrumentation, InstrumentationEvent};
+use diesel::prelude::*;
+use diesel::query_dsl::methods::LoadQuery;
+use diesel_async::AsyncConnection;
+use seqgen::admin::Setting;
+use seqgen::nonblocking as sq;
+use seqgen::DistributedId;
+
+diesel::table! {
+    seqgen_async_guess (id) {
+        id -> Text,
+        name -> Text,
+    }
+}
+
+#[derive(Insertable, DistributedId, Debug)]
+#[diesel(table_name = seqgen_async_guess)]
+struct Row {
+    #[distributed_id(key = "seqgen_async_guess", prefix = "G", date = "", pad = 7)]
+    id: String,
+    name: String,
+}
+
+const FAR: u64 = 1_000_000;
+
+fn rows(n: usize) -> Vec<Row> {
+    (0..n)
+        .map(|i| Row {
+            id: String::new(),
+            name: format!("r{i}"),
+        })
+        .collect()
+}
+
+/// A database of its own with the table (set up on a blocking connection); with `far`, its
+/// counter starts at [`FAR`].
+fn database<'a, C: TestConnection>(
+    db: &'a TestDb<C>,
+    name: &str,
+    far: bool,
+) -> common::Scratch<'a, C> {
+    let scratch = db.scratch(name);
+    let mut conn = scratch.connect();
+    seqgen::run_migrations(&mut conn).unwrap();
+    conn.batch_execute(
+        "CREATE TABLE seqgen_async_guess (id VARCHAR(20) PRIMARY KEY, name VARCHAR(20))",
+    )
+    .unwrap();
+    if far {
+        let spec = seqgen::Spec::builder("seqgen_async_guess")
+            .prefix("G")
+            .date("")
+            .pad(7)
+            .build()
+            .unwrap();
+        seqgen::Generator::new().next_id(&mut conn, &spec).unwrap();
+        seqgen::admin::set(
+            &mut conn,
+            "seqgen_async_guess",
+            Setting::StartValue,
+            Some(FAR as i64),
+        )
+        .unwrap();
+    }
+    scratch
+}
+
+/// The numbers in the table, sorted.
+fn numbers<C: TestConnection>(scratch: &common::Scratch<'_, C>) -> Vec<u64>
+where
+    for<'a> diesel::query_builder::SqlQuery: LoadQuery<'a, C, IdRow>,
+{
+    let mut conn = scratch.connect();
+    let ids: Vec<String> = diesel::sql_query("SELECT id AS id, '' AS name FROM seqgen_async_guess")
+        .load::<IdRow>(&mut conn)
+        .map(|rows| rows.into_iter().map(|r| r.id).collect())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut numbers: Vec<u64> = ids.iter().map(|id| id[1..].parse().unwrap()).collect();
+    numbers.sort_unstable();
+    numbers
+}
+
+#[derive(QueryableByName)]
+struct IdRow {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    id: String,
+}
+
+/// Counts the statements an async connection sends from now on.
+fn count_queries(conn: &mut impl AsyncConnection) -> Arc<AtomicUsize> {
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&count);
+    let counter: Box<dyn Instrumentation> = Box::new(move |event: InstrumentationEvent<'_>| {
+        if let InstrumentationEvent::StartQuery { .. } = event {
+            seen.fetch_add(1, Relaxed);
+        }
+    });
+    conn.set_instrumentation(counter);
+    count
+}
+
+macro_rules! async_guess_tests {
+    ($feature:literal, $name:ident, $sync:ty, $async:ty) => {
+        #[cfg(feature = $feature)]
+        mod $name {
+            use super::*;
+
+            fn runtime() -> tokio::runtime::Runtime {
+                tokio::runtime::Builder::new_multi_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap()
+            }
+
+            /// One statement per cached insert on a plain connection, and on deadpool's and
+            /// bb8's connections passed as they come (`&mut conn`), checked out again in turn.
+            #[test]
+            #[cfg(all(feature = "deadpool", feature = "bb8"))]
+            fn cached_ids_cost_no_query() {
+                let Some(db) = TestDb::<$sync>::open("async_guess_cost") else {
+                    return;
+                };
+                let scratch = database(&db, "aguess_cost", false);
+                runtime().block_on(async {
+                    use diesel_async::pooled_connection::{
+                        bb8, deadpool, AsyncDieselConnectionManager,
+                    };
+                    let mut conn = <$async>::establish(&scratch.url).await.unwrap();
+                    let table = seqgen_async_guess::table;
+                    sq::insert_into(table)
+                        .values(&mut rows(1))
+                        .execute(&mut conn)
+                        .await
+                        .unwrap();
+                    let queries = count_queries(&mut conn);
+                    for n in [1, 1, 1, 5] {
+                        sq::insert_into(table)
+                            .values(&mut rows(n))
+                            .execute(&mut conn)
+                            .await
+                            .unwrap();
+                    }
+                    assert_eq!(queries.load(Relaxed), 4, "one statement per insert");
+
+                    let manager =
+                        || AsyncDieselConnectionManager::<$async>::new(scratch.url.clone());
+                    let deadpool = deadpool::Pool::builder(manager())
+                        .max_size(2)
+                        .build()
+                        .unwrap();
+                    let bb8 = bb8::Pool::builder()
+                        .max_size(2)
+                        .build(manager())
+                        .await
+                        .unwrap();
+                    for round in 0..3 {
+                        let mut pooled = deadpool.get().await.unwrap();
+                        let queries = count_queries(&mut *pooled);
+                        sq::insert_into(table)
+                            .values(&mut rows(1))
+                            .execute(&mut pooled)
+                            .await
+                            .unwrap();
+                        sq::insert_into(table)
+                            .values(&mut rows(1))
+                            .execute(&mut pooled)
+                            .await
+                            .unwrap();
+                        if round > 0 {
+                            assert_eq!(queries.load(Relaxed), 2, "deadpool, round {round}");
+                        }
+                        drop(pooled);
+                        let mut pooled = bb8.get().await.unwrap();
+                        let queries = count_queries(&mut *pooled);
+                        sq::insert_into(table)
+                            .values(&mut rows(1))
+                            .execute(&mut pooled)
+                            .await
+                            .unwrap();
+                        sq::insert_into(table)
+                            .values(&mut rows(1))
+                            .execute(&mut pooled)
+                            .await
+                            .unwrap();
+                        if round > 0 {
+                            assert_eq!(queries.load(Relaxed), 2, "bb8, round {round}");
+                        }
+                    }
+                });
+                let n = numbers(&scratch);
+                assert_eq!(n.len(), 21);
+                common::assert_distinct(&n);
+            }
+
+            /// One memory slot, a connection to one database and then to another, in turn:
+            /// each gets its own database's numbers.
+            #[test]
+            fn a_connection_to_another_database_gets_its_own_numbers() {
+                let Some(db) = TestDb::<$sync>::open("async_guess_other") else {
+                    return;
+                };
+                let near = database(&db, "aguess_near", false);
+                let far = database(&db, "aguess_far", true);
+                runtime().block_on(async {
+                    let mut slot = Box::new(<$async>::establish(&near.url).await.unwrap());
+                    for round in 0..6 {
+                        let url = if round % 2 == 0 { &near.url } else { &far.url };
+                        *slot = <$async>::establish(url).await.unwrap();
+                        for _ in 0..3 {
+                            sq::insert_into(seqgen_async_guess::table)
+                                .values(&mut rows(2))
+                                .execute(&mut *slot)
+                                .await
+                                .unwrap();
+                        }
+                    }
+                });
+                let (near_numbers, far_numbers) = (numbers(&near), numbers(&far));
+                assert_eq!((near_numbers.len(), far_numbers.len()), (18, 18));
+                assert!(near_numbers.iter().all(|&n| n < FAR), "{near_numbers:?}");
+                assert!(far_numbers.iter().all(|&n| n >= FAR), "{far_numbers:?}");
+            }
+        }
+    };
+}
+
+async_guess_tests!(
+    "async-postgres",
+    postgres,
+    diesel::PgConnection,
+    diesel_async::AsyncPgConnection
+);
+async_guess_tests!(
+    "async-mysql",
+    mysql,
+    diesel::MysqlConnection,
+    diesel_async::AsyncMysqlConnection
+);

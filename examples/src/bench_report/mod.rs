@@ -32,6 +32,8 @@ use seqgen::{DistributedId, Generator};
 mod gapless;
 mod inserts;
 mod latency;
+#[cfg(any(feature = "async-postgres", feature = "async-mysql"))]
+mod nonblocking;
 
 use inserts::report;
 
@@ -117,6 +119,10 @@ orders! {
     bench_orders_default, DefaultOrder;
     bench_orders_deref, DerefOrder;
     bench_orders_explicit, ExplicitOrder;
+    bench_orders_async_plain, AsyncPlainOrder;
+    bench_orders_async_conn, AsyncConnOrder;
+    bench_orders_async_deadpool, AsyncDeadpoolOrder;
+    bench_orders_async_bb8, AsyncBb8Order;
 }
 
 diesel::table! {
@@ -288,6 +294,10 @@ pub fn run(args: &Args) -> Result<(), BoxError> {
                 if args.report != Report::Gapless {
                     report::<diesel::PgConnection>(args, url, "postgres")?;
                 }
+                #[cfg(feature = "async-postgres")]
+                if matches!(args.report, Report::Inserts | Report::All) {
+                    nonblocking::postgres(args, url, "postgres")?;
+                }
                 if matches!(args.report, Report::Gapless | Report::All) {
                     gapless::report(args, url)?;
                 }
@@ -297,6 +307,10 @@ pub fn run(args: &Args) -> Result<(), BoxError> {
         } else if url.starts_with("mysql://") {
             #[cfg(feature = "mysql")]
             report::<diesel::MysqlConnection>(args, url, "mysql")?;
+            #[cfg(feature = "async-mysql")]
+            if matches!(args.report, Report::Inserts | Report::All) {
+                nonblocking::mysql(args, url, "mysql")?;
+            }
             #[cfg(not(feature = "mysql"))]
             return Err("built without MySQL: add --features mysql".into());
         } else {

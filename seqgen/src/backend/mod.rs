@@ -78,6 +78,12 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     #[doc(hidden)]
     const MARK_SESSION: &'static str = "";
 
+    /// The most rows an insert checks the session's mark for itself ([`asserted::Asserted`])
+    /// before a query telling the database apart costs less: MySQL rewrites a bulk as a
+    /// `UNION ALL` of one `SELECT` per row, which costs the server more than that query.
+    #[doc(hidden)]
+    const MOST_ROWS_CHECKED: usize = usize::MAX;
+
     /// Runs the gapless insert that takes its numbers itself (`one_statement.rs`) and reads
     /// the counter it left; `None` when the counter's row is not there yet. Only called where
     /// [`ONE_STATEMENT_GAPLESS_INSERT`](Backend::ONE_STATEMENT_GAPLESS_INSERT) holds.

@@ -30,6 +30,7 @@ where
             || !<C::Backend as Backend>::IDENTIFY_IS_A_ROUND_TRIP
             || gapless_field::<R::Row>().is_some()
             || self.records.as_rows().is_empty()
+            || self.records.as_rows().len() > <C::Backend as Backend>::MOST_ROWS_CHECKED
             || remembers(conn)
         {
             return Ok(None);

@@ -6,19 +6,18 @@
 //! another database's numbers (`crate::global::guess`).
 //!
 //! ```sql
-//! -- PostgreSQL
-//! /* the insert as Diesel writes it */ INSERT INTO "users" ("id", "name")
-//!     SELECT * FROM (VALUES ($1, $2), ($3, $4)) AS seqgen_v
+//! -- PostgreSQL: one row, and several
+//! INSERT INTO "users" ("id", "name") SELECT $1, $2
+//!     WHERE current_setting('seqgen.identity', true) = $3
+//! INSERT INTO "users" ("id", "name") SELECT * FROM (VALUES ($1, $2), ($3, $4)) AS seqgen_v
 //!     WHERE current_setting('seqgen.identity', true) = $5
-//! -- MySQL, MariaDB
-//! /* the insert as Diesel writes it */ INSERT INTO `users` (`id`, `name`)
-//!     SELECT * FROM (SELECT ? AS c0, ? AS c1 UNION ALL SELECT ?, ?) AS seqgen_v
-//!     WHERE @seqgen_identity = ?
+//! -- MySQL, MariaDB: one row
+//! INSERT INTO `users` (`id`, `name`) SELECT ?, ? FROM DUAL WHERE @seqgen_identity = ?
 //! ```
 //!
-//! As in `one_statement.rs`, Diesel's insert is walked inside an SQL comment to register its
-//! bind parameters, which the rewritten copy refers to in the same order; anything but the
-//! plain shape is refused before anything is sent ([`NotAsserted`]).
+//! The table and columns come from Diesel's insert, rendered and parsed (anything but the plain
+//! shape, such as a `DEFAULT` for a `None`, is refused before anything is sent: [`NotAsserted`]);
+//! the values are Diesel's own, each row's `ValuesClause` walked without its column list.
 //!
 //! MySQL's `USE other` is not seen (as a pooled connection that remembers its database does not
 //! see it: see "What can still produce a duplicate" in `guide::guarantees`): a prepared
@@ -28,24 +27,29 @@
 
 use std::sync::{Arc, OnceLock};
 
-use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::insertable::{ColumnInsertValue, DefaultableColumnInsertValue};
+use diesel::query_builder::{AstPass, QueryFragment, QueryId, ValuesClause};
 use diesel::{QueryResult, RunQueryDsl};
 
 use super::rendered::{Dialect, Rendered};
 
-/// Diesel's insert `S`, inserting only on the database `marker` names; see the module.
+/// Diesel's insert `S` (rendered for its table and columns) of rows whose values are `V`,
+/// inserting only on the database `marker` names; see the module.
 #[doc(hidden)]
-pub struct Asserted<S> {
+pub struct Asserted<S, V> {
     insert: S,
+    /// Each row's values (a `ValuesClause`).
+    rows: Vec<V>,
     marker: Arc<str>,
     /// Diesel's insert as rendered and parsed, once; `None` when not of the plain shape.
     rendered: OnceLock<Option<Rendered>>,
 }
 
-impl<S> Asserted<S> {
-    pub(crate) fn new(insert: S, marker: Arc<str>) -> Self {
+impl<S, V> Asserted<S, V> {
+    pub(crate) fn new(insert: S, rows: Vec<V>, marker: Arc<str>) -> Self {
         Asserted {
             insert,
+            rows,
             marker,
             rendered: OnceLock::new(),
         }
@@ -75,14 +79,14 @@ fn not_asserted() -> diesel::result::Error {
 }
 
 // Cached by its text, as Diesel caches what has no static id.
-impl<S> QueryId for Asserted<S> {
+impl<S, V> QueryId for Asserted<S, V> {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<S, Conn> RunQueryDsl<Conn> for Asserted<S> {}
+impl<S, V, Conn> RunQueryDsl<Conn> for Asserted<S, V> {}
 
-impl<S> Asserted<S> {
+impl<S, V> Asserted<S, V> {
     /// Diesel's insert, rendered and parsed, once.
     fn rendered<DB>(&self, dialect: Dialect) -> QueryResult<&Rendered>
     where
@@ -101,111 +105,178 @@ impl<S> Asserted<S> {
             .ok_or_else(not_asserted)
     }
 
-    /// The statement, for a backend whose `rendered` is Diesel's insert parsed: `values`
-    /// writes the rows as a derived table, `check` the condition on the marker, bound after.
+    /// The statement, for a backend whose `rendered` is Diesel's insert parsed: `INSERT INTO
+    /// <table> (<columns>) `, then `rows` writes the rows' source from their values, up to the
+    /// comparison with the marker, whose bind parameter comes last.
     fn walk<'b, DB>(
         &'b self,
         rendered: &Rendered,
         mut out: AstPass<'_, 'b, DB>,
-        values: impl FnOnce(&Rendered) -> String,
-        check: (&str, &str),
+        rows: impl FnOnce(&'b [V], &mut AstPass<'_, 'b, DB>) -> QueryResult<()>,
     ) -> QueryResult<()>
     where
         DB: diesel::backend::Backend,
-        S: QueryFragment<DB>,
         str: diesel::serialize::ToSql<diesel::sql_types::Text, DB>,
         DB: diesel::sql_types::HasSqlType<diesel::sql_types::Text>,
     {
-        // First, so that its parameters come first, as in the rewritten copy.
-        out.push_sql("/* ");
-        self.insert.walk_ast(out.reborrow())?;
-        out.push_sql(" */ INSERT INTO ");
+        // A bulk stays unprepared, as Diesel's: each number of rows would be one more
+        // prepared statement.
+        if self.rows.len() > 1 {
+            out.unsafe_to_cache_prepared();
+        }
+        out.push_sql("INSERT INTO ");
         out.push_sql(&rendered.table);
         out.push_sql(" (");
         out.push_sql(&rendered.columns.join(", "));
-        out.push_sql(") SELECT * FROM (");
-        out.push_sql(&values(rendered));
-        out.push_sql(") AS seqgen_v WHERE ");
-        out.push_sql(check.0);
-        out.push_bind_param::<diesel::sql_types::Text, str>(&self.marker)?;
-        out.push_sql(check.1);
-        Ok(())
+        out.push_sql(") ");
+        rows(&self.rows, &mut out)?;
+        out.push_bind_param::<diesel::sql_types::Text, str>(&self.marker)
     }
 }
 
-/// Prepared once per connection for one row, as Diesel would if its insert had no `DEFAULT`
-/// to print (which `Rendered::parse` refuses); a bulk stays unprepared, or each number of rows
-/// would be one more prepared statement.
-#[cfg(seqgen_pg)]
-impl<S: QueryFragment<diesel::pg::Pg>> QueryFragment<diesel::pg::Pg> for Asserted<S> {
-    fn is_safe_to_cache_prepared(&self, _: &diesel::pg::Pg) -> QueryResult<bool> {
-        Ok(self.pg()?.rows.len() == 1)
-    }
+/// One row's values as Diesel's derived `Insertable` gives them (a `ValuesClause` of a tuple
+/// of `DefaultableColumnInsertValue`s), written as bind parameters without their column list
+/// (`$1, $2`), and without telling Diesel they are unsafe to cache, as Diesel's own walk does
+/// for every value of a derived `Insertable` (for the `DEFAULT` a `None` may print, which is
+/// refused here). So this statement is prepared once per connection for one row, where Diesel
+/// parses and plans its insert at every call: the check then costs the server nothing.
+#[doc(hidden)]
+pub trait RowValues<DB: diesel::backend::Backend> {
+    /// Writes the values, each a bind parameter.
+    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()>;
+}
 
+impl<V, Tab, DB> RowValues<DB> for ValuesClause<V, Tab>
+where
+    DB: diesel::backend::Backend,
+    V: RowValues<DB>,
+{
+    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.values.walk_values(out)
+    }
+}
+
+impl<T, DB> RowValues<DB> for DefaultableColumnInsertValue<T>
+where
+    DB: diesel::backend::Backend,
+    T: QueryFragment<DB>,
+{
+    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        match self {
+            DefaultableColumnInsertValue::Expression(value) => value.walk_ast(out),
+            DefaultableColumnInsertValue::Default => Err(not_asserted()),
+        }
+    }
+}
+
+impl<Col, Expr, DB> RowValues<DB> for ColumnInsertValue<Col, Expr>
+where
+    DB: diesel::backend::Backend,
+    Self: QueryFragment<DB>,
+{
+    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.walk_ast(out)
+    }
+}
+
+/// [`RowValues`] for the tuples Diesel's derive makes, up to Diesel's default 32 columns.
+macro_rules! row_values_tuples {
+    ($($name:ident)+) => {
+        impl<DB: diesel::backend::Backend, $($name: RowValues<DB>),+> RowValues<DB> for ($($name,)+) {
+            #[allow(non_snake_case)]
+            fn walk_values<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+                let ($($name,)+) = self;
+                let mut first = true;
+                $(
+                    if !std::mem::take(&mut first) {
+                        out.push_sql(", ");
+                    }
+                    $name.walk_values(out.reborrow())?;
+                )+
+                let _ = first;
+                Ok(())
+            }
+        }
+    };
+}
+
+macro_rules! row_values_up_to {
+    ($first:ident $($rest:ident)*) => {
+        row_values_tuples!($first $($rest)*);
+        row_values_up_to!($($rest)*);
+    };
+    () => {};
+}
+
+row_values_up_to!(
+    T31 T30 T29 T28 T27 T26 T25 T24 T23 T22 T21 T20 T19 T18 T17 T16 T15 T14 T13 T12 T11 T10 T9
+    T8 T7 T6 T5 T4 T3 T2 T1 T0
+);
+
+/// `(a, b), (c, d)` of `rows`.
+fn each_row<'b, DB, V>(rows: &'b [V], out: &mut AstPass<'_, 'b, DB>) -> QueryResult<()>
+where
+    DB: diesel::backend::Backend,
+    V: RowValues<DB>,
+{
+    for (index, row) in rows.iter().enumerate() {
+        out.push_sql(if index == 0 { "(" } else { ", (" });
+        row.walk_values(out.reborrow())?;
+        out.push_sql(")");
+    }
+    Ok(())
+}
+
+#[cfg(seqgen_pg)]
+impl<S, V> QueryFragment<diesel::pg::Pg> for Asserted<S, V>
+where
+    S: QueryFragment<diesel::pg::Pg>,
+    V: RowValues<diesel::pg::Pg>,
+{
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, diesel::pg::Pg>) -> QueryResult<()> {
-        let values = |r: &Rendered| {
-            let rows: Vec<String> = r
-                .rows
-                .iter()
-                .map(|row| format!("({})", row.join(", ")))
-                .collect();
-            format!("VALUES {}", rows.join(", "))
-        };
-        let check = ("current_setting('seqgen.identity', true) = ", "");
-        self.walk(self.pg()?, out, values, check)
+        let rendered = self.rendered::<diesel::pg::Pg>(Dialect::Postgres)?;
+        self.walk(rendered, out, |rows, out| {
+            if let [row] = rows {
+                out.push_sql("SELECT ");
+                row.walk_values(out.reborrow())?;
+            } else {
+                out.push_sql("SELECT * FROM (VALUES ");
+                each_row(rows, out)?;
+                out.push_sql(") AS seqgen_v");
+            }
+            out.push_sql(" WHERE current_setting('seqgen.identity', true) = ");
+            Ok(())
+        })
     }
 }
 
-#[cfg(seqgen_pg)]
-impl<S: QueryFragment<diesel::pg::Pg>> Asserted<S> {
-    fn pg(&self) -> QueryResult<&Rendered> {
-        self.rendered::<diesel::pg::Pg>(Dialect::Postgres)
-    }
-}
-
+/// One row only (`Backend::MOST_ROWS_CHECKED`): MySQL's `VALUES` rows cannot stand in a derived
+/// table (MariaDB, MySQL before 8.0.19), and a `UNION ALL` of rows costs more than the query the
+/// check saves.
 #[cfg(seqgen_mysql)]
-impl<S: QueryFragment<diesel::mysql::Mysql>> QueryFragment<diesel::mysql::Mysql> for Asserted<S> {
-    fn is_safe_to_cache_prepared(&self, _: &diesel::mysql::Mysql) -> QueryResult<bool> {
-        Ok(self.mysql()?.rows.len() == 1)
-    }
-
+impl<S, V> QueryFragment<diesel::mysql::Mysql> for Asserted<S, V>
+where
+    S: QueryFragment<diesel::mysql::Mysql>,
+    V: RowValues<diesel::mysql::Mysql>,
+{
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, diesel::mysql::Mysql>) -> QueryResult<()> {
-        // MySQL's `VALUES` rows cannot stand in a derived table; `SELECT`s joined can.
-        let values = |r: &Rendered| {
-            let rows: Vec<String> = r
-                .rows
-                .iter()
-                .enumerate()
-                .map(|(index, row)| {
-                    let columns: Vec<String> = row
-                        .iter()
-                        .enumerate()
-                        .map(|(c, value)| match index {
-                            0 => format!("{value} AS c{c}"),
-                            _ => value.clone(),
-                        })
-                        .collect();
-                    format!("SELECT {}", columns.join(", "))
-                })
-                .collect();
-            rows.join(" UNION ALL ")
-        };
-        let check = ("@seqgen_identity = ", "");
-        self.walk(self.mysql()?, out, values, check)
-    }
-}
-
-#[cfg(seqgen_mysql)]
-impl<S: QueryFragment<diesel::mysql::Mysql>> Asserted<S> {
-    fn mysql(&self) -> QueryResult<&Rendered> {
-        self.rendered::<diesel::mysql::Mysql>(Dialect::Mysql)
+        let rendered = self.rendered::<diesel::mysql::Mysql>(Dialect::Mysql)?;
+        self.walk(rendered, out, |rows, out| {
+            let [row] = rows else {
+                return Err(not_asserted());
+            };
+            out.push_sql("SELECT ");
+            row.walk_values(out.reborrow())?;
+            out.push_sql(" FROM DUAL WHERE @seqgen_identity = ");
+            Ok(())
+        })
     }
 }
 
 // Never run there (a SQLite database is told apart without a round trip); implemented so that
 // `execute` has one bound for every backend.
 #[cfg(feature = "sqlite")]
-impl<S> QueryFragment<diesel::sqlite::Sqlite> for Asserted<S> {
+impl<S, V> QueryFragment<diesel::sqlite::Sqlite> for Asserted<S, V> {
     fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, diesel::sqlite::Sqlite>) -> QueryResult<()> {
         Err(not_asserted())
     }

@@ -45,7 +45,8 @@ static NEXT_UID: AtomicU64 = AtomicU64::new(1);
 /// database; it checks at every reservation that it is still talking to the same one and
 /// fails with [`Error::DifferentDatabase`] otherwise. The functions of [`crate::global`] use a
 /// process-wide default that tells databases apart: once per connection for connections
-/// checked out of an r2d2 pool, with one query per call for any other.
+/// checked out of an r2d2 pool, in the insert itself for `insert_into(..).execute` on any other,
+/// and with one query per call for the rest.
 ///
 /// # Blocks
 /// A key's first block holds the spec's `batch` numbers; while blocks last less than a second

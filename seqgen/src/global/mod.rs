@@ -4,8 +4,9 @@
 //! [`Generator`] of your own for another clock, other block sizes or a database of its own.
 //!
 //! A connection checked out of an r2d2 pool (passed as the `PooledConnection` itself) is told
-//! apart once and then remembers its database; any other connection costs one query per call
-//! to tell which database it reaches. [`use_pool`] gives a database's default generator a pool,
+//! apart once and then remembers its database. On any other connection,
+//! `insert_into(..).execute` serves cached IDs on a guess that the insert checks itself, and
+//! the rest costs one query per call to tell which database it reaches. [`use_pool`] gives a database's default generator a pool,
 //! for reservations beside your transactions and ahead of need.
 
 pub(crate) mod guess;
@@ -42,7 +43,8 @@ fn defaults() -> std::sync::MutexGuard<'static, HashMap<Identity, Generator>> {
 ///
 /// Pass the pool's connections as they come (`&mut pool.get()?`, not `&mut *conn`): a pooled
 /// connection is identified once and then remembers its database, so cached IDs cost no
-/// query; a dereferenced or plain connection is identified with one query per call.
+/// query; on a dereferenced or plain connection `insert_into(..).execute` checks the database
+/// in the insert itself, and the other functions identify it with one query per call.
 ///
 /// ```
 /// use diesel::r2d2::{ConnectionManager, Pool};

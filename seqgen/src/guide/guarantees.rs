@@ -39,8 +39,18 @@
 //!   default that keeps one cache per database, so a test suite with a database per test just
 //!   works: a connection checked out of an r2d2 pool is identified at its first use and then
 //!   remembers its database (in the pool's per-connection extensions, which live as long as the
-//!   physical connection); any other connection is identified with one query per call. A `Generator` you create serves one database and refuses
-//!   another (`Error::DifferentDatabase`) at its next reservation.
+//!   physical connection). On any other connection (a plain one, `&mut *pooled`, diesel-async's)
+//!   `insert_into(..).execute` guesses the database (the one last found at the connection's
+//!   address, or the only one connections of its type reach) and the insert checks the guess
+//!   itself: after identifying a session's database, seqgen marks the session
+//!   (`set_config('seqgen.identity', …)` on PostgreSQL, undone by a rollback; a user variable on
+//!   MySQL) with a marker only this process's generator for that database has, and the rewritten
+//!   insert inserts nothing unless the session carries it. A wrong guess then costs a statement
+//!   that inserts nothing, a query and a few holes, never another database's numbers
+//!   (`tests/guess.rs`). Everything else on such a connection (`next_id`, `assign_ids`,
+//!   `get_result`, an insert Diesel writes with `DEFAULT`, a MySQL bulk) is identified with one
+//!   query per call. A `Generator` you create serves one database and refuses another
+//!   (`Error::DifferentDatabase`) at its next reservation.
 //! - **Reservations are durable.** On PostgreSQL every reservation commits with
 //!   `synchronous_commit = on` (its own transaction only: your other writes keep your setting).
 //!   A server that cannot commit durably is refused with `Error::NotDurable`, naming the setting:

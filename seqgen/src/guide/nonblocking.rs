@@ -84,9 +84,12 @@
 //!   inside `spawn_blocking`; with the blocking features, `PgConnection` does as well. SQLite pools:
 //!   `ManagerConfig { custom_setup: Box::new(seqgen::sqlite::establish_async), .. }` applies the
 //!   busy timeout and WAL, as `SqliteSetup` does for r2d2.
-//! - **The default generators** tell databases apart with one query per call on async
-//!   connections (no per-connection memory as r2d2's extensions give): hold a
-//!   `seqgen::nonblocking::Generator` per database, as the example does, and cached IDs cost no query.
+//! - **The default generators** serve `insert_into(..).execute` on async connections (plain,
+//!   deadpool's, bb8's) without a query for cached IDs: the insert checks the database it
+//!   reaches itself (see `guide::guarantees`). Their other functions (`next_id`, `assign_ids`,
+//!   `get_result`) tell databases apart with one query per call: hold a
+//!   `seqgen::nonblocking::Generator` per database, as the example does, and cached IDs cost no
+//!   query anywhere.
 //!
 //! What async costs against blocking, with numbers: `BENCHMARKS.md`.
 //!

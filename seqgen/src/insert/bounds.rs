@@ -90,8 +90,11 @@ where
     for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
     for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
         QueryFragment<C::Backend>,
-    for<'b> Asserted<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
-        QueryFragment<C::Backend>,
+    for<'b> &'b R::Row: Insertable<T>,
+    for<'b> Asserted<
+        InsertStatement<T, <&'b R as Insertable<T>>::Values>,
+        <&'b R::Row as Insertable<T>>::Values,
+    >: QueryFragment<C::Backend>,
 {
     fn __execute(target: &T, records: &Self, conn: &mut C) -> QueryResult<usize> {
         diesel::insert_into(target.clone())
@@ -106,7 +109,8 @@ where
         conn: &mut C,
     ) -> QueryResult<usize> {
         let insert = diesel::insert_into(target.clone()).values(records);
-        let statement = Asserted::new(insert, marker);
+        let rows = records.__rows().iter().map(Insertable::values).collect();
+        let statement = Asserted::new(insert, rows, marker);
         // Refused before anything is sent when the insert is not of the plain shape.
         statement.is_safe_to_cache_prepared(&Default::default())?;
         statement.execute(conn)

@@ -40,6 +40,9 @@ pub trait Records {
     type Row: DistributedId;
     /// The records as a slice.
     fn as_rows(&mut self) -> &mut [Self::Row];
+    /// The records as a shared slice.
+    #[doc(hidden)]
+    fn __rows(&self) -> &[Self::Row];
 }
 
 impl<T: DistributedId> Records for T {
@@ -47,11 +50,17 @@ impl<T: DistributedId> Records for T {
     fn as_rows(&mut self) -> &mut [T] {
         std::slice::from_mut(self)
     }
+    fn __rows(&self) -> &[T] {
+        std::slice::from_ref(self)
+    }
 }
 
 impl<T: DistributedId> Records for [T] {
     type Row = T;
     fn as_rows(&mut self) -> &mut [T] {
+        self
+    }
+    fn __rows(&self) -> &[T] {
         self
     }
 }
@@ -61,11 +70,17 @@ impl<T: DistributedId, const N: usize> Records for [T; N] {
     fn as_rows(&mut self) -> &mut [T] {
         self
     }
+    fn __rows(&self) -> &[T] {
+        self
+    }
 }
 
 impl<T: DistributedId> Records for Vec<T> {
     type Row = T;
     fn as_rows(&mut self) -> &mut [T] {
+        self
+    }
+    fn __rows(&self) -> &[T] {
         self
     }
 }

@@ -60,8 +60,9 @@ where
 }
 
 /// Free functions on the process-wide default generators (one per database, shared with the
-/// blocking API's), each telling the database apart with one query per call: hold a
-/// [`Generator`] per database to save it.
+/// blocking API's), each telling the database apart with one query per call (only
+/// [`insert_into`](super::insert_into) checks it in the insert instead): hold a [`Generator`] per
+/// database to save it.
 macro_rules! from_default {
     ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty;)*) => {$(
         $(#[$doc])*

@@ -32,8 +32,11 @@ where
         C: AsyncConnection,
         C::Backend: AsyncBackend,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
-        for<'b> Asserted<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
-            QueryFragment<C::Backend> + QueryId + Send,
+        for<'b> &'b R::Row: Insertable<T>,
+        for<'b> Asserted<
+            InsertStatement<T, <&'b R as Insertable<T>>::Values>,
+            <&'b R::Row as Insertable<T>>::Values,
+        >: QueryFragment<C::Backend> + QueryId + Send,
     {
         if self.generator.is_some()
             || !<C::Backend as Backend>::IDENTIFY_IS_A_ROUND_TRIP
@@ -80,14 +83,19 @@ where
     where
         C: AsyncConnection,
         C::Backend: AsyncBackend,
-        for<'b> Asserted<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
-            QueryFragment<C::Backend> + QueryId + Send,
+        for<'b> &'b R::Row: Insertable<T>,
+        for<'b> Asserted<
+            InsertStatement<T, <&'b R as Insertable<T>>::Values>,
+            <&'b R::Row as Insertable<T>>::Values,
+        >: QueryFragment<C::Backend> + QueryId + Send,
     {
         let (target, records) = (self.target.clone(), &*self.records);
         // Made and handed to diesel-async before anything is awaited, as in
         // `gapless_in_one_statement`: held across an await, its type could not be shown `Send`.
         let sent = async {
-            let statement = Asserted::new(diesel::insert_into(target).values(records), marker);
+            let rows = records.__rows().iter().map(Insertable::values).collect();
+            let insert = diesel::insert_into(target).values(records);
+            let statement = Asserted::new(insert, rows, marker);
             statement.is_safe_to_cache_prepared(&C::Backend::default())?;
             conn.execute_returning_count(statement).await
         }

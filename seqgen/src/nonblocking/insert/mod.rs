@@ -78,8 +78,11 @@ where
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
         for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
             QueryFragment<C::Backend> + QueryId + Send,
-        for<'b> Asserted<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
-            QueryFragment<C::Backend> + QueryId + Send,
+        for<'b> &'b R::Row: Insertable<T>,
+        for<'b> Asserted<
+            InsertStatement<T, <&'b R as Insertable<T>>::Values>,
+            <&'b R::Row as Insertable<T>>::Values,
+        >: QueryFragment<C::Backend> + QueryId + Send,
     {
         if let Some(inserted) = self.gapless_in_one_statement(conn).await? {
             return Ok(inserted);

@@ -224,9 +224,9 @@ macro_rules! async_guess_tests {
                     for round in 0..6 {
                         let url = if round % 2 == 0 { &near.url } else { &far.url };
                         *slot = <$async>::establish(url).await.unwrap();
-                        for _ in 0..3 {
+                        for n in [1, 1, 3] {
                             sq::insert_into(seqgen_async_guess::table)
-                                .values(&mut rows(2))
+                                .values(&mut rows(n))
                                 .execute(&mut *slot)
                                 .await
                                 .unwrap();
@@ -234,7 +234,7 @@ macro_rules! async_guess_tests {
                     }
                 });
                 let (near_numbers, far_numbers) = (numbers(&near), numbers(&far));
-                assert_eq!((near_numbers.len(), far_numbers.len()), (18, 18));
+                assert_eq!((near_numbers.len(), far_numbers.len()), (15, 15));
                 assert!(near_numbers.iter().all(|&n| n < FAR), "{near_numbers:?}");
                 assert!(far_numbers.iter().all(|&n| n >= FAR), "{far_numbers:?}");
             }

@@ -181,9 +181,9 @@ where
         } else {
             far.connect()
         };
-        for _ in 0..3 {
+        for n in [1, 1, 3] {
             seqgen::insert_into(seqgen_guess_rows::table)
-                .values(&mut rows(2))
+                .values(&mut rows(n))
                 .execute(&mut *slot)
                 .unwrap();
         }
@@ -203,7 +203,7 @@ where
             .unwrap();
     }
     let (near_numbers, far_numbers) = (numbers(&mut near.connect()), numbers(&mut far.connect()));
-    assert_eq!((near_numbers.len(), far_numbers.len()), (24, 24));
+    assert_eq!((near_numbers.len(), far_numbers.len()), (21, 21));
     assert!(near_numbers.iter().all(|&n| n < FAR), "{near_numbers:?}");
     assert!(far_numbers.iter().all(|&n| n >= FAR), "{far_numbers:?}");
 }

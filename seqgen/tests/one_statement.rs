@@ -196,7 +196,50 @@ backend_tests_postgres!(
     two_models_of_one_insert_type_number_their_own_column,
     eight_workers_with_rollbacks_commit_one_to_n,
     a_column_found_by_name_at_another_fields_place_is_not_taken,
+    one_row_is_prepared_once_per_connection,
 );
+
+/// The single-row statement is prepared once for the connection (Diesel parses and plans its
+/// own derived insert at every call), whether the records are one struct or a `Vec` of one; a
+/// bulk is not prepared.
+fn one_row_is_prepared_once_per_connection(db: TestDb<PgConnection>) {
+    let (mut conn, generator) = setup(&db, &["seqgen_one_invoice"]);
+    conn.transaction(|conn| {
+        let mut first = invoice("a");
+        seqgen::insert_into(seqgen_one_rows::table)
+            .values(&mut first)
+            .with_generator(&generator)
+            .execute(conn)?;
+        let prepared = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&prepared);
+        conn.set_instrumentation(move |event: InstrumentationEvent<'_>| {
+            if let InstrumentationEvent::CacheQuery { sql, .. } = event {
+                sink.lock().unwrap().push(sql.to_owned());
+            }
+        });
+        for code in ["b", "c", "d"] {
+            seqgen::insert_into(seqgen_one_rows::table)
+                .values(&mut invoice(code))
+                .with_generator(&generator)
+                .execute(conn)?;
+            seqgen::insert_into(seqgen_one_rows::table)
+                .values(&mut vec![invoice(&code.to_uppercase())])
+                .with_generator(&generator)
+                .execute(conn)?;
+        }
+        let mut bulk: Vec<Invoice> = ["x", "y"].map(invoice).into();
+        seqgen::insert_into(seqgen_one_rows::table)
+            .values(&mut bulk)
+            .with_generator(&generator)
+            .execute(conn)?;
+        let prepared = prepared.lock().unwrap().clone();
+        assert_eq!(prepared.len(), 1, "{prepared:#?}");
+        assert!(prepared[0].contains("WITH seqgen_n AS"), "{prepared:#?}");
+        Ok::<_, Error>(())
+    })
+    .unwrap();
+    assert_eq!(rows(&mut conn).len(), 9);
+}
 
 /// After the key's first insert (the usual path, which records the key's shape), one row and
 /// a bulk of three each take one statement; the records hold what the table holds.

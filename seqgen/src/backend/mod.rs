@@ -22,6 +22,7 @@ pub(crate) mod one_statement;
 mod pg;
 mod queries;
 mod rendered;
+pub(crate) mod row_values;
 mod rows;
 pub(crate) mod schema;
 #[cfg(feature = "sqlite")]
@@ -88,13 +89,13 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     /// the counter it left; `None` when the counter's row is not there yet. Only called where
     /// [`ONE_STATEMENT_GAPLESS_INSERT`](Backend::ONE_STATEMENT_GAPLESS_INSERT) holds.
     #[doc(hidden)]
-    fn run_one_statement<C, S>(
+    fn run_one_statement<C, S, V>(
         conn: &mut C,
-        statement: one_statement::OneStatement<S>,
+        statement: one_statement::OneStatement<S, V>,
     ) -> QueryResult<Option<i64>>
     where
         C: LoadConnection<Backend = Self>,
-        one_statement::OneStatement<S>: diesel::query_builder::QueryFragment<Self>,
+        one_statement::OneStatement<S, V>: diesel::query_builder::QueryFragment<Self>,
     {
         let _ = (conn, statement);
         Err(one_statement::not_one_statement())

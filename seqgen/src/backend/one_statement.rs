@@ -30,6 +30,7 @@ use diesel::sql_types::BigInt;
 use diesel::{QueryResult, RunQueryDsl};
 
 use super::rendered::{Dialect, Rendered};
+use super::row_values::RowValues;
 use super::Counter;
 
 /// What the statement needs besides Diesel's insert: the counter, the block, and how IDs
@@ -58,20 +59,24 @@ pub struct Plan {
     pub(crate) numeric: bool,
 }
 
-/// Diesel's insert `S`, with its ID column computed by the statement; see the module.
+/// Diesel's insert `S` (rendered for its table, columns and bind parameters) of rows whose
+/// values are `V`, with its ID column computed by the statement; see the module.
 #[doc(hidden)]
-pub struct OneStatement<S> {
+pub struct OneStatement<S, V> {
     insert: S,
+    /// Each row's values (a `ValuesClause`), walked for their bind parameters.
+    rows: Vec<V>,
     plan: Plan,
     /// Diesel's insert as rendered and parsed, once (the statement is walked several times);
     /// `None` when it is not of the plain shape.
     rendered: OnceLock<Option<Rendered>>,
 }
 
-impl<S> OneStatement<S> {
-    pub(crate) fn new(insert: S, plan: Plan) -> Self {
+impl<S, V> OneStatement<S, V> {
+    pub(crate) fn new(insert: S, rows: Vec<V>, plan: Plan) -> Self {
         OneStatement {
             insert,
+            rows,
             plan,
             rendered: OnceLock::new(),
         }
@@ -103,19 +108,19 @@ pub(crate) fn not_one_statement() -> diesel::result::Error {
 // The SQL depends on which column is the ID, which the insert's type does not tell (two
 // models may insert the same column types into the same table): Diesel caches the prepared
 // statement by its text instead.
-impl<S> QueryId for OneStatement<S> {
+impl<S, V> QueryId for OneStatement<S, V> {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<S> Query for OneStatement<S> {
+impl<S, V> Query for OneStatement<S, V> {
     type SqlType = BigInt;
 }
 
-impl<S, Conn> RunQueryDsl<Conn> for OneStatement<S> {}
+impl<S, V, Conn> RunQueryDsl<Conn> for OneStatement<S, V> {}
 
 #[cfg(seqgen_pg)]
-impl<S: QueryFragment<diesel::pg::Pg>> OneStatement<S> {
+impl<S: QueryFragment<diesel::pg::Pg>, V> OneStatement<S, V> {
     /// Diesel's insert, rendered and parsed once.
     fn rendered(&self) -> QueryResult<&Rendered> {
         self.rendered
@@ -143,13 +148,19 @@ impl<S: QueryFragment<diesel::pg::Pg>> OneStatement<S> {
 }
 
 #[cfg(seqgen_pg)]
-impl<S: QueryFragment<diesel::pg::Pg>> QueryFragment<diesel::pg::Pg> for OneStatement<S> {
+impl<S, V> QueryFragment<diesel::pg::Pg> for OneStatement<S, V>
+where
+    S: QueryFragment<diesel::pg::Pg>,
+    V: RowValues<diesel::pg::Pg>,
+{
     /// Prepared once per connection for one row. Diesel never caches a derived `Insertable`'s
-    /// insert: a `None` prints `DEFAULT` instead of a parameter under the same type. This
-    /// statement has no `DEFAULT` (`Rendered::parse` refuses one) and is cached by its text
-    /// (see `QueryId`), so the text is the statement. Planning it again on every insert costs
-    /// PostgreSQL more than the insert: a third of the throughput with 8 workers on 2 cores.
-    /// A bulk stays unprepared: each number of rows would be one more prepared statement.
+    /// insert: a `None` prints `DEFAULT` instead of a parameter under the same type, so its
+    /// values say they are unsafe to cache when walked. This statement has no `DEFAULT`
+    /// (`Rendered::parse` refuses one), walks the values without that mark (`row_values.rs`),
+    /// and is cached by its text (see `QueryId`), so the text is the statement. A bulk stays
+    /// unprepared: each number of rows would be one more prepared statement. Diesel decides by
+    /// walking the statement (this method is not forwarded through the reference it is given),
+    /// so `walk_ast` says the same; this method is what seqgen calls to refuse an insert early.
     fn is_safe_to_cache_prepared(&self, _: &diesel::pg::Pg) -> QueryResult<bool> {
         self.id_column()?; // refused here, before Diesel reports the query to instrumentation
         Ok(self.rendered()?.rows.len() == 1)
@@ -163,10 +174,17 @@ impl<S: QueryFragment<diesel::pg::Pg>> QueryFragment<diesel::pg::Pg> for OneStat
         let plan = &self.plan;
         let id = self.id_column()?;
 
-        // First, so that its parameters are $1.. as in the rendered copy.
+        // A bulk stays unprepared (see `is_safe_to_cache_prepared`): Diesel asks the walk.
+        if self.rows.len() > 1 {
+            out.unsafe_to_cache_prepared();
+        }
+        // First, so that their parameters are $1.. as in the rendered copy.
         out.push_sql("/* ");
-        self.insert.walk_ast(out.reborrow())?;
-        out.push_sql(" */ WITH seqgen_n AS (");
+        for row in &self.rows {
+            row.walk_values(out.reborrow())?;
+            out.push_sql(" ");
+        }
+        out.push_sql("*/ WITH seqgen_n AS (");
         let counter = Counter::new(plan.key, "", &plan.period);
         walk_pieces(
             UpsertReturning::PIECES,
@@ -225,14 +243,14 @@ impl<S: QueryFragment<diesel::pg::Pg>> QueryFragment<diesel::pg::Pg> for OneStat
 // Never run there (`Backend::ONE_STATEMENT_GAPLESS_INSERT`); implemented so that `execute`
 // has one bound for every backend.
 #[cfg(feature = "sqlite")]
-impl<S> QueryFragment<diesel::sqlite::Sqlite> for OneStatement<S> {
+impl<S, V> QueryFragment<diesel::sqlite::Sqlite> for OneStatement<S, V> {
     fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, diesel::sqlite::Sqlite>) -> QueryResult<()> {
         Err(not_one_statement())
     }
 }
 
 #[cfg(seqgen_mysql)]
-impl<S> QueryFragment<diesel::mysql::Mysql> for OneStatement<S> {
+impl<S, V> QueryFragment<diesel::mysql::Mysql> for OneStatement<S, V> {
     fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, diesel::mysql::Mysql>) -> QueryResult<()> {
         Err(not_one_statement())
     }

@@ -30,10 +30,13 @@ impl super::Backend for Pg {
     const RESERVE_BESIDE_TRANSACTION: bool = true;
     const ONE_STATEMENT_GAPLESS_INSERT: bool = true;
 
-    fn run_one_statement<C, S>(conn: &mut C, statement: OneStatement<S>) -> QueryResult<Option<i64>>
+    fn run_one_statement<C, S, V>(
+        conn: &mut C,
+        statement: OneStatement<S, V>,
+    ) -> QueryResult<Option<i64>>
     where
         C: LoadConnection<Backend = Pg>,
-        OneStatement<S>: QueryFragment<Pg>,
+        OneStatement<S, V>: QueryFragment<Pg>,
     {
         statement.get_result::<i64>(conn).optional()
     }

@@ -88,9 +88,11 @@ where
     C: IdConnection,
     for<'b> &'b R: Insertable<T>,
     for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
-    for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
-        QueryFragment<C::Backend>,
     for<'b> &'b R::Row: Insertable<T>,
+    for<'b> OneStatement<
+        InsertStatement<T, <&'b R as Insertable<T>>::Values>,
+        <&'b R::Row as Insertable<T>>::Values,
+    >: QueryFragment<C::Backend>,
     for<'b> Asserted<
         InsertStatement<T, <&'b R as Insertable<T>>::Values>,
         <&'b R::Row as Insertable<T>>::Values,
@@ -123,7 +125,8 @@ where
         conn: &mut C,
     ) -> QueryResult<Option<i64>> {
         let insert = diesel::insert_into(target.clone()).values(records);
-        let statement = OneStatement::new(insert, plan);
+        let rows = records.__rows().iter().map(Insertable::values).collect();
+        let statement = OneStatement::new(insert, rows, plan);
         // Walked once before sending: an insert the statement cannot rewrite fails here,
         // before Diesel reports a query that would not print to instrumentation.
         statement.is_safe_to_cache_prepared(&Default::default())?;

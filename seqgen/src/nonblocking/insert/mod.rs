@@ -76,8 +76,11 @@ where
         C::Backend: AsyncBackend,
         i64: FromSqlRow<BigInt, C::Backend>,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
-        for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
-            QueryFragment<C::Backend> + QueryId + Send,
+        for<'b> &'b R::Row: Insertable<T>,
+        for<'b> OneStatement<
+            InsertStatement<T, <&'b R as Insertable<T>>::Values>,
+            <&'b R::Row as Insertable<T>>::Values,
+        >: QueryFragment<C::Backend> + QueryId + Send,
         for<'b> &'b R::Row: Insertable<T>,
         for<'b> Asserted<
             InsertStatement<T, <&'b R as Insertable<T>>::Values>,
@@ -102,8 +105,11 @@ where
         C: AsyncConnection,
         C::Backend: AsyncBackend,
         i64: FromSqlRow<BigInt, C::Backend>,
-        for<'b> OneStatement<InsertStatement<T, <&'b R as Insertable<T>>::Values>>:
-            QueryFragment<C::Backend> + QueryId + Send,
+        for<'b> &'b R::Row: Insertable<T>,
+        for<'b> OneStatement<
+            InsertStatement<T, <&'b R as Insertable<T>>::Values>,
+            <&'b R::Row as Insertable<T>>::Values,
+        >: QueryFragment<C::Backend> + QueryId + Send,
     {
         let Some(field) = one_statement::field_of::<C::Backend, _>(self.records.as_rows()) else {
             return Ok(None);
@@ -127,7 +133,9 @@ where
         // same reason this reads the row itself instead of `get_result`, whose future is a type
         // of the query's.
         let sent = async {
-            let statement = OneStatement::new(diesel::insert_into(target).values(records), plan);
+            let rows = records.__rows().iter().map(Insertable::values).collect();
+            let insert = diesel::insert_into(target).values(records);
+            let statement = OneStatement::new(insert, rows, plan);
             statement.is_safe_to_cache_prepared(&C::Backend::default())?;
             let rows = conn.load(statement).await?;
             let mut rows = std::pin::pin!(rows);

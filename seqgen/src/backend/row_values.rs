@@ -1,0 +1,89 @@
+//! One row's values as Diesel's derived `Insertable` gives them, walked for the statements that
+//! rewrite Diesel's insert (`asserted.rs`, `one_statement.rs`) so that those statements can be
+//! prepared once per connection.
+
+use diesel::insertable::{ColumnInsertValue, DefaultableColumnInsertValue};
+use diesel::query_builder::{AstPass, QueryFragment, ValuesClause};
+use diesel::QueryResult;
+
+/// One row's values as Diesel's derived `Insertable` gives them (a `ValuesClause` of a tuple
+/// of `DefaultableColumnInsertValue`s), written as bind parameters without their column list
+/// (`$1, $2`), and without telling Diesel they are unsafe to cache, as Diesel's own walk does
+/// for every value of a derived `Insertable` (for the `DEFAULT` a `None` may print, which is
+/// refused here). So a rewritten statement of one row is prepared once per connection, where
+/// Diesel parses and plans its own insert at every call. (`DefaultableColumnInsertValue` and
+/// `ColumnInsertValue` are Diesel's hidden public types: the workspace pins Diesel 2.3.)
+#[doc(hidden)]
+pub trait RowValues<DB: diesel::backend::Backend> {
+    /// Writes the values, each a bind parameter.
+    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()>;
+}
+
+impl<V, Tab, DB> RowValues<DB> for ValuesClause<V, Tab>
+where
+    DB: diesel::backend::Backend,
+    V: RowValues<DB>,
+{
+    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.values.walk_values(out)
+    }
+}
+
+impl<T, DB> RowValues<DB> for DefaultableColumnInsertValue<T>
+where
+    DB: diesel::backend::Backend,
+    T: QueryFragment<DB>,
+{
+    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        match self {
+            DefaultableColumnInsertValue::Expression(value) => value.walk_ast(out),
+            DefaultableColumnInsertValue::Default => Err(diesel::result::Error::QueryBuilderError(
+                "seqgen rewrites no insert with a DEFAULT value".into(),
+            )),
+        }
+    }
+}
+
+impl<Col, Expr, DB> RowValues<DB> for ColumnInsertValue<Col, Expr>
+where
+    DB: diesel::backend::Backend,
+    Self: QueryFragment<DB>,
+{
+    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.walk_ast(out)
+    }
+}
+
+/// [`RowValues`] for the tuples Diesel's derive makes, up to Diesel's default 32 columns.
+macro_rules! row_values_tuples {
+    ($($name:ident)+) => {
+        impl<DB: diesel::backend::Backend, $($name: RowValues<DB>),+> RowValues<DB> for ($($name,)+) {
+            #[allow(non_snake_case)]
+            fn walk_values<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+                let ($($name,)+) = self;
+                let mut first = true;
+                $(
+                    if !std::mem::take(&mut first) {
+                        out.push_sql(", ");
+                    }
+                    $name.walk_values(out.reborrow())?;
+                )+
+                let _ = first;
+                Ok(())
+            }
+        }
+    };
+}
+
+macro_rules! row_values_up_to {
+    ($first:ident $($rest:ident)*) => {
+        row_values_tuples!($first $($rest)*);
+        row_values_up_to!($($rest)*);
+    };
+    () => {};
+}
+
+row_values_up_to!(
+    T31 T30 T29 T28 T27 T26 T25 T24 T23 T22 T21 T20 T19 T18 T17 T16 T15 T14 T13 T12 T11 T10 T9
+    T8 T7 T6 T5 T4 T3 T2 T1 T0
+);

@@ -54,7 +54,9 @@ where
     }
 }
 
-/// [`RowValues`] for the tuples Diesel's derive makes, up to Diesel's default 32 columns.
+/// [`RowValues`] for the tuples Diesel's derive makes, up to 64 columns (Diesel's
+/// `64-column-tables`). A model of more columns (`128-column-tables`) does not satisfy
+/// `seqgen::insert::Insert`: insert it with `execute_with`, or split the model.
 macro_rules! row_values_tuples {
     ($($name:ident)+) => {
         impl<DB: diesel::backend::Backend, $($name: RowValues<DB>),+> RowValues<DB> for ($($name,)+) {
@@ -84,6 +86,7 @@ macro_rules! row_values_up_to {
 }
 
 row_values_up_to!(
-    T31 T30 T29 T28 T27 T26 T25 T24 T23 T22 T21 T20 T19 T18 T17 T16 T15 T14 T13 T12 T11 T10 T9
-    T8 T7 T6 T5 T4 T3 T2 T1 T0
+    T63 T62 T61 T60 T59 T58 T57 T56 T55 T54 T53 T52 T51 T50 T49 T48 T47 T46 T45 T44 T43 T42 T41
+    T40 T39 T38 T37 T36 T35 T34 T33 T32 T31 T30 T29 T28 T27 T26 T25 T24 T23 T22 T21 T20 T19 T18
+    T17 T16 T15 T14 T13 T12 T11 T10 T9 T8 T7 T6 T5 T4 T3 T2 T1 T0
 );

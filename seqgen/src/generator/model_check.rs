@@ -116,6 +116,10 @@ impl Driver for Conn {
         Ok(())
     }
 
+    async fn mark_session(&mut self, _: &str) -> QueryResult<()> {
+        Ok(())
+    }
+
     async fn claim_shape(&mut self, _: &str, shape: &str) -> QueryResult<Option<String>> {
         let mut recorded = self.0.shape.lock().unwrap();
         Ok(Some(

@@ -52,12 +52,13 @@ pub struct Args {
     /// Roll back that fraction (0..=1) of the inserts, after the ID was taken
     #[arg(long, value_name = "P", default_value_t = 0.0, requires = "insert", value_parser = fraction)]
     pub rollback: f64,
-    /// Shift this process's clock by S seconds (may be negative)
+    /// Shift this process's clock by S seconds (may be negative; at most 100 years either way)
     #[arg(
         long,
         value_name = "S",
         default_value_t = 0,
-        allow_negative_numbers = true
+        allow_negative_numbers = true,
+        value_parser = clap::value_parser!(i64).range(-MAX_CLOCK_OFFSET..=MAX_CLOCK_OFFSET)
     )]
     pub clock_offset_secs: i64,
     /// A date part for the IDs, e.g. %Y%m%d (default: none)
@@ -120,3 +121,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, clap::Error
     use clap::Parser;
     Args::try_parse_from(std::iter::once("loadgen".to_owned()).chain(args))
 }
+
+/// The largest clock shift `--clock-offset-secs` takes: 100 years, far inside what a date can
+/// hold (a larger one overflowed chrono's arithmetic: a panic, not a usage error).
+pub const MAX_CLOCK_OFFSET: i64 = 100 * 366 * 24 * 3600;

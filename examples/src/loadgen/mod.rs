@@ -48,10 +48,23 @@ pub fn main_with(args: impl IntoIterator<Item = String>) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("loadgen: {e}");
+            eprintln!("loadgen: {}", with_causes(&*e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// `e` and each error that caused it, `: `-separated ("running seqgen's migrations failed" says
+/// nothing of why without its cause).
+fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -348,5 +361,17 @@ mod tests {
             (vec!["A".to_owned(), "B".to_owned()], 9, -86400)
         );
         assert_eq!(args(&["--url", "x", "--bogus"]).unwrap_err().exit_code(), 2);
+        // An error's causes are printed with it.
+        let cause: Box<dyn std::error::Error + Send + Sync> = "the lock wait timed out".into();
+        let e = seqgen::Error::Migration(cause);
+        assert_eq!(
+            super::with_causes(&e),
+            "running seqgen's migrations failed: the lock wait timed out"
+        );
+        // A clock shift chrono cannot add is a usage error, not a panic.
+        for huge in ["9223372036854775807", "-9223372036854775808", "3162240001"] {
+            let err = args(&["--url", "x", "--clock-offset-secs", huge]).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{huge}: {err}");
+        }
     }
 }

@@ -25,17 +25,27 @@ pub(crate) fn is_busy(err: &diesel::result::Error) -> bool {
 /// Whether the database aborted a statement (or the transaction around it) to keep
 /// transactions serializable or to break a deadlock, so that running it again may succeed:
 /// Diesel's `SerializationFailure` kind, and MySQL's deadlock (1213), which diesel-async's
-/// MySQL connection reports without a kind.
+/// MySQL connection reports without a kind or a code: by each of the texts 1213 comes with,
+/// InnoDB's and Galera's ([`DEADLOCK_TEXTS`]).
 pub(crate) fn is_conflict(err: &diesel::result::Error) -> bool {
     use diesel::result::{DatabaseErrorKind, Error as DieselError};
     match err {
         DieselError::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => true,
-        DieselError::DatabaseError(_, info) => info
-            .message()
-            .starts_with("Deadlock found when trying to get lock"),
+        DieselError::DatabaseError(_, info) => {
+            let msg = info.message();
+            DEADLOCK_TEXTS.iter().any(|text| msg.starts_with(text))
+        }
         _ => false,
     }
 }
+
+/// The texts of MySQL/MariaDB's errno 1213: InnoDB's deadlock, and Galera's certification
+/// conflicts (a transaction another node committed first).
+const DEADLOCK_TEXTS: [&str; 3] = [
+    "Deadlock found when trying to get lock",
+    "Deadlock: wsrep aborted transaction",
+    "WSREP detected deadlock/conflict and aborted the transaction",
+];
 
 /// Whether `err` says the `db_key` table (or a column a later migration adds) is missing.
 /// The three backends word it differently: "no such table: db_key",
@@ -78,5 +88,29 @@ impl Error {
 impl From<diesel::result::Error> for Error {
     fn from(err: diesel::result::Error) -> Self {
         Error::from_db(err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::result::{DatabaseErrorKind, Error};
+
+    fn unknown(message: &str) -> Error {
+        Error::DatabaseError(DatabaseErrorKind::Unknown, Box::new(message.to_owned()))
+    }
+
+    #[test]
+    fn every_text_of_mysqls_deadlock_is_a_conflict() {
+        for text in [
+            "Deadlock found when trying to get lock; try restarting transaction",
+            "Deadlock: wsrep aborted transaction",
+            "WSREP detected deadlock/conflict and aborted the transaction. Try restarting the transaction",
+        ] {
+            assert!(super::is_conflict(&unknown(text)), "{text}");
+        }
+        assert!(!super::is_conflict(&unknown("Lock wait timeout exceeded")));
+        assert!(!super::is_conflict(&unknown(
+            "WSREP has not yet prepared node for application use"
+        )));
     }
 }

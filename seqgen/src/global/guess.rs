@@ -13,7 +13,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::backend::asserted::is_not_asserted;
+use crate::backend::Backend;
+use crate::error::{Error, Result};
 use crate::generator::Generator;
+use crate::model::{gapless_field, DistributedId};
 
 /// A database a connection may reach: its default generator and that generator's marker.
 #[derive(Clone)]
@@ -75,6 +79,59 @@ fn address<C>(conn: &C) -> Place {
     Place::At(std::any::type_name::<C>(), conn as *const C as usize)
 }
 
+/// Whether an insert of `rows` on backend `B` is one to serve on a guess: the default
+/// generator's (not one of the caller's), batched, of at most the rows the backend checks in
+/// one insert, where telling the database apart costs a round trip.
+pub(crate) fn worth_guessing<B: Backend, T: DistributedId>(
+    rows: &[T],
+    own_generator: bool,
+) -> bool {
+    !own_generator
+        && B::IDENTIFY_IS_A_ROUND_TRIP
+        && gapless_field::<T>().is_none()
+        && !rows.is_empty()
+        && rows.len() <= B::MOST_ROWS_CHECKED
+}
+
+/// What an insert on a guess came to.
+pub(crate) enum Outcome {
+    /// The checking insert inserted this many rows: the guess was right.
+    Inserted(usize),
+    /// Tell the database apart with a query, then insert as usual; `remark`: the session is
+    /// not marked as reaching the guessed database (a wrong guess, or a new session).
+    Identify { remark: bool },
+}
+
+/// Judges `attempt` (the fill from the guessed generator, then the checking insert), counting
+/// a hit or a miss. Any other error is returned after `unfill` took the guessed numbers back:
+/// they are numbers of a database the guess has not shown this one to be, and a retry with
+/// them could insert them here.
+pub(crate) fn judge(
+    guess: &Guess,
+    attempt: Result<usize>,
+    unfill: impl FnOnce(),
+) -> Result<Outcome> {
+    match attempt {
+        Ok(inserted) if inserted > 0 => {
+            hit(guess);
+            Ok(Outcome::Inserted(inserted))
+        }
+        // Inserted nothing: the session does not carry the guessed database's mark.
+        Ok(_) | Err(Error::DifferentDatabase) => {
+            missed(guess);
+            Ok(Outcome::Identify { remark: true })
+        }
+        // Not an insert that checks itself: the guess is checked with the query instead.
+        Err(Error::Database(ref e)) if is_not_asserted(e) => {
+            Ok(Outcome::Identify { remark: false })
+        }
+        Err(e) => {
+            unfill();
+            Err(e)
+        }
+    }
+}
+
 /// The database `conn` probably reaches, if any place has a guess worth acting on.
 pub(crate) fn guess<C>(conn: &C) -> Option<Guess> {
     let known = known();
@@ -97,7 +154,7 @@ pub(crate) fn guess<C>(conn: &C) -> Option<Guess> {
 }
 
 /// The guess was right: its place is trusted again.
-pub(crate) fn hit(guess: &Guess) {
+fn hit(guess: &Guess) {
     if guess.misses == 0 {
         return; // nothing to forgive: the common case takes no lock
     }
@@ -110,7 +167,7 @@ pub(crate) fn hit(guess: &Guess) {
 }
 
 /// The guess was wrong (or the session lost its marker).
-pub(crate) fn missed(guess: &Guess) {
+fn missed(guess: &Guess) {
     if let Some(entry) = known().places.get_mut(&guess.from) {
         entry.misses = entry.misses.saturating_add(1);
     }

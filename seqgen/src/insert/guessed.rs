@@ -6,12 +6,12 @@
 use diesel::Table;
 
 use super::{Insert, InsertWithIds};
-use crate::backend::asserted::is_not_asserted;
-use crate::backend::{Backend, IdConnection};
-use crate::error::{Error, Result};
+use crate::backend::IdConnection;
+use crate::error::Result;
 use crate::generator::Generator;
-use crate::global::{default_generator_marked, guess, remembers};
-use crate::model::{fill, gapless_field, unfill, Records};
+use crate::global::guess::{self, Outcome};
+use crate::global::{default_generator_marked, remembers};
+use crate::model::{fill, unfill, Records};
 
 impl<T, R> InsertWithIds<'_, T, R>
 where
@@ -26,11 +26,8 @@ where
         C: IdConnection,
         R: Insert<T, C>,
     {
-        if self.generator.is_some()
-            || !<C::Backend as Backend>::IDENTIFY_IS_A_ROUND_TRIP
-            || gapless_field::<R::Row>().is_some()
-            || self.records.as_rows().is_empty()
-            || self.records.as_rows().len() > <C::Backend as Backend>::MOST_ROWS_CHECKED
+        let rows = self.records.as_rows();
+        if !guess::worth_guessing::<C::Backend, _>(rows, self.generator.is_some())
             || remembers(conn)
         {
             return Ok(None);
@@ -40,34 +37,20 @@ where
             return self.insert_from(&generator, conn).map(Some);
         };
         let mut filled = Vec::new();
-        let rows = self.records.as_rows();
         let attempt =
             fill(rows, conn, &mut filled, |_| Ok(guess.generator.clone())).and_then(|()| {
+                let marker = guess.marker.clone();
                 Ok(R::__execute_asserted(
                     &self.target,
                     &*self.records,
-                    guess.marker.clone(),
+                    marker,
                     conn,
                 )?)
             });
-        let remark = match attempt {
-            Ok(inserted) if inserted > 0 => {
-                guess::hit(&guess);
-                return Ok(Some(inserted));
-            }
-            // Inserted nothing: the session is not marked as reaching that database.
-            Ok(_) | Err(Error::DifferentDatabase) => {
-                guess::missed(&guess);
-                true
-            }
-            // Not an insert that checks itself: the guess is checked with a query instead.
-            Err(Error::Database(ref e)) if is_not_asserted(e) => false,
-            Err(e) => {
-                // Numbers of a database the guess has not shown this one to be: a retry with
-                // them could insert another database's numbers.
-                unfill(self.records.as_rows(), &filled);
-                return Err(e);
-            }
+        let records = self.records.as_rows();
+        let remark = match guess::judge(&guess, attempt, || unfill(records, &filled))? {
+            Outcome::Inserted(inserted) => return Ok(Some(inserted)),
+            Outcome::Identify { remark } => remark,
         };
         let generator = default_generator_marked(conn, remark)?;
         if !generator.is(&guess.generator) {

@@ -12,11 +12,11 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use super::super::free::{default_generator_marked, fill};
 use super::super::Generator;
 use super::InsertWithIds;
-use crate::backend::asserted::{is_not_asserted, Asserted};
-use crate::backend::{AsyncBackend, Backend};
-use crate::error::{Error, Result};
-use crate::global::guess;
-use crate::model::{gapless_field, unfill, Records};
+use crate::backend::asserted::Asserted;
+use crate::backend::AsyncBackend;
+use crate::error::Result;
+use crate::global::guess::{self, Outcome};
+use crate::model::{unfill, Records};
 
 impl<'a, T, R> InsertWithIds<'a, T, R>
 where
@@ -38,11 +38,7 @@ where
             <&'b R::Row as Insertable<T>>::Values,
         >: QueryFragment<C::Backend> + QueryId + Send,
     {
-        if self.generator.is_some()
-            || !<C::Backend as Backend>::IDENTIFY_IS_A_ROUND_TRIP
-            || gapless_field::<R::Row>().is_some()
-            || self.records.as_rows().is_empty()
-            || self.records.as_rows().len() > <C::Backend as Backend>::MOST_ROWS_CHECKED
+        if !guess::worth_guessing::<C::Backend, _>(self.records.as_rows(), self.generator.is_some())
         {
             return Ok(None);
         }
@@ -56,20 +52,10 @@ where
             Ok(()) => self.send_asserted(conn, guess.marker.clone()).await,
             Err(e) => Err(e),
         };
-        let remark = match attempt {
-            Ok(inserted) if inserted > 0 => {
-                guess::hit(&guess);
-                return Ok(Some(inserted));
-            }
-            Ok(_) | Err(Error::DifferentDatabase) => {
-                guess::missed(&guess);
-                true
-            }
-            Err(Error::Database(ref e)) if is_not_asserted(e) => false,
-            Err(e) => {
-                unfill(self.records.as_rows(), &filled);
-                return Err(e);
-            }
+        let records = self.records.as_rows();
+        let remark = match guess::judge(&guess, attempt, || unfill(records, &filled))? {
+            Outcome::Inserted(inserted) => return Ok(Some(inserted)),
+            Outcome::Identify { remark } => remark,
         };
         let generator = default_generator_marked(conn, remark).await?;
         if !generator.as_ref().is(&guess.generator) {

@@ -16,7 +16,7 @@
 //! ```
 //!
 //! The table and columns come from Diesel's insert, rendered and parsed (anything but the plain
-//! shape, such as a `DEFAULT` for a `None`, is refused before anything is sent: [`NotAsserted`]);
+//! shape, such as a `DEFAULT` for a `None`, is refused before anything is sent: [`NotRewritten`]);
 //! the values are Diesel's own, each row's `ValuesClause` walked without its column list.
 //!
 //! MySQL's `USE other` is not seen (as a pooled connection that remembers its database does not
@@ -25,12 +25,12 @@
 
 #![cfg_attr(not(any(seqgen_pg, seqgen_mysql)), allow(dead_code, unused_imports))]
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::{QueryResult, RunQueryDsl};
 
-use super::rendered::{Dialect, Rendered};
+use super::rendered::{Dialect, NotRewritten, Rendered, RenderedOnce};
 use super::row_values::RowValues;
 
 /// Diesel's insert `S` (rendered for its table and columns) of rows whose values are `V`,
@@ -42,7 +42,7 @@ pub struct Asserted<S, V> {
     rows: Vec<V>,
     marker: Arc<str>,
     /// Diesel's insert as rendered and parsed, once; `None` when not of the plain shape.
-    rendered: OnceLock<Option<Rendered>>,
+    rendered: RenderedOnce,
 }
 
 impl<S, V> Asserted<S, V> {
@@ -51,32 +51,13 @@ impl<S, V> Asserted<S, V> {
             insert,
             rows,
             marker,
-            rendered: OnceLock::new(),
+            rendered: RenderedOnce::default(),
         }
     }
 }
 
-/// Returned, before anything is sent, when an insert is not of the shape this statement
-/// rewrites: the caller then tells the database apart with a query.
-#[derive(Debug)]
-pub(crate) struct NotAsserted;
-
-impl std::fmt::Display for NotAsserted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("this insert cannot check the database it reaches itself")
-    }
-}
-
-impl std::error::Error for NotAsserted {}
-
-/// Whether `e` is [`NotAsserted`]: nothing was sent.
-pub(crate) fn is_not_asserted(e: &diesel::result::Error) -> bool {
-    matches!(e, diesel::result::Error::QueryBuilderError(e) if e.is::<NotAsserted>())
-}
-
-fn not_asserted() -> diesel::result::Error {
-    diesel::result::Error::QueryBuilderError(Box::new(NotAsserted))
-}
+/// Why an insert takes the query instead ([`NotRewritten`]).
+const NOT_CHECKED: &str = "this insert cannot check the database it reaches itself";
 
 // Cached by its text, as Diesel caches what has no static id.
 impl<S, V> QueryId for Asserted<S, V> {
@@ -94,15 +75,8 @@ impl<S, V> Asserted<S, V> {
         DB::QueryBuilder: Default,
         S: QueryFragment<DB>,
     {
-        use diesel::query_builder::QueryBuilder;
-        self.rendered
-            .get_or_init(|| {
-                let mut builder = DB::QueryBuilder::default();
-                self.insert.to_sql(&mut builder, &DB::default()).ok()?;
-                Rendered::parse(&builder.finish(), dialect)
-            })
-            .as_ref()
-            .ok_or_else(not_asserted)
+        (self.rendered.of::<DB, _>(&self.insert, dialect))
+            .ok_or_else(|| NotRewritten::error(NOT_CHECKED))
     }
 
     /// The statement, for a backend whose `rendered` is Diesel's insert parsed: `INSERT INTO
@@ -184,7 +158,7 @@ where
         let rendered = self.rendered::<diesel::mysql::Mysql>(Dialect::Mysql)?;
         self.walk(rendered, out, |rows, out| {
             let [row] = rows else {
-                return Err(not_asserted());
+                return Err(NotRewritten::error(NOT_CHECKED));
             };
             out.push_sql("SELECT ");
             row.walk_values(out.reborrow())?;
@@ -199,6 +173,6 @@ where
 #[cfg(feature = "sqlite")]
 impl<S, V> QueryFragment<diesel::sqlite::Sqlite> for Asserted<S, V> {
     fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, diesel::sqlite::Sqlite>) -> QueryResult<()> {
-        Err(not_asserted())
+        Err(NotRewritten::error(NOT_CHECKED))
     }
 }

@@ -21,7 +21,7 @@ pub(crate) mod one_statement;
 #[cfg(seqgen_pg)]
 mod pg;
 mod queries;
-mod rendered;
+pub(crate) mod rendered;
 pub(crate) mod row_values;
 mod rows;
 pub(crate) mod schema;

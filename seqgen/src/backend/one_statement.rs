@@ -18,18 +18,16 @@
 //! Diesel's insert inside an SQL comment (Diesel's `AstPass` offers no way to collect binds
 //! without writing SQL), and the rewritten copy refers to them by number. Anything but the
 //! plain shape Diesel writes for `insert_into(t).values(…)` (`DEFAULT` for a `None`, an
-//! expression) is refused before anything is sent ([`NotOneStatement`]).
+//! expression) is refused before anything is sent ([`NotRewritten`]).
 
 // Only PostgreSQL renders the statement; elsewhere its type exists for `execute`'s one bound.
 #![cfg_attr(not(seqgen_pg), allow(dead_code, unused_imports))]
-
-use std::sync::OnceLock;
 
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::BigInt;
 use diesel::{QueryResult, RunQueryDsl};
 
-use super::rendered::{Dialect, Rendered};
+use super::rendered::{Dialect, NotRewritten, Rendered, RenderedOnce};
 use super::row_values::RowValues;
 use super::Counter;
 
@@ -69,7 +67,7 @@ pub struct OneStatement<S, V> {
     plan: Plan,
     /// Diesel's insert as rendered and parsed, once (the statement is walked several times);
     /// `None` when it is not of the plain shape.
-    rendered: OnceLock<Option<Rendered>>,
+    rendered: RenderedOnce,
 }
 
 impl<S, V> OneStatement<S, V> {
@@ -78,31 +76,17 @@ impl<S, V> OneStatement<S, V> {
             insert,
             rows,
             plan,
-            rendered: OnceLock::new(),
+            rendered: RenderedOnce::default(),
         }
     }
 }
 
-/// Returned, before anything is sent, when an insert is not of the shape this statement
-/// rewrites: the caller then takes the usual path.
-#[derive(Debug)]
-pub(crate) struct NotOneStatement;
+/// Why a gapless insert takes the usual path ([`NotRewritten`]).
+const NOT_ONE_STATEMENT: &str = "this insert cannot take its gapless IDs in one statement";
 
-impl std::fmt::Display for NotOneStatement {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("this insert cannot take its gapless IDs in one statement")
-    }
-}
-
-impl std::error::Error for NotOneStatement {}
-
-/// Whether `e` is [`NotOneStatement`]: nothing was sent.
-pub(crate) fn is_not_one_statement(e: &diesel::result::Error) -> bool {
-    matches!(e, diesel::result::Error::QueryBuilderError(e) if e.is::<NotOneStatement>())
-}
-
+/// [`NotRewritten`] for a gapless insert.
 pub(crate) fn not_one_statement() -> diesel::result::Error {
-    diesel::result::Error::QueryBuilderError(Box::new(NotOneStatement))
+    NotRewritten::error(NOT_ONE_STATEMENT)
 }
 
 // The SQL depends on which column is the ID, which the insert's type does not tell (two
@@ -123,17 +107,10 @@ impl<S, V, Conn> RunQueryDsl<Conn> for OneStatement<S, V> {}
 impl<S: QueryFragment<diesel::pg::Pg>, V> OneStatement<S, V> {
     /// Diesel's insert, rendered and parsed once.
     fn rendered(&self) -> QueryResult<&Rendered> {
-        self.rendered
-            .get_or_init(|| {
-                let mut builder = diesel::pg::PgQueryBuilder::default();
-                self.insert.to_sql(&mut builder, &diesel::pg::Pg).ok()?;
-                Rendered::parse(
-                    &diesel::query_builder::QueryBuilder::finish(builder),
-                    Dialect::Postgres,
-                )
-            })
-            .as_ref()
-            .ok_or_else(not_one_statement)
+        (self
+            .rendered
+            .of::<diesel::pg::Pg, _>(&self.insert, Dialect::Postgres))
+        .ok_or_else(not_one_statement)
     }
 
     /// Where the ID column stands in Diesel's insert; refused unless the insert has one

@@ -6,6 +6,56 @@
 // Only the server backends rewrite inserts.
 #![cfg_attr(not(any(seqgen_pg, seqgen_mysql)), allow(dead_code))]
 
+use std::sync::OnceLock;
+
+use diesel::query_builder::{QueryBuilder, QueryFragment};
+
+/// Returned, before anything is sent, when an insert is not of the shape a statement rewrites
+/// (the text says which statement): the caller then takes the usual path.
+#[derive(Debug)]
+pub(crate) struct NotRewritten(pub(crate) &'static str);
+
+impl NotRewritten {
+    pub(crate) fn error(why: &'static str) -> diesel::result::Error {
+        diesel::result::Error::QueryBuilderError(Box::new(NotRewritten(why)))
+    }
+}
+
+impl std::fmt::Display for NotRewritten {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::error::Error for NotRewritten {}
+
+/// Whether `e` is [`NotRewritten`]: nothing was sent.
+pub(crate) fn is_not_rewritten(e: &diesel::result::Error) -> bool {
+    matches!(e, diesel::result::Error::QueryBuilderError(e) if e.is::<NotRewritten>())
+}
+
+/// Diesel's insert as rendered and parsed, at most once: a statement is walked several times.
+#[derive(Default)]
+pub(crate) struct RenderedOnce(OnceLock<Option<Rendered>>);
+
+impl RenderedOnce {
+    /// `insert` as `DB` writes it, parsed in `dialect`; `None` when it is not of the plain shape.
+    pub(crate) fn of<DB, S>(&self, insert: &S, dialect: Dialect) -> Option<&Rendered>
+    where
+        DB: diesel::backend::Backend + Default,
+        DB::QueryBuilder: Default,
+        S: QueryFragment<DB>,
+    {
+        self.0
+            .get_or_init(|| {
+                let mut builder = DB::QueryBuilder::default();
+                insert.to_sql(&mut builder, &DB::default()).ok()?;
+                Rendered::parse(&builder.finish(), dialect)
+            })
+            .as_ref()
+    }
+}
+
 /// How a backend quotes names and writes bind parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Dialect {

@@ -6,6 +6,8 @@ use diesel::insertable::{ColumnInsertValue, DefaultableColumnInsertValue};
 use diesel::query_builder::{AstPass, QueryFragment, ValuesClause};
 use diesel::QueryResult;
 
+use super::rendered::NotRewritten;
+
 /// One row's values as Diesel's derived `Insertable` gives them (a `ValuesClause` of a tuple
 /// of `DefaultableColumnInsertValue`s), written as bind parameters without their column list
 /// (`$1, $2`), and without telling Diesel they are unsafe to cache, as Diesel's own walk does
@@ -37,8 +39,8 @@ where
     fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         match self {
             DefaultableColumnInsertValue::Expression(value) => value.walk_ast(out),
-            DefaultableColumnInsertValue::Default => Err(diesel::result::Error::QueryBuilderError(
-                "seqgen rewrites no insert with a DEFAULT value".into(),
+            DefaultableColumnInsertValue::Default => Err(NotRewritten::error(
+                "seqgen rewrites no insert with a DEFAULT value",
             )),
         }
     }

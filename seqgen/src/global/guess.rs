@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::backend::asserted::is_not_asserted;
+use crate::backend::rendered::is_not_rewritten;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::generator::Generator;
@@ -122,7 +122,7 @@ pub(crate) fn judge(
             Ok(Outcome::Identify { remark: true })
         }
         // Not an insert that checks itself: the guess is checked with the query instead.
-        Err(Error::Database(ref e)) if is_not_asserted(e) => {
+        Err(Error::Database(ref e)) if is_not_rewritten(e) => {
             Ok(Outcome::Identify { remark: false })
         }
         Err(e) => {

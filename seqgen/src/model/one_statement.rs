@@ -10,7 +10,8 @@ use diesel::QueryResult;
 
 use super::fill::{put_numbers, put_text};
 use super::{DistributedId, IdField};
-use crate::backend::one_statement::{is_not_one_statement, Plan};
+use crate::backend::one_statement::Plan;
+use crate::backend::rendered::is_not_rewritten;
 use crate::backend::Backend;
 use crate::capacity::largest;
 use crate::error::Result;
@@ -97,7 +98,7 @@ impl Numbering {
         rows: &mut [Row],
     ) -> Result<bool> {
         let last = match sent {
-            Err(e) if is_not_one_statement(&e) => return Ok(false),
+            Err(e) if is_not_rewritten(&e) => return Ok(false),
             sent => sent?,
         };
         let Numbering {

@@ -145,16 +145,8 @@ pub(super) fn report<C: BenchConnection>(
                     rates[i].push(rows as f64 / secs);
                 }
             }
-            let baseline = &rates[0];
-            for (i, path) in Path::ALL.into_iter().enumerate() {
-                let ratios: Vec<f64> = rates[i].iter().zip(baseline).map(|(r, b)| r / b).collect();
-                let (lo, mid, hi) = spread(&ratios);
-                let (_, rate, _) = spread(&rates[i]);
-                println!(
-                    "| {rows_per_insert} | {threads} | {} | {rate:.0} | {mid:.2} ({lo:.2}–{hi:.2}) |",
-                    path.name()
-                );
-            }
+            let names = Path::ALL.map(Path::name);
+            print_ratios(rows_per_insert, threads, &names, &rates);
         }
     }
     next_id_latency::<C>(&pool, backend)?;
@@ -199,6 +191,25 @@ where
 }
 
 /// Lowest, median and highest of `values`.
+/// One table row per path: its median rate, and its ratio to the first path's (the baseline)
+/// round by round, median and range.
+pub(super) fn print_ratios(
+    rows_per_insert: usize,
+    threads: usize,
+    names: &[&str],
+    rates: &[Vec<f64>],
+) {
+    let baseline = &rates[0];
+    for (name, rates) in names.iter().zip(rates) {
+        let ratios: Vec<f64> = rates.iter().zip(baseline).map(|(r, b)| r / b).collect();
+        let (lo, mid, hi) = spread(&ratios);
+        let (_, rate, _) = spread(rates);
+        println!(
+            "| {rows_per_insert} | {threads} | {name} | {rate:.0} | {mid:.2} ({lo:.2}–{hi:.2}) |"
+        );
+    }
+}
+
 pub(super) fn spread(values: &[f64]) -> (f64, f64, f64) {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);

@@ -12,7 +12,7 @@ use diesel_async::pooled_connection::{bb8, deadpool, AsyncDieselConnectionManage
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use seqgen::nonblocking as sq;
 
-use super::inserts::spread;
+use super::inserts::print_ratios;
 use super::{Args, AsyncBb8Order, AsyncConnOrder, AsyncDeadpoolOrder, AsyncPlainOrder, BoxError};
 
 /// Slices per round, as in `inserts.rs`.
@@ -157,17 +157,8 @@ macro_rules! async_report {
                                 rates[i].push(rows as f64 / secs);
                             }
                         }
-                        let baseline = &rates[0];
-                        for (i, path) in Path::ALL.into_iter().enumerate() {
-                            let ratios: Vec<f64> =
-                                rates[i].iter().zip(baseline).map(|(r, b)| r / b).collect();
-                            let (lo, mid, hi) = spread(&ratios);
-                            let (_, rate, _) = spread(&rates[i]);
-                            println!(
-                                "| {rows_per_insert} | {tasks} | {} | {rate:.0} | {mid:.2} ({lo:.2}–{hi:.2}) |",
-                                path.name()
-                            );
-                        }
+                        let names = Path::ALL.map(Path::name);
+                        print_ratios(rows_per_insert, tasks, &names, &rates);
                     }
                 }
                 Ok::<(), BoxError>(())

@@ -14,7 +14,6 @@ use diesel::connection::{Instrumentation, InstrumentationEvent};
 use diesel::prelude::*;
 use diesel::query_dsl::methods::LoadQuery;
 use diesel_async::AsyncConnection;
-use seqgen::admin::Setting;
 use seqgen::nonblocking as sq;
 use seqgen::DistributedId;
 
@@ -44,37 +43,20 @@ fn rows(n: usize) -> Vec<Row> {
         .collect()
 }
 
-/// A database of its own with the table (set up on a blocking connection); with `far`, its
-/// counter starts at [`FAR`].
+/// A database of its own with the table; with `far`, its counter starts at [`FAR`], so that
+/// its numbers and another's can be told apart.
 fn database<'a, C: TestConnection>(
     db: &'a TestDb<C>,
     name: &str,
     far: bool,
 ) -> common::Scratch<'a, C> {
-    let scratch = db.scratch(name);
-    let mut conn = scratch.connect();
-    seqgen::run_migrations(&mut conn).unwrap();
-    conn.batch_execute(
-        "CREATE TABLE seqgen_async_guess (id VARCHAR(20) PRIMARY KEY, name VARCHAR(20))",
+    let table = "CREATE TABLE seqgen_async_guess (id VARCHAR(20) PRIMARY KEY, name VARCHAR(20))";
+    common::scratch_with_table(
+        db,
+        name,
+        table,
+        far.then_some(("seqgen_async_guess", FAR as i64)),
     )
-    .unwrap();
-    if far {
-        let spec = seqgen::Spec::builder("seqgen_async_guess")
-            .prefix("G")
-            .date("")
-            .pad(7)
-            .build()
-            .unwrap();
-        seqgen::Generator::new().next_id(&mut conn, &spec).unwrap();
-        seqgen::admin::set(
-            &mut conn,
-            "seqgen_async_guess",
-            Setting::StartValue,
-            Some(FAR as i64),
-        )
-        .unwrap();
-    }
-    scratch
 }
 
 /// The numbers in the table, sorted.
@@ -109,6 +91,25 @@ fn count_queries(conn: &mut impl AsyncConnection) -> Arc<AtomicUsize> {
     });
     conn.set_instrumentation(counter);
     count
+}
+
+/// Two single-row inserts on a connection checked out of `$pool` (each pool's connection type
+/// passed as it comes): one statement each after the first round.
+macro_rules! two_inserts {
+    ($pool:expr, $name:literal, $round:expr) => {{
+        let mut pooled = $pool.get().await.unwrap();
+        let queries = count_queries(&mut *pooled);
+        for _ in 0..2 {
+            sq::insert_into(seqgen_async_guess::table)
+                .values(&mut rows(1))
+                .execute(&mut pooled)
+                .await
+                .unwrap();
+        }
+        if $round > 0 {
+            assert_eq!(queries.load(Relaxed), 2, "{}, round {}", $name, $round);
+        }
+    }};
 }
 
 macro_rules! async_guess_tests {
@@ -172,37 +173,8 @@ macro_rules! async_guess_tests {
                         .await
                         .unwrap();
                     for round in 0..3 {
-                        let mut pooled = deadpool.get().await.unwrap();
-                        let queries = count_queries(&mut *pooled);
-                        sq::insert_into(table)
-                            .values(&mut rows(1))
-                            .execute(&mut pooled)
-                            .await
-                            .unwrap();
-                        sq::insert_into(table)
-                            .values(&mut rows(1))
-                            .execute(&mut pooled)
-                            .await
-                            .unwrap();
-                        if round > 0 {
-                            assert_eq!(queries.load(Relaxed), 2, "deadpool, round {round}");
-                        }
-                        drop(pooled);
-                        let mut pooled = bb8.get().await.unwrap();
-                        let queries = count_queries(&mut *pooled);
-                        sq::insert_into(table)
-                            .values(&mut rows(1))
-                            .execute(&mut pooled)
-                            .await
-                            .unwrap();
-                        sq::insert_into(table)
-                            .values(&mut rows(1))
-                            .execute(&mut pooled)
-                            .await
-                            .unwrap();
-                        if round > 0 {
-                            assert_eq!(queries.load(Relaxed), 2, "bb8, round {round}");
-                        }
+                        two_inserts!(deadpool, "deadpool", round);
+                        two_inserts!(bb8, "bb8", round);
                     }
                 });
                 let n = numbers(&scratch);

@@ -7,13 +7,11 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
 
 use common::{TestConnection, TestDb};
 use diesel::prelude::*;
 use diesel::query_dsl::methods::LoadQuery;
-use seqgen::admin::Setting;
 use seqgen::insert::Insert;
 use seqgen::DistributedId;
 
@@ -54,30 +52,9 @@ fn database<'a, C: TestConnection>(
     name: &str,
     far: bool,
 ) -> common::Scratch<'a, C> {
-    let scratch = db.scratch(name);
-    let mut conn = scratch.connect();
-    seqgen::run_migrations(&mut conn).unwrap();
-    conn.batch_execute(
-        "CREATE TABLE seqgen_guess_rows (id VARCHAR(20) PRIMARY KEY, name VARCHAR(20) DEFAULT 'x')",
-    )
-    .unwrap();
-    if far {
-        let spec = seqgen::Spec::builder("seqgen_guess")
-            .prefix("G")
-            .date("")
-            .pad(7)
-            .build()
-            .unwrap();
-        seqgen::Generator::new().next_id(&mut conn, &spec).unwrap();
-        seqgen::admin::set(
-            &mut conn,
-            "seqgen_guess",
-            Setting::StartValue,
-            Some(FAR as i64),
-        )
-        .unwrap();
-    }
-    scratch
+    let table =
+        "CREATE TABLE seqgen_guess_rows (id VARCHAR(20) PRIMARY KEY, name VARCHAR(20) DEFAULT 'x')";
+    common::scratch_with_table(db, name, table, far.then_some(("seqgen_guess", FAR as i64)))
 }
 
 fn rows(n: usize) -> Vec<Row> {
@@ -87,23 +64,6 @@ fn rows(n: usize) -> Vec<Row> {
             name: format!("r{i}"),
         })
         .collect()
-}
-
-/// Counts the statements `conn` sends from now on, and those it prepares for its cache.
-fn count_statements<C: diesel::Connection>(conn: &mut C) -> (Arc<AtomicUsize>, Arc<AtomicUsize>) {
-    use diesel::connection::InstrumentationEvent;
-    let (sent, prepared) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let (s, p) = (Arc::clone(&sent), Arc::clone(&prepared));
-    conn.set_instrumentation(move |event: InstrumentationEvent<'_>| match event {
-        InstrumentationEvent::StartQuery { .. } => {
-            s.fetch_add(1, Relaxed);
-        }
-        InstrumentationEvent::CacheQuery { .. } => {
-            p.fetch_add(1, Relaxed);
-        }
-        _ => {}
-    });
-    (sent, prepared)
 }
 
 fn numbers<C: TestConnection>(conn: &mut C) -> Vec<u64>
@@ -137,7 +97,7 @@ where
         .values(&mut rows(1))
         .execute(&mut conn)
         .unwrap();
-    let (queries, prepared) = count_statements(&mut conn);
+    let (queries, prepared) = common::count_statements(&mut conn);
     for _ in 0..10 {
         seqgen::insert_into(seqgen_guess_rows::table)
             .values(&mut rows(1))

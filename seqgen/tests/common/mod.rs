@@ -421,15 +421,62 @@ macro_rules! backend_tests {
 pub fn count_queries<C: diesel::Connection>(
     conn: &mut C,
 ) -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
+    count_statements(conn).0
+}
+
+/// Counts the statements `conn` sends from now on, and those it prepares for its cache.
+pub fn count_statements<C: diesel::Connection>(
+    conn: &mut C,
+) -> (
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
     use diesel::connection::InstrumentationEvent;
-    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let seen = std::sync::Arc::clone(&count);
-    conn.set_instrumentation(move |event: InstrumentationEvent<'_>| {
-        if let InstrumentationEvent::StartQuery { .. } = event {
-            seen.fetch_add(1, Ordering::Relaxed);
+    use std::sync::{atomic::AtomicUsize, Arc};
+    let (sent, prepared) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (s, p) = (Arc::clone(&sent), Arc::clone(&prepared));
+    conn.set_instrumentation(move |event: InstrumentationEvent<'_>| match event {
+        InstrumentationEvent::StartQuery { .. } => {
+            s.fetch_add(1, Ordering::Relaxed);
         }
+        InstrumentationEvent::CacheQuery { .. } => {
+            p.fetch_add(1, Ordering::Relaxed);
+        }
+        _ => {}
     });
-    count
+    (sent, prepared)
+}
+
+/// A database of its own with seqgen's migrations and `create_table` run; with `start`
+/// (`(key, value)`), the undated key `key` (spec: prefix `G`, pad 7) counts from `value`, so
+/// that its numbers and another database's can be told apart.
+pub fn scratch_with_table<'a, C: TestConnection>(
+    db: &'a TestDb<C>,
+    name: &str,
+    create_table: &str,
+    start: Option<(&str, i64)>,
+) -> Scratch<'a, C> {
+    let scratch = db.scratch(name);
+    let mut conn = scratch.connect();
+    seqgen::run_migrations(&mut conn).unwrap();
+    conn.batch_execute(create_table).unwrap();
+    if let Some((key, value)) = start {
+        let spec = seqgen::Spec::builder(key)
+            .prefix("G")
+            .date("")
+            .pad(7)
+            .build()
+            .unwrap();
+        seqgen::Generator::new().next_id(&mut conn, &spec).unwrap();
+        seqgen::admin::set(
+            &mut conn,
+            key,
+            seqgen::admin::Setting::StartValue,
+            Some(value),
+        )
+        .unwrap();
+    }
+    scratch
 }
 
 /// Panics with the first repeated value, if any.

@@ -29,8 +29,9 @@ pub(crate) struct Guess {
     misses: u8,
 }
 
+/// Where a guess comes from: a connection, or a type of connection.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum Place {
+pub(crate) enum Place {
     /// A connection's type (by name: the connections of bb8's pool are not `'static`) and
     /// address.
     At(&'static str, usize),
@@ -75,7 +76,8 @@ fn known() -> std::sync::MutexGuard<'static, Known> {
         .unwrap_or_else(|e| e.into_inner())
 }
 
-fn address<C>(conn: &C) -> Place {
+/// The place of `conn`: its type and address.
+pub(crate) fn place_of<C>(conn: &C) -> Place {
     Place::At(std::any::type_name::<C>(), conn as *const C as usize)
 }
 
@@ -145,7 +147,7 @@ pub(crate) fn guess<C>(conn: &C) -> Option<Guess> {
             misses: entry.misses,
         })
     };
-    let at = address(conn);
+    let at = place_of(conn);
     if known.places.contains_key(&at) {
         // A known address that gave up is not guessed from its type either.
         return usable(at);
@@ -173,47 +175,51 @@ fn missed(guess: &Guess) {
     }
 }
 
-/// The marker of `generator`, and whether `conn`'s address is known to carry it already (its
-/// session was marked, unless it is another session at the same address, which the next
+/// The marker of `generator`, and whether the connection at `at` is known to carry it already
+/// (its session was marked, unless it is another session at the same address, which the next
 /// insert finds out).
-pub(crate) fn marker_at<C>(conn: &C, generator: &Generator) -> (Arc<str>, bool) {
+pub(crate) fn marker_at(at: Place, generator: &Generator) -> (Arc<str>, bool) {
     let known = known();
     if let Some(Entry {
-        guess: Some((at, marker)),
+        guess: Some((guessed, marker)),
         ..
-    }) = known.places.get(&address(conn))
+    }) = known.places.get(&at)
     {
-        if at.is(generator) {
+        if guessed.is(generator) {
             return (marker.clone(), true);
         }
     }
     (marker_of(generator), false)
 }
 
-/// Notes that `conn`'s session was marked as reaching `generator`'s database.
-pub(crate) fn marked<C>(conn: &C, generator: &Generator, marker: Arc<str>) {
+/// Notes that the session of the connection at `at` was marked as reaching `generator`'s
+/// database.
+pub(crate) fn marked(at: Place, generator: &Generator, marker: Arc<str>) {
     let mut known = known();
     if known.places.len() >= MAX_PLACES {
         known
             .places
             .retain(|place, _| matches!(place, Place::Any(_)));
     }
-    let misses = match known.places.get(&address(conn)) {
+    let misses = match known.places.get(&at) {
         // Another session at an address that kept missing: it keeps its count.
         Some(entry) => entry.misses,
         None => 0,
     };
     let guess = Some((generator.clone(), marker));
     known.places.insert(
-        address(conn),
+        at,
         Entry {
             guess: guess.clone(),
             misses,
         },
     );
+    let any = match at {
+        Place::At(type_name, _) | Place::Any(type_name) => Place::Any(type_name),
+    };
     let any = known
         .places
-        .entry(Place::Any(std::any::type_name::<C>()))
+        .entry(any)
         .or_insert(Entry { guess, misses: 0 });
     if any.guess.as_ref().is_some_and(|(g, _)| !g.is(generator)) {
         any.guess = None; // connections of this type reach several databases

@@ -113,22 +113,23 @@ where
     Ok(generator.unwrap_or_default())
 }
 
-/// The process-wide default generator of the database `conn` reaches, identified with one
-/// query, for a connection that cannot remember it: its session is then marked as reaching
-/// that database (one more statement, the first time at its address, or with `remark` when
-/// its session lost the mark), so that the next inserts on it can check the guess themselves
-/// (`guess.rs`).
-pub(crate) fn default_generator_marked<C>(conn: &mut C, remark: bool) -> Result<Generator>
-where
-    C: IdConnection,
-{
-    let Some(generator) = drive(default_on(&mut Blocking(&mut *conn)))? else {
+/// The process-wide default generator of the database `db` reaches (the connection at `at`),
+/// identified with one query, for a connection that cannot remember it: its session is then
+/// marked as reaching that database (one more statement, the first time at its address, or
+/// with `remark` when its session lost the mark), so that the next inserts on it can check the
+/// guess themselves (`guess.rs`).
+pub(crate) async fn default_marked_on<D: Driver>(
+    db: &mut D,
+    at: guess::Place,
+    remark: bool,
+) -> Result<Generator> {
+    let Some(generator) = default_on(db).await? else {
         return Ok(Generator::default());
     };
-    let (marker, marked) = guess::marker_at(conn, &generator);
+    let (marker, marked) = guess::marker_at(at, &generator);
     if remark || !marked {
-        drive(Blocking(&mut *conn).mark_session(&marker))?;
-        guess::marked(conn, &generator, marker);
+        db.mark_session(&marker).await?;
+        guess::marked(at, &generator, marker);
     }
     Ok(generator)
 }

@@ -7,10 +7,11 @@ use diesel::Table;
 
 use super::{Insert, InsertWithIds};
 use crate::backend::IdConnection;
+use crate::driver::{drive, Blocking};
 use crate::error::Result;
 use crate::generator::Generator;
 use crate::global::guess::{self, Outcome};
-use crate::global::{default_generator_marked, remembers};
+use crate::global::{default_marked_on, remembers};
 use crate::model::{fill, unfill, Records};
 
 impl<T, R> InsertWithIds<'_, T, R>
@@ -33,7 +34,7 @@ where
             return Ok(None);
         }
         let Some(guess) = guess::guess(conn) else {
-            let generator = default_generator_marked(conn, false)?;
+            let generator = marked_default(conn, false)?;
             return self.insert_from(&generator, conn).map(Some);
         };
         let mut filled = Vec::new();
@@ -52,7 +53,7 @@ where
             Outcome::Inserted(inserted) => return Ok(Some(inserted)),
             Outcome::Identify { remark } => remark,
         };
-        let generator = default_generator_marked(conn, remark)?;
+        let generator = marked_default(conn, remark)?;
         if !generator.is(&guess.generator) {
             unfill(self.records.as_rows(), &filled); // holes in the guessed database
         }
@@ -70,4 +71,10 @@ where
         })?;
         Ok(R::__execute(&self.target, &*self.records, conn)?)
     }
+}
+
+/// [`default_marked_on`] on a blocking connection.
+fn marked_default<C: IdConnection>(conn: &mut C, remark: bool) -> Result<Generator> {
+    let at = guess::place_of(conn);
+    drive(default_marked_on(&mut Blocking(conn), at, remark))
 }

@@ -7,7 +7,6 @@ use super::Generator;
 use crate::backend::AsyncBackend;
 use crate::driver::{begin, end, Driver, NonBlocking};
 use crate::error::Result;
-use crate::global::guess;
 use crate::model::{fill_on, plan_fill, DistributedId, Records};
 #[cfg(seqgen_async_pool)]
 pub use crate::reserve::pool::async_pools::AsyncPool;
@@ -39,24 +38,6 @@ where
     );
     let found = crate::global::default_on(&mut NonBlocking(conn)).await?;
     Ok(Generator::from(found.unwrap_or_default()))
-}
-
-/// The process-wide default generator of the database `conn` reaches, for a connection that
-/// cannot remember it, with its session marked: [`crate::global::default_generator_marked`].
-pub(super) async fn default_generator_marked<C>(conn: &mut C, remark: bool) -> Result<Generator>
-where
-    C: AsyncConnection,
-    C::Backend: AsyncBackend,
-{
-    let Some(generator) = crate::global::default_on(&mut NonBlocking(&mut *conn)).await? else {
-        return Ok(Generator::default());
-    };
-    let (marker, marked) = guess::marker_at(conn, &generator);
-    if remark || !marked {
-        NonBlocking(&mut *conn).mark_session(&marker).await?;
-        guess::marked(conn, &generator, marker);
-    }
-    Ok(Generator::from(generator))
 }
 
 /// Free functions on the process-wide default generators (one per database, shared with the

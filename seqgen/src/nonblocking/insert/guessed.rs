@@ -9,12 +9,14 @@ use diesel::{Insertable, Table};
 use diesel_async::methods::ExecuteDsl;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 
-use super::super::free::{default_generator_marked, fill};
+use super::super::free::fill;
 use super::super::Generator;
 use super::InsertWithIds;
 use crate::backend::asserted::Asserted;
 use crate::backend::AsyncBackend;
+use crate::driver::NonBlocking;
 use crate::error::Result;
+use crate::global::default_marked_on;
 use crate::global::guess::{self, Outcome};
 use crate::model::{unfill, Records};
 
@@ -43,7 +45,7 @@ where
             return Ok(None);
         }
         let Some(guess) = guess::guess(conn) else {
-            let generator = default_generator_marked(conn, false).await?;
+            let generator = marked_default(conn, false).await?;
             return self.insert_from(&generator, conn).await.map(Some);
         };
         let mut filled = Vec::new();
@@ -57,7 +59,7 @@ where
             Outcome::Inserted(inserted) => return Ok(Some(inserted)),
             Outcome::Identify { remark } => remark,
         };
-        let generator = default_generator_marked(conn, remark).await?;
+        let generator = marked_default(conn, remark).await?;
         if !generator.as_ref().is(&guess.generator) {
             unfill(self.records.as_rows(), &filled);
         }
@@ -106,4 +108,16 @@ where
         let insert = diesel::insert_into(self.target.clone()).values(&*self.records);
         Ok(insert.execute(conn).await?)
     }
+}
+
+/// [`default_marked_on`] on an async connection.
+async fn marked_default<C>(conn: &mut C, remark: bool) -> Result<Generator>
+where
+    C: AsyncConnection,
+    C::Backend: AsyncBackend,
+{
+    let at = guess::place_of(conn);
+    Ok(Generator::from(
+        default_marked_on(&mut NonBlocking(conn), at, remark).await?,
+    ))
 }

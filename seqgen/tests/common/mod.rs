@@ -421,25 +421,28 @@ macro_rules! backend_tests {
 pub fn count_queries<C: diesel::Connection>(
     conn: &mut C,
 ) -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
-    count_statements(conn).0
+    count_statements(conn, "").0
 }
 
-/// Counts the statements `conn` sends from now on, and those it prepares for its cache.
+/// Counts the statements `conn` sends from now on, and those whose text contains `prepared`
+/// that it prepares for its cache.
 pub fn count_statements<C: diesel::Connection>(
     conn: &mut C,
+    prepared: &str,
 ) -> (
     std::sync::Arc<std::sync::atomic::AtomicUsize>,
     std::sync::Arc<std::sync::atomic::AtomicUsize>,
 ) {
     use diesel::connection::InstrumentationEvent;
     use std::sync::{atomic::AtomicUsize, Arc};
+    let text = prepared.to_owned();
     let (sent, prepared) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let (s, p) = (Arc::clone(&sent), Arc::clone(&prepared));
     conn.set_instrumentation(move |event: InstrumentationEvent<'_>| match event {
         InstrumentationEvent::StartQuery { .. } => {
             s.fetch_add(1, Ordering::Relaxed);
         }
-        InstrumentationEvent::CacheQuery { .. } => {
+        InstrumentationEvent::CacheQuery { sql, .. } if sql.contains(&text) => {
             p.fetch_add(1, Ordering::Relaxed);
         }
         _ => {}

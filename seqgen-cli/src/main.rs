@@ -2,8 +2,9 @@
 //! your tables, on SQLite, PostgreSQL and MySQL. Each command is a function of
 //! [`seqgen::admin`]; this binary parses arguments, connects, and prints.
 //!
-//! Exit codes: 0 done; 1 `gaps` found something unexplained; 2 bad input or a refused change
-//! (nothing changed); 3 the database failed or could not be reached.
+//! Exit codes: 0 done; 1 `gaps` found something unexplained, or `check` a counter behind its
+//! table; 2 bad input or a refused change (nothing changed); 3 the database failed or could
+//! not be reached.
 
 use std::process::ExitCode;
 
@@ -100,6 +101,45 @@ enum Command {
         /// The ID, as issued (e.g. INV2026000041).
         id: String,
     },
+    /// Raise a key's counters past the IDs a table already holds (every period and scope),
+    /// so that seqgen continues after them; never lowers one. Run it before seqgen takes over.
+    Adopt {
+        #[command(flatten)]
+        table: TableArgs,
+        /// Print what it would raise, and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compare a table's IDs with the key's counters: exit code 1 when a counter is behind
+    /// the table (its next number is one the table holds: after a restore, an edit, an import).
+    Check {
+        #[command(flatten)]
+        table: TableArgs,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set a counter back, deliberately, for a key nobody uses any more: every number above
+    /// TO comes out again. The database refuses any other lowering.
+    Renumber {
+        #[arg(long)]
+        key: String,
+        /// The scope, for a key that counts per scope.
+        #[arg(long, default_value = "")]
+        scope: String,
+        /// The period, as the IDs show it (none for a key without a date part).
+        #[arg(long, default_value = "")]
+        period: String,
+        /// The counter's new value: the next number is TO + 1.
+        #[arg(long)]
+        to: u64,
+        /// Refuse a counter that took a number less than this many seconds ago.
+        #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+        min_idle_secs: u64,
+    },
     /// Delete a key's counter rows of the periods before PERIOD (never the current one).
     Prune {
         #[arg(long)]
@@ -115,6 +155,26 @@ enum Command {
         #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
         min_age_secs: u64,
     },
+}
+
+/// A business table's IDs of a key, and how to read them.
+#[derive(Debug, clap::Args)]
+struct TableArgs {
+    #[arg(long)]
+    key: String,
+    /// The business table (`table` or `schema.table`).
+    #[arg(long)]
+    table: String,
+    /// Its column holding the IDs.
+    #[arg(long)]
+    column: String,
+    /// For a key that counts per scope: the table's column holding each row's scope.
+    #[arg(long)]
+    scope_column: Option<String>,
+    /// How the IDs look, as `seqgen keys` shows a shape (e.g. `INV{date:%Y}{seq:6}`), for a
+    /// key that has no shape recorded yet; by default the recorded one.
+    #[arg(long)]
+    shape: Option<String>,
 }
 
 /// Which period: given, or the current one in a time zone.

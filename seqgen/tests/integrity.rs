@@ -147,8 +147,9 @@ fn a_pooled_connection_remembers_its_database<C: TestConnection>(db: TestDb<C>) 
     assert!(queries.load(Relaxed) >= 1);
 }
 
-/// An operator lowers `current_value` (or restores an old `db_key`) while a generator runs:
-/// the generator knows it held higher numbers and refuses to serve the block.
+/// An operator restores an old `db_key` (here: lowers `current_value` the one way the database
+/// lets a statement do it, naming the value it lowers from) while a generator runs: the
+/// generator knows it held higher numbers and refuses to serve the block.
 fn a_counter_that_went_back_is_refused<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let key = db.key("went_back");
@@ -158,7 +159,9 @@ fn a_counter_that_went_back_is_refused<C: TestConnection>(db: TestDb<C>) {
     let ids = generator.next_ids(&mut conn, &spec, 25).unwrap(); // one block of 25
     assert_eq!(ids.last().unwrap(), "N000025");
     conn.batch_execute(&format!(
-        "UPDATE db_key SET current_value = 5 WHERE key_name = '{key}' AND period = ''"
+        // `lowered_from` first: MySQL assigns left to right, with the values already set.
+        "UPDATE db_key SET lowered_from = current_value, current_value = 5 \
+         WHERE key_name = '{key}' AND period = ''"
     ))
     .unwrap();
     let err = generator.next_id(&mut conn, &spec).unwrap_err();

@@ -21,8 +21,10 @@ macro_rules! out {
     };
 }
 
-// After `out!`, which it prints with.
+// After `out!`, which they print with.
+mod adopt;
 mod gaps;
+use adopt::{adopt, renumber, Mode};
 use gaps::gaps;
 
 pub(crate) fn run(conn: &mut AnyConnection, command: Command) -> Result<ExitCode, Failure> {
@@ -75,6 +77,22 @@ where
                 out!("{key} ({scope}): {id} voided ({reason})");
             }
         }
+        Command::Adopt {
+            table,
+            dry_run,
+            json,
+        } => {
+            let mode = if dry_run { Mode::DryRun } else { Mode::Adopt };
+            return adopt(conn, &table, mode, json);
+        }
+        Command::Check { table, json } => return adopt(conn, &table, Mode::Check, json),
+        Command::Renumber {
+            key,
+            scope,
+            period,
+            to,
+            min_idle_secs,
+        } => renumber(conn, &key, &scope, &period, to, min_idle_secs)?,
         Command::Prune {
             key,
             before,

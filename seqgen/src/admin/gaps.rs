@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{check_period, refused};
+use super::{check_period, number_of, refused};
 use crate::backend::{Backend, Counter as Row, IdConnection};
 use crate::error::Result;
 use crate::generator::check_scope;
@@ -168,14 +168,7 @@ where
     let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
     let mut foreign = 0;
     for value in values.iter().flatten() {
-        let parts = match value.parse::<i64>() {
-            Ok(number) if spec.is_numeric() => spec.parse_number(number),
-            _ => spec.parse(value),
-        };
-        match parts
-            .ok()
-            .and_then(|p| Some((spec.counter_of(&p)?, p.period)))
-        {
+        match number_of(spec, value) {
             Some((number, p)) if p == period => *counts.entry(number).or_default() += 1,
             Some(_) => {}
             None => foreign += 1,

@@ -23,11 +23,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod adopt;
 mod gaps;
 mod prune;
+mod renumber;
 
+pub use adopt::{adopt, check, CounterCheck, TableCheck};
 pub use gaps::{gaps, GapReport, IdColumn, Missing};
 pub use prune::prune;
+pub use renumber::renumber;
 
 pub use crate::backend::Setting;
 use crate::backend::{Backend, IdConnection};
@@ -227,6 +231,17 @@ pub(super) fn check_period(spec: &Spec, period: &str) -> Result<()> {
             format!("{period:?} is not a period of `{}`", spec.date()),
         ))
     }
+}
+
+/// The counter and period of `value`, an ID of `spec` as a table holds it (text, or the
+/// integer of a numeric spec); `None` when it is no ID of `spec`.
+pub(super) fn number_of(spec: &Spec, value: &str) -> Option<(u64, String)> {
+    let parts = match value.parse::<i64>() {
+        Ok(number) if spec.is_numeric() => spec.parse_number(number),
+        _ => spec.parse(value),
+    };
+    let parts = parts.ok()?;
+    Some((spec.counter_of(&parts)?, parts.period))
 }
 
 /// [`Error::Refused`] for `key`.

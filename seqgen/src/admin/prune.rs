@@ -121,7 +121,7 @@ where
 
 /// How long before `now` the time `then` was, both as the database prints them (whole
 /// seconds are read); `None` when either does not read as a time.
-fn age(now: &str, then: &str) -> Option<std::time::Duration> {
+pub(super) fn age(now: &str, then: &str) -> Option<std::time::Duration> {
     let read = |text: &str| {
         chrono::NaiveDateTime::parse_from_str(text.get(..19)?, "%Y-%m-%d %H:%M:%S").ok()
     };

@@ -157,6 +157,59 @@ macro_rules! admin_queries {
                 .execute(conn)
         }
 
+        fn each_id<C>(
+            conn: &mut C,
+            table: &[&str],
+            column: &str,
+            scope_column: Option<&str>,
+            each: &mut dyn FnMut(Option<String>, Option<String>),
+        ) -> QueryResult<()>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            use diesel::connection::DefaultLoadingMode;
+            use diesel::query_builder::QueryBuilder as _;
+
+            #[derive(QueryableByName)]
+            struct Row {
+                #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+                id: Option<String>,
+                #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+                scope: Option<String>,
+            }
+            let quote = |name: &str| -> QueryResult<String> {
+                let mut builder = <Self as diesel::backend::Backend>::QueryBuilder::default();
+                builder.push_identifier(name)?;
+                Ok(builder.finish())
+            };
+            let as_text = |name: &str| -> QueryResult<String> {
+                Ok(format!("CAST({} AS {})", quote(name)?, Self::TEXT_TYPE))
+            };
+            let table = table.iter().map(|name| quote(name)).collect::<QueryResult<Vec<_>>>()?;
+            let scope = scope_column.map(as_text).transpose()?;
+            let sql = format!(
+                "SELECT {} AS id, {} AS scope FROM {}",
+                as_text(column)?,
+                scope.unwrap_or_else(|| format!("CAST(NULL AS {})", Self::TEXT_TYPE)),
+                table.join(".")
+            );
+            for row in diesel::sql_query(sql).load_iter::<Row, DefaultLoadingMode>(conn)? {
+                let row = row?;
+                each(row.id, row.scope);
+            }
+            Ok(())
+        }
+
+        fn raise<C>(conn: &mut C, counter: $crate::backend::Counter<'_>, to: i64) -> QueryResult<usize>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            diesel::update(db_key::table.find((counter.key, counter.scope, counter.period)))
+                .filter(db_key::current_value.lt(to))
+                .set(db_key::current_value.eq(to))
+                .execute(conn)
+        }
+
         fn column_text<C>(
             conn: &mut C,
             table: &[&str],

@@ -257,6 +257,26 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
+    /// Calls `each` with every value of `column` in `table` (`[schema, ]table`) as text, and
+    /// of `scope_column` with one (else `None`), row by row as the database sends them. Names
+    /// are quoted as identifiers, never spliced in as SQL.
+    #[doc(hidden)]
+    fn each_id<C>(
+        conn: &mut C,
+        table: &[&str],
+        column: &str,
+        scope_column: Option<&str>,
+        each: &mut dyn FnMut(Option<String>, Option<String>),
+    ) -> QueryResult<()>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// Raises `counter` to `to` if it is lower (never lowers it): how many rows changed.
+    #[doc(hidden)]
+    fn raise<C>(conn: &mut C, counter: Counter<'_>, to: i64) -> QueryResult<usize>
+    where
+        C: LoadConnection<Backend = Self>;
+
     /// Locks the row of `counter` for the rest of the caller's transaction without waiting,
     /// creating it first if it is missing (also without waiting for another transaction creating
     /// it). Fails with an error [`is_busy`] recognises when another transaction holds it. Runs

@@ -40,7 +40,8 @@ macro_rules! core_queries {
             use $crate::backend::schema::db_key;
             diesel::update(db_key::table.find((counter.key, counter.scope, counter.period)))
                 .filter(db_key::current_value.eq(held_end))
-                .set(db_key::current_value.eq(value))
+                // The database refuses a lowering that does not name what it lowers from.
+                .set((db_key::current_value.eq(value), db_key::lowered_from.eq(held_end)))
                 .execute(conn) $(.$aw)*
                 .map(|changed| changed == 1)
         }

@@ -23,6 +23,9 @@ diesel::table! {
         /// On the key's row (scope and period ''): the printed form of the key's IDs, recorded at first
         /// use ([`Spec::shape`](crate::Spec::shape)).
         shape -> Nullable<Text>,
+        /// The value an `UPDATE` lowers `current_value` from, which it must name: the database
+        /// refuses any other lowering (migration 600). NULL at rest.
+        lowered_from -> Nullable<BigInt>,
     }
 }
 

@@ -14,6 +14,7 @@ pub(crate) mod guess;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
+#[cfg(feature = "r2d2")]
 use diesel::connection::LoadConnection;
 
 use crate::backend::{Backend, IdConnection};

@@ -26,6 +26,8 @@ pub enum Setting {
     Format,
     /// `check`
     Check,
+    /// `obfuscate`
+    Obfuscate,
 }
 
 /// Why an ID spec is invalid. Each variant breaks one rule and names the [`Setting`] it
@@ -117,6 +119,9 @@ pub enum SpecError {
     /// A check scheme, but a part of the ID that changes can hold other characters than
     /// digits, which the check would not cover: the reason names it.
     CheckNeedsDigits(&'static str),
+    /// IDs are to be obfuscated, but the key is missing, too short, or (a shape read back)
+    /// not there at all: the reason says which.
+    ObfuscationKey(String),
 }
 
 impl SpecError {
@@ -127,6 +132,7 @@ impl SpecError {
             EmptyKey | KeyTooLong(_) | KeyNotExact(_) => Setting::Key,
             PadOutOfRange(_) | NumericTooWide { .. } => Setting::Pad,
             BatchZero => Setting::Batch,
+            ObfuscationKey(_) => Setting::Obfuscate,
             PrefixNotPrintable(_) | NumericWithPrefix => Setting::Prefix,
             UnknownDateSpecifier { .. }
             | SubSecondDate(_)
@@ -249,6 +255,7 @@ impl fmt::Display for SpecError {
                  digit(s) = {} digits does not fit: at most 18",
                 date_digits + pad + check_digits
             ),
+            ObfuscationKey(reason) => write!(f, "`obfuscate`: {reason}"),
             CheckNeedsDigits(reason) => write!(
                 f,
                 "`check` covers digits, but {reason}: a typing error there would go unseen"

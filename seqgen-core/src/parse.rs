@@ -238,13 +238,14 @@ impl Spec {
         if let Overflow::Cycle { .. } = self.overflow() {
             return None;
         }
-        match (self.series(), &parts.series) {
+        let shown = match (self.series(), &parts.series) {
             (Some(series), Some(code)) => {
                 let index = series.codes().iter().position(|c| c == code)? as u64;
-                index.checked_mul(series.max())?.checked_add(parts.seq)
+                index.checked_mul(series.max())?.checked_add(parts.seq)?
             }
-            (None, None) => Some(parts.seq),
-            _ => None,
-        }
+            (None, None) => parts.seq,
+            _ => return None,
+        };
+        self.revealed(&parts.period, shown)
     }
 }

@@ -22,11 +22,12 @@ pub(crate) const FORMAT: &str = "format";
 pub(crate) const TZ: &str = "tz";
 pub(crate) const CHECK: &str = "check";
 pub(crate) const SCOPE: &str = "scope";
+pub(crate) const OBFUSCATE: &str = "obfuscate";
 /// On the struct: the path of the seqgen crate.
 pub(crate) const CRATE: &str = "crate";
 /// Not a key: the spelling of gapless mode this crate did not pick, answered with a hint.
 const MODE: &str = "mode";
-const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`, `check`, `scope`";
+const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`, `check`, `scope`, `obfuscate`";
 const HELP: &str = r#"the correct format looks like `#[distributed_id(prefix = "U", date = "%Y%m%d", pad = 6, batch = 100)]`"#;
 
 /// The keys of one `#[distributed_id(...)]`, each as written.
@@ -46,6 +47,7 @@ pub(crate) struct FieldAttr {
     pub(crate) tz: Option<LitStr>,
     pub(crate) check: Option<LitStr>,
     pub(crate) scope: Option<LitStr>,
+    pub(crate) obfuscate: Option<LitStr>,
 }
 
 /// The struct's `#[distributed_id(crate = "path")]`, or `::seqgen`.
@@ -111,7 +113,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             set_once(slot, ident, ident.clone(), errors);
             return Ok(());
         }
-        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ, CHECK, SCOPE].contains(&name.as_str()) {
+        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ, CHECK, SCOPE, OBFUSCATE].contains(&name.as_str()) {
             errors.at(
                 ident,
                 format!("unknown distributed_id attribute `{name}`; expected one of {KEYS}"),
@@ -134,6 +136,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             TZ => set_str(&mut parsed.tz, ident, &value, errors),
             CHECK => set_str(&mut parsed.check, ident, &value, errors),
             SCOPE => set_str(&mut parsed.scope, ident, &value, errors),
+            OBFUSCATE => set_str(&mut parsed.obfuscate, ident, &value, errors),
             PAD => set_int(&mut parsed.pad, ident, &value, errors),
             MAX => set_int(&mut parsed.max, ident, &value, errors),
             SERIES => set_list(&mut parsed.series, ident, &value, errors),
@@ -231,6 +234,7 @@ fn example(name: &syn::Ident) -> &'static str {
         TZ => "+08:00",
         CHECK => "luhn",
         SCOPE => "company_id",
+        OBFUSCATE => "ORDER_NUMBER_KEY",
         PAD => "6",
         _ => "100",
     }

@@ -85,13 +85,13 @@ fn implementation(
                 #krate::__private::TimeZone::parse(#tz).expect("checked by #[derive(DistributedId)]")
             ))
         });
-        quote! {
-            #krate::__private::IdField {
-                name: #name,
-                column: #column,
-                index: #index,
-                struct_fields: #struct_fields,
-                spec: #krate::__private::Spec::builder(#key)
+        let obfuscate = match &f.obfuscate {
+            Some(var) => quote!(::core::option::Option::Some(#var)),
+            None => quote!(::core::option::Option::None),
+        };
+        quote! {{
+            let (spec, unbuilt) = #krate::__private::build_field_spec(
+                #krate::__private::Spec::builder(#key)
                     .prefix(#prefix)
                     .date(#date)
                     .pad(#pad)
@@ -102,11 +102,18 @@ fn implementation(
                     #format
                     #check
                     #tz
-                    #scoped
-                    .build()
-                    .expect("checked by #[derive(DistributedId)]"),
+                    #scoped,
+                #obfuscate,
+            );
+            #krate::__private::IdField {
+                name: #name,
+                column: #column,
+                index: #index,
+                struct_fields: #struct_fields,
+                spec,
+                unbuilt,
             }
-        }
+        }}
     });
     let slots = fields.iter().enumerate().map(|(index, f)| {
         let (member, ty) = (f.ident, f.ty_tokens);
@@ -240,10 +247,10 @@ mod tests {
             }"#,
         );
         assert!(
-            out.contains(". batch (100u32) . gapless () . build ()"),
+            out.contains(". batch (100u32) . gapless () , :: core :: option :: Option :: None"),
             "{out}"
         );
-        assert!(out.contains(". gapless_nowait () . build ()"), "{out}");
+        assert!(out.contains(". gapless_nowait () , :: core"), "{out}");
     }
 
     #[test]

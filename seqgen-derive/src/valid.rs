@@ -8,11 +8,14 @@ use std::collections::HashMap;
 
 use proc_macro2::Span;
 use quote::ToTokens;
-use seqgen_core::{Check, Mode, Overflow, Setting, Spec, SpecError, TimeZone};
+use seqgen_core::{Mode, Overflow, Setting, Spec, SpecError, TimeZone};
 use syn::{Ident, LitInt, LitStr};
 
 use crate::ast::{field_type, FieldType, IdField, Model};
 use crate::errors::Errors;
+use settings::{check_scheme, env_var, time_zone};
+
+mod settings;
 
 /// A field whose spec passed every rule.
 pub(crate) struct ValidField<'a> {
@@ -31,6 +34,8 @@ pub(crate) struct ValidField<'a> {
     pub(crate) scope: Vec<&'a Ident>,
     /// Where `scope = "..."` is written, for errors in the code that reads those fields.
     pub(crate) scope_span: Span,
+    /// The environment variable holding the obfuscation key, read at run time.
+    pub(crate) obfuscate: Option<String>,
 }
 
 /// Checks every rule and returns the fields that passed, sorted by key: IDs are taken in
@@ -120,8 +125,10 @@ fn check_field<'a>(
     if scope.as_ref().is_some_and(|fields| !fields.is_empty()) {
         builder = builder.scoped();
     }
+    let obfuscate = attr.obfuscate.as_ref().and_then(|lit| env_var(lit, errors));
     match builder.build_reporting_all() {
         Ok(spec) if errors.len() == before => Some(ValidField {
+            obfuscate,
             ident: field.ident,
             column: field.column.clone(),
             index: field.index,
@@ -248,31 +255,6 @@ fn scope_fields<'a>(
         }
     }
     Some(fields)
-}
-
-/// The `check` scheme, if one is named; an unknown name is an error at its token.
-fn check_scheme(lit: Option<&LitStr>, errors: &mut Errors) -> Option<Check> {
-    let lit = lit?;
-    let check = Check::parse(&lit.value());
-    if check.is_none() {
-        errors.at(
-            lit,
-            "`check` must be \"luhn\", \"damm\" or \"iso7064-mod97-10\"",
-        );
-    }
-    check
-}
-
-fn time_zone(lit: Option<&LitStr>, errors: &mut Errors) -> Option<Option<String>> {
-    let Some(lit) = lit else { return Some(None) };
-    if TimeZone::parse(&lit.value()).is_none() {
-        errors.at(
-            lit,
-            "`tz` must be \"utc\", \"local\" or a fixed offset like \"+08:00\"",
-        );
-        return None;
-    }
-    Some(Some(lit.value()))
 }
 
 /// `overflow` and `max` as written: the policy's name, and `max` only where it means

@@ -177,7 +177,7 @@ pub use seqgen_derive::DistributedId;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::backend::one_statement::OneStatement;
-    pub use crate::model::{scope_text, IdField};
+    pub use crate::model::{build_field_spec, scope_text, IdField};
     pub use seqgen_core::{Check, Overflow, Spec, TimeZone};
     pub use std::sync::LazyLock;
 }

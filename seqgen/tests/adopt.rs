@@ -8,7 +8,6 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 
 use common::{TestConnection, TestDb};
-use diesel::connection::SimpleConnection;
 use seqgen::admin::{self, IdColumn};
 use seqgen::{Generator, Spec};
 

@@ -9,7 +9,6 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 
 use common::{TestConnection, TestDb};
-use diesel::connection::SimpleConnection;
 use seqgen::{Generator, Spec};
 
 backend_tests!(

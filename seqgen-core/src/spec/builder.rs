@@ -26,6 +26,7 @@ impl Spec {
             check: None,
             numeric: false,
             scoped: false,
+            obfuscate: None,
         }
     }
 }
@@ -48,6 +49,8 @@ pub struct SpecBuilder {
     check: Option<Check>,
     numeric: bool,
     scoped: bool,
+    /// Where the key of obfuscated numbers comes from (`obfuscated.rs`).
+    pub(super) obfuscate: Option<super::obfuscated::KeySource>,
 }
 
 impl SpecBuilder {
@@ -249,6 +252,8 @@ impl SpecBuilder {
                 date_shape,
             ));
         }
+        let obfuscation = self.obfuscate.as_ref().map(|source| source.resolve());
+        errors.extend(obfuscation.clone().and_then(Result::err));
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -272,6 +277,7 @@ impl SpecBuilder {
             shape: String::new(),
             numeric: false,
             scoped: self.scoped,
+            obfuscation: obfuscation.and_then(Result::ok),
             capacity,
         };
         spec.numeric = spec.why_not_numeric().is_none();

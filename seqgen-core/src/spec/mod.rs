@@ -16,6 +16,7 @@ use crate::zone::TimeZone;
 
 mod builder;
 mod memo;
+mod obfuscated;
 mod period;
 mod scoped;
 mod shape;
@@ -76,6 +77,8 @@ pub struct Spec {
     capacity: u64,
     /// Whether each scope value has its own counter ([`SpecBuilder::scoped`]).
     scoped: bool,
+    /// The key of obfuscated numbers ([`SpecBuilder::obfuscate`]).
+    obfuscation: Option<crate::obfuscate::Obfuscation>,
     /// Names this spec's block in a generator.
     cache_key: CacheKey,
     /// The state of the first generator that served this spec.
@@ -213,7 +216,8 @@ impl Spec {
                         Overflow::Letters => ",letters".to_owned(),
                         Overflow::Cycle { max } => format!(",cycle={max}"),
                     };
-                    shape.push_str(&format!("{{seq:{}{policy}}}", self.pad));
+                    let obfuscated = self.obfuscated_shape();
+                    shape.push_str(&format!("{{seq:{}{policy}{obfuscated}}}", self.pad));
                 }
                 Part::Check => {
                     if let Some(check) = self.check {
@@ -247,6 +251,7 @@ impl Spec {
             && self.check.is_none()
             && !self.scoped
             && matches!(self.overflow, Overflow::Error | Overflow::Widen)
+            && self.obfuscation.is_none()
     }
 
     /// Whether IDs of this spec also have an `i64` form: no prefix, template or series, no
@@ -299,6 +304,7 @@ impl Spec {
 
     /// Formats counter `counter` (1..=[`capacity`](Spec::capacity)) of `period`.
     pub fn format(&self, period: &str, counter: u64) -> String {
+        let counter = self.obfuscated(period, counter);
         let shown = policy::show(counter, self.overflow, self.series.as_ref());
         let mut id = String::with_capacity(self.prefix.len() + period.len() + 24);
         // Where `{check}` goes: it is computed once the rest is written.
@@ -341,6 +347,7 @@ impl Spec {
         if !self.is_numeric() || counter == 0 || counter > self.capacity() {
             return None;
         }
+        let counter = self.obfuscated(&period.text, counter);
         // The usual case, once per cached `i64` ID: the counter is shown as it is, in the pad.
         let scale = policy::pow10(self.pad);
         if counter < scale

@@ -48,6 +48,12 @@ impl Spec {
             }
             builder = match name {
                 "date" => builder.date(setting),
+                "seq" if setting.contains("obfuscated=") => {
+                    return Err(SpecError::ObfuscationKey(format!(
+                        "the IDs of key `{key}` are obfuscated, and the shape {shape:?} holds only a fingerprint of the key: \
+                         this needs the spec with its key, from the application"
+                    )))
+                }
                 "seq" => {
                     let (pad, policy) = setting.split_once(',').unwrap_or((setting, ""));
                     let pad = pad

@@ -94,6 +94,9 @@ pub(crate) fn plan_fill<T: DistributedId>(
     if rows.is_empty() {
         return Ok(None);
     }
+    if let Some(e) = T::__id_fields().iter().find_map(|f| f.unbuilt.as_ref()) {
+        return Err(Error::InvalidSpec(e.clone()));
+    }
     // Refuse before filling anything: a record must not end up half filled.
     if let Some(gapless) = gapless_field::<T>() {
         if !in_transaction {

@@ -99,6 +99,27 @@ pub struct IdField {
     pub struct_fields: usize,
     /// The spec its IDs follow.
     pub spec: Spec,
+    /// Why the spec the attribute asks for could not be built at run time (the obfuscation
+    /// key missing from the environment): `spec` is then that spec without the key, and
+    /// every fill of the model fails with this instead of handing out other IDs.
+    pub unbuilt: Option<seqgen_core::SpecError>,
+}
+
+/// The spec of a derived field and why it is unbuilt (see [`IdField::unbuilt`]): `builder`,
+/// with the obfuscation key of environment variable `obfuscate_from` if one is named.
+#[doc(hidden)]
+pub fn build_field_spec(
+    builder: seqgen_core::SpecBuilder,
+    obfuscate_from: Option<&str>,
+) -> (Spec, Option<seqgen_core::SpecError>) {
+    const CHECKED: &str = "checked by #[derive(DistributedId)]";
+    let Some(var) = obfuscate_from else {
+        return (builder.build().expect(CHECKED), None);
+    };
+    match builder.clone().obfuscate_from_env(var).build() {
+        Ok(spec) => (spec, None),
+        Err(e) => (builder.build().expect(CHECKED), Some(e)),
+    }
 }
 
 /// A field type `#[derive(DistributedId)]` can fill: `String`, `Option<String>`, `i64`,

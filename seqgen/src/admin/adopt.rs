@@ -69,6 +69,7 @@ impl CounterCheck {
 /// restore, a hand edit or an import leaves: [`adopt`] raises it.
 ///
 /// ```
+/// use diesel::connection::SimpleConnection;
 /// use diesel::prelude::*;
 /// use seqgen::admin::{self, IdColumn};
 ///

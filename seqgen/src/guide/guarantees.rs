@@ -82,13 +82,13 @@
 //!
 //! seqgen detects what it can see; these it cannot, and they are yours to avoid:
 //!
-//! - **Editing `db_key` by hand while instances run.** Lowering `current_value` is refused by
-//!   the instances that held higher numbers, but an instance started after the edit, or one that
-//!   never held that key, takes the lowered numbers. Only raise counters; to renumber, use a new key.
+//! - **Deleting `db_key` rows by hand.** Lowering `current_value` is refused by the database
+//!   itself (migration 600, [adopting](super::adopting)); a deleted row starts again from its
+//!   start value. Only `seqgen prune` should delete rows; to renumber, `seqgen renumber`.
 //! - **Restoring the whole database to an earlier point** (a backup, a point-in-time recovery, a
 //!   VM snapshot) while app instances hold blocks reserved after that point: the restored server
 //!   keeps its identity, and the numbers in those blocks come again. Restart every instance after
-//!   a restore, and raise the counters past what was issued (`max(id)` of your tables).
+//!   a restore, and raise the counters past what was issued: `seqgen adopt` (`seqgen check` tells).
 //! - **A physical copy of a PostgreSQL cluster** (a promoted replica after failover,
 //!   `pg_basebackup`, a file-system copy) has the same system identifier and oid: it is the same
 //!   database to seqgen, which is right for a failover with synchronous replication, and wrong

@@ -9,6 +9,7 @@
 //! | [`policies`] | overflow, cycles, series, templates, time zones, check characters, settings in the table |
 //! | [`nonblocking`] | the same on diesel-async's connections (feature `async-sqlite` to build this chapter) |
 //! | [`guarantees`] | never a duplicate, and what it takes; holes; voiding; looking without taking; giving numbers back |
+//! | [`adopting`] | taking over a table that has IDs, checking it, counters that never go back, numbers that do not reveal volume |
 //! | [`table`] | the `db_key` table and its migrations |
 //! | [`backends`] | SQLite, PostgreSQL, MySQL and MariaDB |
 //! | [`operations`] | the `seqgen` command, statistics, metrics, tracing |
@@ -18,6 +19,7 @@
 //! What the numbers cost (the cached path, inserts against plain Diesel, gapless against
 //! django-sequences and pgbench) is in `BENCHMARKS.md`, with the commands that measure it.
 
+pub mod adopting;
 pub mod architecture;
 pub mod backends;
 pub mod derive;

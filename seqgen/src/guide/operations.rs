@@ -20,9 +20,12 @@
 //! | `seqgen set-start --key K N\|default` | the key's `start_value`, refused past what its IDs can print |
 //! | `seqgen gaps --key K --table T --column C [--scope S --scope-column SC] [--period P] [--json]` | the numbers of a period missing from your table, each voided (with its reason) or unexplained; duplicates and IDs past the counter too. For a scoped key, one scope: the rows whose `SC` holds `S` |
 //! | `seqgen void --key K [--scope S] --reason R ID` | records in the void ledger that an issued ID was cancelled, and why (`seqgen::ledger::void`): refused for an ID the key could not have issued, a number past the counter, or one voided already |
+//! | `seqgen adopt --key K --table T --column C [--scope-column SC] [--shape S] [--dry-run] [--json]` | raises every counter of the key (each period, each scope) past the highest ID the table holds; never lowers one ([`adopting`](super::adopting)) |
+//! | `seqgen check --key K --table T --column C [--scope-column SC] [--shape S] [--json]` | exit code 1 when a counter is behind its table, with the rows and counters |
+//! | `seqgen renumber --key K [--scope S] [--period P] --to N [--min-idle-secs S]` | sets a counter back deliberately, for a key nobody uses: refused while it took a number within `S` seconds (default 3600); the database refuses any other lowering |
 //! | `seqgen prune --key K --before P [--tz Z] [--min-age-secs S]` | deletes the key's rows of periods before `P`, but never the current period nor the newest one in the table (the last one in use); refuses a period whose row took a number less than `S` seconds ago (default 3600, on the database's clock) or takes one while it runs, an undated key (its only row is its counter) and date patterns whose periods do not sort as dates |
 //!
-//! Exit codes: 0 done; 1 `gaps` found something unexplained (for an auditor's job to alert on); 2
+//! Exit codes: 0 done; 1 `gaps` found something unexplained, or `check` a counter behind its table (for a job to alert on); 2
 //! bad input or a refused change; 3 the database failed or could not be reached. Every change is one transaction and is
 //! checked before it is made: a refused change changes nothing, and a mistyped key is an error,
 //! not a new key. `seqgen` reads the key's IDs from the shape recorded on its row, so it needs no

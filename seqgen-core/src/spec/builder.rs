@@ -277,7 +277,7 @@ impl SpecBuilder {
             shape: String::new(),
             numeric: false,
             scoped: self.scoped,
-            obfuscation: obfuscation.and_then(Result::ok),
+            obfuscation: obfuscation.and_then(Result::ok).map(Box::new),
             capacity,
         };
         spec.numeric = spec.why_not_numeric().is_none();

@@ -77,8 +77,9 @@ pub struct Spec {
     capacity: u64,
     /// Whether each scope value has its own counter ([`SpecBuilder::scoped`]).
     scoped: bool,
-    /// The key of obfuscated numbers ([`SpecBuilder::obfuscate`]).
-    obfuscation: Option<crate::obfuscate::Obfuscation>,
+    /// The key of obfuscated numbers ([`SpecBuilder::obfuscate`]); boxed, so that the fields
+    /// every cached ID reads stay together.
+    obfuscation: Option<Box<crate::obfuscate::Obfuscation>>,
     /// Names this spec's block in a generator.
     cache_key: CacheKey,
     /// The state of the first generator that served this spec.
@@ -347,12 +348,12 @@ impl Spec {
         if !self.is_numeric() || counter == 0 || counter > self.capacity() {
             return None;
         }
-        let counter = self.obfuscated(&period.text, counter);
         // The usual case, once per cached `i64` ID: the counter is shown as it is, in the pad.
         let scale = policy::pow10(self.pad);
         if counter < scale
             && self.check.is_none()
             && !matches!(self.overflow, Overflow::Cycle { .. })
+            && self.obfuscation.is_none()
         {
             return period
                 .number?
@@ -366,6 +367,7 @@ impl Spec {
     /// every cached `i64` ID.
     #[inline(never)]
     fn numeric_otherwise(&self, period: &Period, counter: u64) -> Option<i64> {
+        let counter = self.obfuscated(&period.text, counter);
         let scale = policy::pow10(self.pad);
         let seq = policy::show(counter, self.overflow, None).seq;
         let digits = if seq < scale {

@@ -169,24 +169,31 @@ where
     let table: Vec<&str> = ids.table.split('.').collect();
     let mut highest: BTreeMap<(String, String), u64> = BTreeMap::new();
     let (mut count, mut unparsed, mut examples) = (0u64, 0u64, Vec::new());
-    C::Backend::each_id(conn, &table, ids.column, scope_column, &mut |id, scope| {
-        let Some(id) = id else { return };
-        count += 1;
-        let scope = scope.unwrap_or_default();
-        let valid_scope = !spec.is_scoped() || check_scope(spec, &scope).is_ok();
-        match number_of(spec, &id).filter(|_| valid_scope) {
-            Some((number, period)) => {
-                let top = highest.entry((scope, period)).or_default();
-                *top = (*top).max(number);
-            }
-            None => {
-                unparsed += 1;
-                if examples.len() < EXAMPLES {
-                    examples.push(id);
+    C::Backend::each_id(
+        conn,
+        &table,
+        ids.column,
+        scope_column,
+        None,
+        &mut |id, scope| {
+            let Some(id) = id else { return };
+            count += 1;
+            let scope = scope.unwrap_or_default();
+            let valid_scope = !spec.is_scoped() || check_scope(spec, &scope).is_ok();
+            match number_of(spec, &id).filter(|_| valid_scope) {
+                Some((number, period)) => {
+                    let top = highest.entry((scope, period)).or_default();
+                    *top = (*top).max(number);
+                }
+                None => {
+                    unparsed += 1;
+                    if examples.len() < EXAMPLES {
+                        examples.push(id);
+                    }
                 }
             }
-        }
-    })
+        },
+    )
     .map_err(|e| match e {
         // Most likely a mistyped table or column name.
         diesel::result::Error::DatabaseError(..) => refused(

@@ -163,8 +163,16 @@ where
         ));
     }
     let table_path: Vec<&str> = table.split('.').collect();
-    let only = scope.map(|s| (s.column, s.value));
-    let values = C::Backend::column_text(conn, &table_path, column, only)?;
+    let mut values = Vec::new();
+    let (scope_column, only) = (scope.map(|s| s.column), scope.map(|s| s.value));
+    C::Backend::each_id(
+        conn,
+        &table_path,
+        column,
+        scope_column,
+        only,
+        &mut |id, _| values.push(id),
+    )?;
     let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
     let mut foreign = 0;
     for value in values.iter().flatten() {

@@ -162,6 +162,7 @@ macro_rules! admin_queries {
             table: &[&str],
             column: &str,
             scope_column: Option<&str>,
+            only: Option<&str>,
             each: &mut dyn FnMut(Option<String>, Option<String>),
         ) -> QueryResult<()>
         where
@@ -187,13 +188,22 @@ macro_rules! admin_queries {
             };
             let table = table.iter().map(|name| quote(name)).collect::<QueryResult<Vec<_>>>()?;
             let scope = scope_column.map(as_text).transpose()?;
-            let sql = format!(
+            let mut sql = format!(
                 "SELECT {} AS id, {} AS scope FROM {}",
                 as_text(column)?,
-                scope.unwrap_or_else(|| format!("CAST(NULL AS {})", Self::TEXT_TYPE)),
+                scope.as_deref().unwrap_or(&format!("CAST(NULL AS {})", Self::TEXT_TYPE)),
                 table.join(".")
             );
-            for row in diesel::sql_query(sql).load_iter::<Row, DefaultLoadingMode>(conn)? {
+            let query = match (&scope, only) {
+                (Some(scope), Some(value)) => {
+                    let mut placeholder = <Self as diesel::backend::Backend>::QueryBuilder::default();
+                    placeholder.push_bind_param();
+                    sql.push_str(&format!(" WHERE {scope} = {}", placeholder.finish()));
+                    diesel::sql_query(sql).into_boxed().bind::<diesel::sql_types::Text, _>(value)
+                }
+                _ => diesel::sql_query(sql).into_boxed(),
+            };
+            for row in query.load_iter::<Row, DefaultLoadingMode>(conn)? {
                 let row = row?;
                 each(row.id, row.scope);
             }
@@ -208,52 +218,6 @@ macro_rules! admin_queries {
                 .filter(db_key::current_value.lt(to))
                 .set(db_key::current_value.eq(to))
                 .execute(conn)
-        }
-
-        fn column_text<C>(
-            conn: &mut C,
-            table: &[&str],
-            column: &str,
-            only: Option<(&str, &str)>,
-        ) -> QueryResult<Vec<Option<String>>>
-        where
-            C: LoadConnection<Backend = Self>,
-        {
-            use diesel::query_builder::QueryBuilder as _;
-
-            #[derive(QueryableByName)]
-            struct Value {
-                #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
-                value: Option<String>,
-            }
-            let quote = |name: &str| -> QueryResult<String> {
-                let mut builder = <Self as diesel::backend::Backend>::QueryBuilder::default();
-                builder.push_identifier(name)?;
-                Ok(builder.finish())
-            };
-            let table = table.iter().map(|name| quote(name)).collect::<QueryResult<Vec<_>>>()?;
-            let mut sql = format!(
-                "SELECT CAST({} AS {}) AS value FROM {}",
-                quote(column)?,
-                Self::TEXT_TYPE,
-                table.join(".")
-            );
-            let Some((only, value)) = only else {
-                let values: Vec<Value> = diesel::sql_query(sql).load(conn)?;
-                return Ok(values.into_iter().map(|v| v.value).collect());
-            };
-            let mut placeholder = <Self as diesel::backend::Backend>::QueryBuilder::default();
-            placeholder.push_bind_param();
-            sql.push_str(&format!(
-                " WHERE CAST({} AS {}) = {}",
-                quote(only)?,
-                Self::TEXT_TYPE,
-                placeholder.finish()
-            ));
-            let values: Vec<Value> = diesel::sql_query(sql)
-                .bind::<diesel::sql_types::Text, _>(value)
-                .load(conn)?;
-            Ok(values.into_iter().map(|v| v.value).collect())
         }
     };
 }

@@ -244,28 +244,18 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Every value of `column` in `table` (`[schema, ]table`), as text; with `only`
-    /// (`(column, value)`), of the rows whose column holds that value (compared as text). The
-    /// names are quoted as identifiers, never spliced in as SQL; the value is bound.
-    #[doc(hidden)]
-    fn column_text<C>(
-        conn: &mut C,
-        table: &[&str],
-        column: &str,
-        only: Option<(&str, &str)>,
-    ) -> QueryResult<Vec<Option<String>>>
-    where
-        C: LoadConnection<Backend = Self>;
-
     /// Calls `each` with every value of `column` in `table` (`[schema, ]table`) as text, and
-    /// of `scope_column` with one (else `None`), row by row as the database sends them. Names
-    /// are quoted as identifiers, never spliced in as SQL.
+    /// of `scope_column` with one (else `None`), row by row as the database sends them; with
+    /// `only`, of the rows whose `scope_column` holds that value (compared as text, as the
+    /// table's collation compares). Names are quoted as identifiers, never spliced in as SQL;
+    /// the value is bound.
     #[doc(hidden)]
     fn each_id<C>(
         conn: &mut C,
         table: &[&str],
         column: &str,
         scope_column: Option<&str>,
+        only: Option<&str>,
         each: &mut dyn FnMut(Option<String>, Option<String>),
     ) -> QueryResult<()>
     where

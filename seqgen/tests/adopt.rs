@@ -19,9 +19,9 @@ backend_tests!(
 );
 
 /// A table of `ids` and each row's company (a scoped key's IDs repeat across companies),
-/// named after `key` (its end: MySQL's names have at most 64 characters).
+/// named after `key` ([`common::table_name`]).
 fn table_with<C: TestConnection>(conn: &mut C, key: &str, rows: &[(&str, &str)]) -> String {
-    let table = format!("t{}", &key[key.len().saturating_sub(40)..]);
+    let table = common::table_name(key);
     conn.batch_execute(&format!(
         "CREATE TABLE {table} (company VARCHAR(40) NOT NULL, id VARCHAR(40) NOT NULL, \
          PRIMARY KEY (company, id))"

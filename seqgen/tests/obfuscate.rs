@@ -69,7 +69,7 @@ fn a_whole_pad_3_period_obfuscated<C: TestConnection>(db: TestDb<C>) {
 fn gapless_obfuscated_numbers_count_without_gaps<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let key = db.key("invoices");
-    let table = format!("t{}", &key[key.len().saturating_sub(40)..]);
+    let table = common::table_name(&key);
     let spec = Spec::builder(&key)
         .prefix("INV")
         .date("%Y")

@@ -482,6 +482,12 @@ pub fn scratch_with_table<'a, C: TestConnection>(
     scratch
 }
 
+/// A table name of a test's own, from its key `key` (its end: MySQL's names have at most 64
+/// characters, and the end holds what makes the key unique).
+pub fn table_name(key: &str) -> String {
+    format!("t{}", &key[key.len().saturating_sub(40)..])
+}
+
 /// Panics with the first repeated value, if any.
 pub fn assert_distinct<T: std::hash::Hash + Eq + std::fmt::Debug + Clone>(ids: &[T]) {
     let mut seen = std::collections::HashSet::with_capacity(ids.len());

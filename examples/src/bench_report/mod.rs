@@ -103,6 +103,7 @@ macro_rules! orders {
 
             impl $row {
                 /// Rows whose IDs are still to be filled.
+                #[allow(dead_code, reason = "the async rows' only users need the async features")]
                 fn unfilled(n: usize) -> Vec<Self> {
                     vec![$row { id: String::new(), amount: 1 }; n]
                 }

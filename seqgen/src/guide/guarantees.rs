@@ -47,7 +47,7 @@
 //!   MySQL) with a marker only this process's generator for that database has, and the rewritten
 //!   insert inserts nothing unless the session carries it. A wrong guess then costs a statement
 //!   that inserts nothing, a query and a few holes, never another database's numbers
-//!   (`tests/guess.rs`). Everything else on such a connection (`next_id`, `assign_ids`,
+//!   (`tests/suite/guess.rs`). Everything else on such a connection (`next_id`, `assign_ids`,
 //!   `get_result`, an insert Diesel writes with `DEFAULT`, a MySQL bulk) is identified with one
 //!   query per call. A `Generator` you create serves one database and refuses another
 //!   (`Error::DifferentDatabase`) at its next reservation.
@@ -145,7 +145,7 @@
 //! the end of its blocks: nothing is stranded with a thread that ends, the block reserved ahead is
 //! served before any later one, and the rest of a period's block goes back to its counter when the
 //! period ends. One process, many threads, then `release`: the numbers handed out are exactly
-//! `1..=n` (`seqgen/tests/invariant.rs`, and a loom model check of every interleaving of a small
+//! `1..=n` (`seqgen/tests/suite/invariant.rs`, and a loom model check of every interleaving of a small
 //! case, `seqgen/src/generator/model_check.rs`).
 //!
 //! ```

@@ -96,7 +96,7 @@
 //! Try it: `cargo run --example orders-service --features async-sqlite` serves `POST /orders`
 //! (`{"item":"tea","quantity":2}` → `201` with `ORD` + `%y%m` + 4 digits) and
 //! `GET /orders/{order_no}` on `127.0.0.1:3000`; `examples/tests/orders_service.rs` posts 40 orders
-//! at once over HTTP and checks their numbers. Tests: `seqgen/tests/async_suite.rs` (13 scenarios
+//! at once over HTTP and checks their numbers. Tests: `seqgen/tests/suite/nonblocking.rs` (13 scenarios
 //! × 3 async backends, plus the pools, migrations through `AsyncConnectionWrapper` and a
 //! compile-time `Send` check per connection type) and
 //! the multi-process harness's `async_*` scenarios (`loadgen --async`: 4 processes × 32 tasks).

@@ -164,7 +164,7 @@
 //! `release` cannot give a block back (`debug`), a reservation ahead fails and the foreground
 //! takes over (`warn`), a counter went back or a spec of another shape was refused (`warn`, the
 //! caller also gets the error). `info` stays quiet in a healthy app. With `tracing_subscriber`'s
-//! `fmt` at `debug` and span close events (`tests/tracing.rs` on PostgreSQL, the test's key
+//! `fmt` at `debug` and span close events (`tests/traces.rs` on PostgreSQL, the test's key
 //! name shortened to `traced`):
 //!
 //! ```text

@@ -2,7 +2,7 @@
 //! a histogram labelled with the key, published at reservations and at `release`.
 #![cfg(feature = "metrics")]
 
-mod common;
+use crate::common;
 
 use common::{TestConnection, TestDb};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};

@@ -2,7 +2,7 @@
 //! a bulk makes one reservation per scope, gapless scopes never wait for each other, and a key
 //! never switches between one counter and counters per scope.
 
-mod common;
+use crate::common;
 
 use std::sync::mpsc;
 use std::thread;

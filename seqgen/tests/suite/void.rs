@@ -1,7 +1,7 @@
 //! The void ledger: a cancelled number is recorded with its reason, in the caller's
 //! transaction, and only a number that was handed out can be voided, once.
 
-mod common;
+use crate::common;
 
 use common::{TestConnection, TestDb};
 use seqgen::{Error, Spec};

@@ -4,7 +4,7 @@
 //! cover takes the usual path.
 #![cfg(feature = "postgres")]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::thread;

@@ -6,7 +6,7 @@
 //! (The same for tasks: `async_suite.rs`; every interleaving of a small case: the loom model
 //! in `src/generator/model_check.rs`.)
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Barrier};
 use std::thread;

@@ -1,7 +1,12 @@
 //! With the `tracing` feature, a reservation is a span with its key, period, backend and the
 //! count of numbers it took; what an operator should know is an event.
+//!
+//! Its own test binary: the default generator's warning below is once per process, and the
+//! suite's other tests use the default generator too.
 #![cfg(feature = "tracing")]
 
+#[macro_use]
+#[path = "suite/common.rs"]
 mod common;
 
 use std::io::Write;

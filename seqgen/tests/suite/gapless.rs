@@ -1,7 +1,7 @@
 //! Gapless mode on every backend: numbers taken in the caller's transaction, given back by a
 //! rollback, queued on the counter row, never skipped.
 
-mod common;
+use crate::common;
 
 use std::sync::{mpsc, Arc, Barrier};
 use std::thread;

@@ -5,7 +5,7 @@
 //! `MYSQL_DATABASE_URL` (falling back to `DATABASE_URL`); tests there share one database and
 //! stay apart by using their own key names. A backend without a URL is skipped with a printed
 //! line, except under `CI=true`, where that fails the test.
-#![allow(dead_code)] // each test binary uses a different part of this module
+#![allow(dead_code)] // a feature set may leave parts unused
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -503,7 +503,7 @@ pub fn assert_distinct<T: std::hash::Hash + Eq + std::fmt::Debug + Clone>(ids: &
 /// A generator with fixed blocks (the spec's `batch`, never grown) on a clock fixed at
 /// 2026-11-23 10:00 UTC, and that clock, to move it: for tests that count blocks,
 /// reservations or counter values, where fixed sizes are the point. What the defaults do under
-/// load is `tests/invariant.rs`' job (and the seed's cyclic test, `tests/policies.rs`).
+/// load is `invariant.rs`' job (and the seed's cyclic test, `policies.rs`).
 pub fn generator_on_fixed_clock() -> (std::sync::Arc<seqgen::clock::FixedClock>, seqgen::Generator)
 {
     use chrono::TimeZone;

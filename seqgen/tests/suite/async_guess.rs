@@ -1,10 +1,10 @@
-//! `tests/guess.rs` on diesel-async: the default generator's `insert_into(..).execute` on a
+//! `guess.rs` on diesel-async: the default generator's `insert_into(..).execute` on a
 //! plain async connection and on deadpool's and bb8's connections serves cached IDs with one
 //! statement per insert, and a connection to another database in the same memory is never
 //! served the first one's numbers.
 #![cfg(any(feature = "async-postgres", feature = "async-mysql"))]
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! `Generator::stats` and `seqgen::stats` against scripted calls: exact counts, every backend.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! Property: whatever the batch size, thread count and bulk sizes, never a duplicate, and
 //! never more reservations than the requests could need.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::thread;

@@ -1,6 +1,6 @@
 //! Looking at a counter without moving it: `last_value` and `peek_next`.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,6 +1,6 @@
 //! Failures in flight: a connection killed while its reservation waits on the counter row.
 
-mod common;
+use crate::common;
 
 use std::sync::mpsc;
 use std::thread;

@@ -2,7 +2,7 @@
 //! out in batched mode (distinct, same width, parsed back, not in order), gapless numbers in a
 //! transaction, the gap report on the underlying numbers, and a wrong or missing key refused.
 
-mod common;
+use crate::common;
 
 use common::{TestConnection, TestDb};
 use diesel::Connection;

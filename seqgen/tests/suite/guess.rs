@@ -5,7 +5,7 @@
 //! on SQLite telling the database apart costs no round trip, and nothing is guessed (the
 //! tests of another database's numbers run there too).
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::Ordering::Relaxed;
 

@@ -1,7 +1,7 @@
 //! `seqgen::admin`, what the `seqgen` command runs: listing counters, changing settings,
 //! pruning old periods, and the gap report against a business table.
 
-mod common;
+use crate::common;
 
 use chrono::{TimeZone as _, Utc};
 use seqgen::admin::{self, Missing, Setting};

@@ -1,6 +1,6 @@
 //! The batched generator's behaviour, on every backend.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Barrier};
 use std::thread;

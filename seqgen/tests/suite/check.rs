@@ -2,7 +2,7 @@
 //! `Spec::verify` accepts and a typing error breaks, in batched and gapless mode, in the `i64`
 //! form, past a widened counter, and through `void` and the gap report, which read them back.
 
-mod common;
+use crate::common;
 
 use common::{generator_on_fixed_clock, TestConnection, TestDb};
 use seqgen::{Check, Overflow, Spec};

@@ -2,7 +2,7 @@
 //! connection, through `seqgen::insert_into` and through the explicit hook.
 #![cfg(feature = "sqlite")]
 
-mod common;
+use crate::common;
 
 use std::thread;
 

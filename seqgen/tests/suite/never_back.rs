@@ -3,7 +3,7 @@
 //! seqgen's `release` and the deliberate renumbering path do. Under load from several
 //! instances, an operator's lowering edit fails loudly and no number is handed out twice.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Barrier};
 use std::thread;

@@ -2,7 +2,7 @@
 //! copied databases, operator edits of `db_key`, counters at the end of `i64`, two shapes on
 //! one key, keys a collation folds, requests that cannot fit, failed gapless inserts.
 
-mod common;
+use crate::common;
 
 use chrono::TimeDelta;
 use common::{assert_distinct, TestConnection, TestDb};
@@ -433,7 +433,7 @@ fn a_failed_gapless_insert_gives_its_number_back<C: TestConnection + InsertTitle
 }
 
 /// Many gapless inserts in one transaction (on PostgreSQL each numbered by its own insert
-/// statement, see tests/one_statement.rs), then a nested transaction of the caller's that
+/// statement, see one_statement.rs), then a nested transaction of the caller's that
 /// rolls back, then one more insert: the nested one's number comes back, the commit keeps the
 /// rest, and the numbers are consecutive.
 fn many_gapless_inserts_in_one_transaction_number_consecutively<

@@ -9,7 +9,7 @@
     feature = "async-mysql"
 ))]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -216,7 +216,7 @@ async fn many_tasks_and_two_instances_never_repeat<A: AsyncTest>(db: TestDb<A::S
     }
 }
 
-/// The invariant of batched mode for tasks, on the defaults (`tests/invariant.rs` for
+/// The invariant of batched mode for tasks, on the defaults (`invariant.rs` for
 /// threads): 32 tasks on a multi-threaded runtime take IDs from one generator (blocks grow),
 /// then `release`: the numbers handed out are exactly `1..=n`.
 async fn tasks_hand_out_exactly_one_to_n<A: AsyncTest>(db: TestDb<A::Sync>) {
@@ -993,7 +993,7 @@ async fn a_bulk_reserves_once_per_scope<A: AsyncTest>(db: TestDb<A::Sync>) {
 }
 
 /// diesel-async on PostgreSQL: a gapless record is numbered by its insert statement, as on
-/// a blocking connection (tests/one_statement.rs): after the key's first insert, one statement
+/// a blocking connection (one_statement.rs): after the key's first insert, one statement
 /// per insert, and the records hold what the rows hold.
 #[cfg(feature = "async-postgres")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,7 +2,7 @@
 //! table (`admin::check`), on every backend: several periods and scopes, a second instance
 //! inserting meanwhile, a counter behind its table after an import, IDs that do not parse.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Barrier};
 use std::thread;

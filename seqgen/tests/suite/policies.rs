@@ -1,7 +1,7 @@
 //! Counter and format policies on every backend: each at its boundary, the cyclic test of
 //! source 3, series rollover across blocks and instances, time zones around midnight.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Barrier};

@@ -1,6 +1,6 @@
 //! Numbers taken inside the caller's transaction, with and without a pool.
 
-mod common;
+use crate::common;
 
 use common::{assert_distinct, TestConnection, TestDb};
 use diesel::result::Error as DieselError;

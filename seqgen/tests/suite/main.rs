@@ -1,0 +1,35 @@
+//! seqgen's behaviour suite: one test binary, so that Diesel and seqgen's generic code are
+//! compiled and linked once per feature set rather than once per file. Each module is one
+//! concern; most run every test on every enabled backend (`common::backend_tests!`).
+//!
+//! Run one module: `cargo test -p seqgen --test suite gapless::`.
+
+#[macro_use]
+mod common;
+
+mod admin;
+mod adopt;
+mod async_guess;
+mod check;
+mod derive;
+mod failures;
+mod gapless;
+mod generator;
+mod generic_repository;
+mod guess;
+mod integrity;
+mod invariant;
+mod meters;
+mod never_back;
+mod nonblocking;
+mod obfuscate;
+mod one_statement;
+mod parse;
+mod policies;
+mod preview;
+mod properties;
+mod release;
+mod scoped;
+mod stats;
+mod transactions;
+mod void;

@@ -195,6 +195,18 @@ pub enum Error {
     #[error("this Generator caches numbers of another database: create one Generator per database, or use the default one (`seqgen::next_id`), which tells databases apart")]
     DifferentDatabase,
 
+    /// A PostgreSQL server on an older timeline than this process saw for the same database:
+    /// a primary left behind by a failover, writable beside the standby promoted in its place
+    /// (a split brain). Its counters stop where the failover left them, so its numbers may
+    /// already be taken on the promoted server; nothing it reserved is served.
+    #[error("this PostgreSQL server is on timeline {timeline}, but this process saw the same database on timeline {highest}: it is an old primary left behind by a failover, and its numbers may already be taken on the promoted server; stop it (or rebuild it as a standby with pg_rewind) and point the app at the promoted server")]
+    OldTimeline {
+        /// The timeline of the server this connection reaches.
+        timeline: u32,
+        /// The highest timeline this process saw for the same database.
+        highest: u32,
+    },
+
     /// Running the embedded `db_key` migrations failed.
     #[error("running seqgen's migrations failed")]
     Migration(#[source] Box<dyn std::error::Error + Send + Sync>),

@@ -46,6 +46,7 @@ pub(crate) use declare::nonblocking_driver;
 pub(crate) use queries::core_queries;
 #[cfg(any(feature = "sqlite", seqgen_pg))]
 pub(crate) use queries::upsert_reserve;
+pub(crate) use rows::timeline;
 pub use rows::{Counter, CounterRow, Found, Identified, Request, Setting};
 
 /// A Diesel backend seqgen can reserve numbers on: SQLite, PostgreSQL or MySQL/MariaDB,
@@ -143,6 +144,12 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     /// reservation survives a crash of the server.
     #[doc(hidden)]
     const DURABILITY: &'static str;
+
+    /// An SQL expression (text, or NULL) giving the server's history of failovers as a
+    /// number in hex that only grows: PostgreSQL's timeline, which a promoted standby raises
+    /// (see `identity.rs`). NULL where the backend has none, or on a standby.
+    #[doc(hidden)]
+    const TIMELINE: &'static str = "NULL";
 
     /// The server setting [`DURABILITY`](Backend::DURABILITY) reads, for error messages.
     #[doc(hidden)]

@@ -256,6 +256,7 @@ macro_rules! reserve_identified {
                         fingerprint,
                     ),
                     durability,
+                    timeline: None,
                     token,
                     batch,
                     shape: Some(request.shape.to_owned()),

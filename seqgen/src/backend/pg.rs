@@ -51,6 +51,11 @@ impl super::Backend for Pg {
     // immediate shutdown, whatever the session says.
     const DURABILITY: &'static str = "current_setting('fsync')";
     const DURABILITY_SETTING: &'static str = "fsync";
+    // The timeline of the WAL being written: 1 after initdb, one more at each promotion. A
+    // standby (read-only, no WAL of its own) has none. `pg_control_checkpoint()` would lag
+    // until the promoted server's first checkpoint.
+    const TIMELINE: &'static str = "CASE WHEN pg_is_in_recovery() THEN NULL \
+         ELSE substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8) END";
     const DURABLE: &'static str = "on";
     // `set_config(…, true)` lasts until the end of the transaction, and the commit reads it:
     // the reservation (and a caller's transaction holding a gapless number) waits for its WAL
@@ -87,23 +92,23 @@ macro_rules! reserve_identified {
         where
             C: $($conn)*<Backend = Self>,
         {
-            $crate::backend::pg::ReserveIdentified(request)
-                .get_result(conn) $(.$aw)*
-                .map(|(fingerprint, durability, token, batch, shape, count, last)| {
-                    Some($crate::backend::Identified {
-                        found: $crate::backend::Found {
-                            fingerprint: <Self as $crate::backend::Backend>::complete_fingerprint(
-                                fingerprint,
-                            ),
-                            durability,
-                            token,
-                            batch,
-                            shape,
-                        },
-                        count,
-                        last,
-                    })
-                })
+            let row: $crate::backend::pg::ReserveIdentifiedRow =
+                $crate::backend::pg::ReserveIdentified(request).get_result(conn) $(.$aw)* ?;
+            let (fingerprint, durability, timeline, token, batch, shape, count, last) = row;
+            Ok(Some($crate::backend::Identified {
+                found: $crate::backend::Found {
+                    fingerprint: <Self as $crate::backend::Backend>::complete_fingerprint(
+                        fingerprint,
+                    ),
+                    durability,
+                    timeline: $crate::backend::timeline(timeline.as_deref()),
+                    token,
+                    batch,
+                    shape,
+                },
+                count,
+                last,
+            }))
         }
     };
 }
@@ -175,6 +180,19 @@ mod nonblocking {
 /// would pass the limit.
 struct ReserveIdentified<'a, 'r>(&'r super::Request<'a>);
 
+/// What [`ReserveIdentified`] returns: fingerprint, durability, timeline, token, batch size,
+/// shape, the block's size and its last number.
+type ReserveIdentifiedRow = (
+    String,
+    String,
+    Option<String>,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+    i64,
+    Option<i64>,
+);
+
 impl QueryId for ReserveIdentified<'_, '_> {
     type QueryId = ReserveIdentified<'static, 'static>;
     const HAS_STATIC_QUERY_ID: bool = true;
@@ -184,6 +202,7 @@ impl Query for ReserveIdentified<'_, '_> {
     type SqlType = (
         Text,
         Text,
+        Nullable<Text>,
         Nullable<BigInt>,
         Nullable<BigInt>,
         Nullable<Text>,
@@ -204,8 +223,10 @@ impl QueryFragment<Pg> for ReserveIdentified<'_, '_> {
         out.push_sql(Pg::FINGERPRINT);
         out.push_sql(" AS fingerprint, ");
         out.push_sql(Pg::DURABILITY);
+        out.push_sql(" AS durability, ");
+        out.push_sql(Pg::TIMELINE);
         out.push_sql(
-            " AS durability, (SELECT t.current_value FROM db_key t \
+            " AS timeline, (SELECT t.current_value FROM db_key t \
              WHERE t.key_name = '' AND t.scope = '' AND t.period = '') AS token, \
              k.batch_size, k.shape, COALESCE(k.start_value, 1) - 1 AS base, ",
         );
@@ -245,7 +266,8 @@ impl QueryFragment<Pg> for ReserveIdentified<'_, '_> {
         out.push_bind_param::<BigInt, i64>(&r.largest)?;
         out.push_sql(
             " - (SELECT count FROM info) RETURNING current_value) \
-             SELECT info.fingerprint, info.durability, info.token, info.batch_size, \
+             SELECT info.fingerprint, info.durability, info.timeline, info.token, \
+             info.batch_size, \
              info.shape, info.count, (SELECT current_value FROM reserved) FROM info",
         );
         Ok(())

@@ -90,6 +90,7 @@ macro_rules! core_queries {
                 String,
                 String,
                 Option<String>,
+                Option<String>,
                 Option<i64>,
                 Option<i64>,
                 Option<String>,
@@ -99,15 +100,16 @@ macro_rules! core_queries {
                     .load(conn) $(.$aw)* ?;
             // `iter().next()`: diesel-async's `RunQueryDsl::first` would shadow the slice's.
             let first = rows.iter().next().ok_or(diesel::result::Error::NotFound)?;
-            let row = |name: &str| rows.iter().find(|r| r.2.as_deref() == Some(name));
+            let row = |name: &str| rows.iter().find(|r| r.3.as_deref() == Some(name));
             Ok($crate::backend::Found {
                 fingerprint: <Self as $crate::backend::Backend>::complete_fingerprint(
                     first.0.clone(),
                 ),
                 durability: first.1.clone(),
-                token: row("").and_then(|r| r.3),
-                batch: row(key).and_then(|r| r.4),
-                shape: row(key).and_then(|r| r.5.clone()),
+                timeline: $crate::backend::timeline(first.2.as_deref()),
+                token: row("").and_then(|r| r.4),
+                batch: row(key).and_then(|r| r.5),
+                shape: row(key).and_then(|r| r.6.clone()),
             })
         }
 

@@ -56,12 +56,19 @@ pub struct Found {
     pub fingerprint: String,
     /// The server's durability setting, as the server shows it.
     pub durability: String,
+    /// The server's timeline (PostgreSQL, on a primary): one more after each promotion.
+    pub timeline: Option<u32>,
     /// The token row's value, if the database has one yet.
     pub token: Option<i64>,
     /// The key row's `batch_size`, if an operator set one.
     pub batch: Option<i64>,
     /// The key row's recorded shape, if any.
     pub shape: Option<String>,
+}
+
+/// The timeline [`Backend::TIMELINE`](super::Backend::TIMELINE) read (hex), if any.
+pub(crate) fn timeline(hex: Option<&str>) -> Option<u32> {
+    hex.and_then(|hex| u32::from_str_radix(hex, 16).ok())
 }
 
 /// A reservation as [`Backend::reserve_identified`](super::Backend::reserve_identified) takes it.

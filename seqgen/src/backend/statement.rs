@@ -27,6 +27,8 @@ pub(crate) enum Piece {
     Fingerprint,
     /// An expression giving the server's durability setting, as the server shows it.
     Durability,
+    /// An expression giving the server's timeline, in hex (`Backend::TIMELINE`).
+    Timeline,
     /// A one-row derived table whose evaluation makes the statement's transaction commit
     /// durably (PostgreSQL: `synchronous_commit = on` for that transaction alone).
     DurableCommit,
@@ -115,6 +117,7 @@ where
             Piece::InsertIgnoringEnd => out.push_sql(DB::INSERT_IGNORING.1),
             Piece::Fingerprint => out.push_sql(DB::FINGERPRINT),
             Piece::Durability => out.push_sql(DB::DURABILITY),
+            Piece::Timeline => out.push_sql(DB::TIMELINE),
             Piece::DurableCommit => out.push_sql(DB::DURABLE_COMMIT),
             Piece::Limit => out.push_bind_param::<BigInt, i64>(limit)?,
             Piece::Key => out.push_bind_param::<SqlText, str>(counter.key)?,
@@ -170,6 +173,8 @@ impl Text for Identify {
         Piece::Fingerprint,
         Piece::Sql(", "),
         Piece::Durability,
+        Piece::Sql(", "),
+        Piece::Timeline,
         Piece::Sql(
             ", k.key_name, k.current_value, k.batch_size, k.shape \
              FROM (SELECT 1 AS here) AS h LEFT JOIN db_key k \
@@ -181,6 +186,7 @@ impl Text for Identify {
     type SqlType = (
         SqlText,
         SqlText,
+        Nullable<SqlText>,
         Nullable<SqlText>,
         Nullable<BigInt>,
         Nullable<BigInt>,

@@ -1,6 +1,6 @@
 //! Configuring a [`Generator`]: its clock, pool, block sizes, and what it accepts of a server.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::{Generator, Inner, NEXT_UID};
@@ -100,6 +100,7 @@ impl GeneratorBuilder {
                 non_durable: self.non_durable,
                 batch: self.batch,
                 reservations: AtomicU64::new(0),
+                timeline: AtomicU32::new(0),
             }),
         }
     }

@@ -19,7 +19,7 @@ mod take;
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::backend::IdConnection;
@@ -116,6 +116,8 @@ struct Inner {
     non_durable: NonDurable,
     batch: BatchPolicy,
     reservations: AtomicU64,
+    /// The PostgreSQL timeline of its last block (0: none yet, or another backend).
+    timeline: AtomicU32,
 }
 
 /// The most scopes of one spec a generator keeps a state (a block, in batched mode) for. A new

@@ -53,6 +53,7 @@ impl Db {
         Found {
             fingerprint: "model".into(),
             durability: "1".into(),
+            timeline: None,
             token: Some(1),
             batch: None,
             shape: self.shape.lock().unwrap().clone(),

@@ -219,12 +219,16 @@ impl Generator {
     ) -> Result<Range<u64>> {
         let Reserved {
             identity,
+            timeline,
             last,
             count,
             batch_size,
         } = reserved;
         state.batch().reserved(Instant::now(), batch_size);
         self.bind(identity)?;
+        if let Some(timeline) = timeline {
+            self.follow_timeline(timeline);
+        }
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         let block = block_ending_at(last, count)?;
         state.note_block(&period.text, &block).map_err(|held| {

@@ -3,6 +3,7 @@
 //! next reservation, and the blocks of scopes dropped for room.
 
 use std::ops::Range;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use super::refill::turn_of;
@@ -55,6 +56,30 @@ impl Generator {
         C: IdConnection,
     {
         drive(self.release_on(&mut Blocking(conn)))
+    }
+
+    /// Drops every block this generator holds when a block comes from a newer timeline than
+    /// the last (a standby was promoted meanwhile): they were reserved before the failover,
+    /// and an asynchronous standby may have lost those reservations, so the promoted server
+    /// may hand their numbers out again. Holes, never duplicates.
+    pub(super) fn follow_timeline(&self, timeline: u32) {
+        let before = self.inner.timeline.fetch_max(timeline, Ordering::AcqRel);
+        if before == 0 || before >= timeline {
+            return;
+        }
+        let mut _dropped = 0;
+        for state in self.states() {
+            for (_, block) in state.lock().give_back() {
+                _dropped += block.end - block.start;
+            }
+        }
+        event!(
+            warn,
+            before,
+            timeline,
+            dropped = _dropped,
+            "the database failed over to a promoted standby: the numbers held from before were dropped"
+        );
     }
 
     /// [`release`](Self::release) on `db`.

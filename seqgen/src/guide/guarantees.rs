@@ -91,9 +91,15 @@
 //!   a restore, and raise the counters past what was issued: `seqgen adopt` (`seqgen check` tells).
 //! - **A physical copy of a PostgreSQL cluster** (a promoted replica after failover,
 //!   `pg_basebackup`, a file-system copy) has the same system identifier and oid: it is the same
-//!   database to seqgen, which is right for a failover with synchronous replication, and wrong
-//!   for an asynchronous replica that lost the last commits or for a clone used beside the
-//!   original. Restart instances after a failover to an asynchronous replica.
+//!   database to seqgen, which is right for a failover. seqgen reads the server's **timeline**
+//!   (one more at each promotion) with every reservation: after a failover a generator drops
+//!   the blocks it reserved before (an asynchronous standby may not have received them), and a
+//!   server on an older timeline than the process saw for the database (the old primary
+//!   restarted writable beside the promoted one: a split brain) is refused with
+//!   `Error::OldTimeline`. What it cannot see: a process that only ever talks to the old
+//!   primary, numbers an asynchronous standby lost that were already served before the
+//!   failover, and a clone used beside the original on the same timeline. Fail over to a
+//!   synchronous standby (`synchronous_standby_names`), and fence the old primary.
 //! - **MariaDB has no server UUID**: a clone on another host or port, or in another schema, is
 //!   told apart, but a data directory copied to the same host, port and path and started in place
 //!   of the original (with the same `server_id`) is not. MySQL 8's `@@server_uuid` would tell them

@@ -14,7 +14,7 @@ use crate::batch::{block_size, Batch};
 use crate::capacity::{largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
-use identity::{identify, Identity, NonDurable};
+use identity::{check_timeline, identify, Identity, NonDurable};
 use retry::retrying;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
@@ -66,6 +66,7 @@ pub(crate) async fn reserve_block<D: Driver>(
     if expected.is_some_and(|e| !identity.matches(e)) {
         return Err(Error::DifferentDatabase);
     }
+    check_timeline(&identity, found.timeline)?;
     non_durable.check::<D::Backend>(&found)?;
     check_shape(db, spec, found.shape, Retry::Yes).await?;
     let (last, count) = match reserved {
@@ -80,6 +81,7 @@ pub(crate) async fn reserve_block<D: Driver>(
     };
     Ok(Reserved {
         identity,
+        timeline: found.timeline,
         last,
         count,
         batch_size: found
@@ -95,6 +97,8 @@ pub(crate) async fn reserve_block<D: Driver>(
 pub struct Reserved {
     /// The database it was reserved on.
     pub(crate) identity: Identity,
+    /// That database's timeline when it was reserved (PostgreSQL).
+    pub(crate) timeline: Option<u32>,
     /// Its last number.
     pub(crate) last: i64,
     /// Its size.

@@ -12,6 +12,7 @@ mod adopt;
 mod async_guess;
 mod check;
 mod derive;
+mod failover;
 mod failures;
 mod gapless;
 mod generator;
@@ -30,6 +31,8 @@ mod preview;
 mod properties;
 mod release;
 mod scoped;
+#[cfg(feature = "postgres")]
+mod servers;
 mod stats;
 mod transactions;
 mod void;

@@ -1,0 +1,95 @@
+//! PostgreSQL failover, on servers of the test's own (`servers.rs`): a primary with a
+//! synchronous standby, the primary crashed and the standby promoted, then the old primary
+//! restarted writable beside it (a split brain). The promoted server is the same database
+//! and the app goes on there; the old primary, on an older timeline, is refused, by the
+//! generator that saw the failover and by every other of the process.
+#![cfg(feature = "postgres")]
+
+use crate::servers::PgCluster;
+
+use diesel::{Connection, PgConnection};
+use seqgen::{Error, Generator, Spec};
+
+fn spec(key: &str) -> Spec {
+    Spec::builder(key)
+        .prefix("F")
+        .date("")
+        .pad(6)
+        .batch(10)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
+    let Some(cluster) = PgCluster::new("failover") else {
+        return;
+    };
+    let primary = cluster.primary("primary", true);
+    let standby = cluster.standby("standby", &primary);
+    let mut conn = PgConnection::establish(&primary.url()).unwrap();
+    seqgen::run_migrations(&mut conn).unwrap();
+    let (orders, invoices) = (spec("orders"), spec("invoices"));
+    let generator = Generator::new();
+    // Blocks 1..=10 of both keys, three numbers of each served.
+    assert_eq!(
+        generator.next_ids(&mut conn, &orders, 3).unwrap()[2],
+        "F000003"
+    );
+    assert_eq!(
+        generator.next_ids(&mut conn, &invoices, 3).unwrap()[2],
+        "F000003"
+    );
+    drop(conn);
+
+    primary.crash();
+    standby.promote();
+    let mut promoted = PgConnection::establish(&standby.url()).unwrap();
+    // The rest of the cached block is served (no round trip), then the first reservation on
+    // the promoted server sees the new timeline.
+    let orders_ids = generator.next_ids(&mut promoted, &orders, 8).unwrap();
+    assert_eq!(orders_ids[0], "F000004");
+    assert_eq!(orders_ids[7], "F000011", "reserved on the promoted server");
+    // That reservation dropped what the generator held from before the failover: the
+    // invoices' 4..=10 are holes, and their next block is reserved on the promoted server.
+    assert_eq!(
+        generator.next_id(&mut promoted, &invoices).unwrap(),
+        "F000011"
+    );
+    // Another generator (another instance) goes on there too, past the blocks reserved
+    // there (the second block may have grown: the defaults).
+    let other = Generator::new().next_id(&mut promoted, &orders).unwrap();
+    assert!(other.as_str() > "F000020", "{other}");
+
+    // The old primary comes back writable on its old timeline (its standby gone, an operator
+    // clears the wait for one), with the same system identifier, database and token.
+    primary.configure("synchronous_standby_names = ''\n");
+    primary.start();
+    // Numbers cached from the promoted server stay good (the cached path does not touch the
+    // database); the first reservation on the old primary is refused.
+    let mut old = PgConnection::establish(&primary.url()).unwrap();
+    for (who, result) in [
+        ("the generator", generator.next_ids(&mut old, &orders, 100)),
+        (
+            "a new generator",
+            Generator::new().next_ids(&mut old, &orders, 1),
+        ),
+        (
+            "the default one",
+            seqgen::global::next_ids(&mut old, &orders, 1),
+        ),
+    ] {
+        match result {
+            Err(Error::OldTimeline {
+                timeline: 1,
+                highest: 2,
+            }) => {}
+            other => panic!("{who} on the old primary: {other:?}"),
+        }
+    }
+    // The promoted server is still served, from where it was.
+    assert_eq!(
+        generator.next_id(&mut promoted, &invoices).unwrap(),
+        "F000012"
+    );
+}

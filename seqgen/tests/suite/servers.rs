@@ -1,0 +1,225 @@
+//! Database servers of a test's own, for what the shared ones must never go through: a
+//! PostgreSQL primary with a standby of it, crashed, promoted and restarted. Each lives in a
+//! temporary directory on a free port of 127.0.0.1 and is stopped when dropped.
+//!
+//! The server binaries come from `/usr/lib/postgresql/<version>/bin` (Debian's packages, as
+//! CI installs them). Without them the test is skipped with a printed line, except under
+//! `CI=true`, where that fails it. As root, the servers run as the `postgres` user (PostgreSQL
+//! refuses to run as root).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The directory of PostgreSQL's server binaries, the newest version installed.
+fn bin_dir() -> Option<PathBuf> {
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            let bin = entry.path().join("bin");
+            bin.join("initdb").exists().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin)
+}
+
+/// A port nobody listens on now.
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// Where the servers of one test live.
+pub struct PgCluster {
+    bin: PathBuf,
+    dir: tempfile::TempDir,
+    /// Run the binaries as `postgres` (we are root).
+    as_postgres: bool,
+}
+
+impl PgCluster {
+    /// A place for servers, or `None` (after printing why) without PostgreSQL's binaries.
+    pub fn new(test: &str) -> Option<Self> {
+        let Some(bin) = bin_dir() else {
+            let line = format!("skipping {test}: PostgreSQL's server binaries are not installed");
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{line} (under CI=true that is a failure)"
+            );
+            println!("{line}");
+            return None;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let as_postgres = Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|out| out.stdout.trim_ascii() == b"0");
+        if as_postgres {
+            let status = Command::new("chown")
+                .args(["postgres:postgres"])
+                .arg(dir.path())
+                .status()
+                .unwrap();
+            assert!(status.success(), "chown of {:?} failed", dir.path());
+        }
+        Some(PgCluster {
+            bin,
+            dir,
+            as_postgres,
+        })
+    }
+
+    fn run(&self, program: &str, args: &[&str]) {
+        let program = self.bin.join(program);
+        let mut command = if self.as_postgres {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--"]).arg(program);
+            command
+        } else {
+            Command::new(program)
+        };
+        let out = command.args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?} failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// A new primary, started: durable commits (`fsync = on`), WAL for standbys, and with
+    /// `synchronous` every commit waits for a standby.
+    pub fn primary(&self, name: &str, synchronous: bool) -> PgServer<'_> {
+        let server = self.server(name);
+        let data = server.data.to_str().unwrap();
+        self.run(
+            "initdb",
+            &["-D", data, "-U", "postgres", "-A", "trust", "-N"],
+        );
+        server.configure(&format!(
+            "listen_addresses = '127.0.0.1'\nmax_connections = 40\nshared_buffers = 16MB\n\
+             synchronous_standby_names = '{}'\n",
+            if synchronous { "*" } else { "" }
+        ));
+        server.start();
+        server
+    }
+
+    /// A standby of `primary`, streaming from it, started.
+    pub fn standby(&self, name: &str, primary: &PgServer<'_>) -> PgServer<'_> {
+        let server = self.server(name);
+        let port = primary.port.to_string();
+        let data = server.data.to_str().unwrap();
+        self.run(
+            "pg_basebackup",
+            &[
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &port,
+                "-U",
+                "postgres",
+                "-D",
+                data,
+                "-R",
+                "-X",
+                "stream",
+                "-c",
+                "fast",
+            ],
+        );
+        // A standby promoted with the primary's `synchronous_standby_names` would wait for a
+        // standby of its own at every commit.
+        server.configure("synchronous_standby_names = ''\n");
+        server.start();
+        server
+    }
+
+    fn server(&self, name: &str) -> PgServer<'_> {
+        PgServer {
+            cluster: self,
+            data: self.dir.path().join(name),
+            port: free_port(),
+            running: std::cell::Cell::new(false),
+        }
+    }
+
+    fn socket_dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// One server of a [`PgCluster`]; stopped when dropped.
+pub struct PgServer<'a> {
+    cluster: &'a PgCluster,
+    data: PathBuf,
+    pub port: u16,
+    running: std::cell::Cell<bool>,
+}
+
+impl PgServer<'_> {
+    /// The URL of its `postgres` database.
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// Appends `settings` to its configuration (read at the next start).
+    pub fn configure(&self, settings: &str) {
+        let path = self.data.join("postgresql.conf");
+        let mut conf = std::fs::read_to_string(&path).unwrap();
+        conf.push_str(&format!(
+            "port = {}\nunix_socket_directories = '{}'\n{settings}",
+            self.port,
+            self.cluster.socket_dir().display()
+        ));
+        std::fs::write(&path, conf).unwrap();
+    }
+
+    /// Starts it and waits until it accepts connections.
+    pub fn start(&self) {
+        let (data, log) = (self.data.to_str().unwrap(), self.data.join("../log"));
+        let log = format!("{}-{}", log.display(), self.port);
+        self.cluster.run(
+            "pg_ctl",
+            &["-D", data, "-l", &log, "-w", "-t", "60", "start"],
+        );
+        self.running.set(true);
+    }
+
+    /// Stops it at once, as a crash would (`immediate`: no checkpoint, crash recovery at the
+    /// next start).
+    pub fn crash(&self) {
+        let data = self.data.to_str().unwrap();
+        self.cluster
+            .run("pg_ctl", &["-D", data, "-m", "immediate", "-w", "stop"]);
+        self.running.set(false);
+    }
+
+    /// Promotes this standby and waits until it accepts writes.
+    pub fn promote(&self) {
+        let data = self.data.to_str().unwrap();
+        self.cluster.run("pg_ctl", &["-D", data, "-w", "promote"]);
+    }
+}
+
+impl Drop for PgServer<'_> {
+    fn drop(&mut self) {
+        if self.running.get() {
+            let data = self.data.to_str().unwrap().to_owned();
+            // Not `run`: a failure here must not panic during another panic.
+            let _ = if self.cluster.as_postgres {
+                Command::new("runuser")
+                    .args(["-u", "postgres", "--"])
+                    .arg(self.cluster.bin.join("pg_ctl"))
+                    .args(["-D", &data, "-m", "immediate", "stop"])
+                    .output()
+            } else {
+                Command::new(self.cluster.bin.join("pg_ctl"))
+                    .args(["-D", &data, "-m", "immediate", "stop"])
+                    .output()
+            };
+        }
+    }
+}

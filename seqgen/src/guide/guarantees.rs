@@ -99,7 +99,10 @@
 //!   `Error::OldTimeline`. What it cannot see: a process that only ever talks to the old
 //!   primary, numbers an asynchronous standby lost that were already served before the
 //!   failover, and a clone used beside the original on the same timeline. Fail over to a
-//!   synchronous standby (`synchronous_standby_names`), and fence the old primary.
+//!   synchronous standby (`synchronous_standby_names`), and fence the old primary. One URL
+//!   can name both servers, libpq keeping the first that accepts writes:
+//!   `postgres://app@db1:5432,db2:5432/shop?target_session_attrs=read-write` (tested: crash,
+//!   promote, go on, old primary back and refused, `seqgen/tests/suite/failover.rs`).
 //! - **MariaDB has no server UUID**: a clone on another host or port, or in another schema, is
 //!   told apart, but a data directory copied to the same host, port and path and started in place
 //!   of the original (with the same `server_id`) is not. MySQL 8's `@@server_uuid` would tell them

@@ -1,8 +1,9 @@
 //! PostgreSQL failover, on servers of the test's own (`servers.rs`): a primary with a
 //! synchronous standby, the primary crashed and the standby promoted, then the old primary
-//! restarted writable beside it (a split brain). The promoted server is the same database
-//! and the app goes on there; the old primary, on an older timeline, is refused, by the
-//! generator that saw the failover and by every other of the process.
+//! restarted writable beside it (a split brain), all through one multi-host URL. The
+//! promoted server is the same database and the app goes on there; the old primary, on an
+//! older timeline, is refused, by the generator that saw the failover and by every other of
+//! the process.
 #![cfg(feature = "postgres")]
 
 use crate::servers::PgCluster;
@@ -20,6 +21,17 @@ fn spec(key: &str) -> Spec {
         .unwrap()
 }
 
+/// The port of the server `conn` reached.
+fn port_of(conn: &mut PgConnection) -> u16 {
+    use diesel::RunQueryDsl;
+    let port: String = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(
+        "current_setting('port')",
+    ))
+    .get_result(conn)
+    .unwrap();
+    port.parse().unwrap()
+}
+
 #[test]
 fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
     let Some(cluster) = PgCluster::new("failover") else {
@@ -27,7 +39,14 @@ fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
     };
     let primary = cluster.primary("primary", true);
     let standby = cluster.standby("standby", &primary);
-    let mut conn = PgConnection::establish(&primary.url()).unwrap();
+    // How an app names both servers: libpq tries them in order, keeping the first that
+    // accepts writes.
+    let both = format!(
+        "postgres://postgres@127.0.0.1:{},127.0.0.1:{}/postgres?target_session_attrs=read-write",
+        primary.port, standby.port
+    );
+    let mut conn = PgConnection::establish(&both).unwrap();
+    assert_eq!(port_of(&mut conn), primary.port);
     seqgen::run_migrations(&mut conn).unwrap();
     let (orders, invoices) = (spec("orders"), spec("invoices"));
     let generator = Generator::new();
@@ -44,7 +63,9 @@ fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
 
     primary.crash();
     standby.promote();
-    let mut promoted = PgConnection::establish(&standby.url()).unwrap();
+    // The same URL now reaches the promoted standby.
+    let mut promoted = PgConnection::establish(&both).unwrap();
+    assert_eq!(port_of(&mut promoted), standby.port);
     // The rest of the cached block is served (no round trip), then the first reservation on
     // the promoted server sees the new timeline.
     let orders_ids = generator.next_ids(&mut promoted, &orders, 8).unwrap();
@@ -67,7 +88,9 @@ fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
     primary.start();
     // Numbers cached from the promoted server stay good (the cached path does not touch the
     // database); the first reservation on the old primary is refused.
-    let mut old = PgConnection::establish(&primary.url()).unwrap();
+    // The same URL again reaches it first.
+    let mut old = PgConnection::establish(&both).unwrap();
+    assert_eq!(port_of(&mut old), primary.port);
     for (who, result) in [
         ("the generator", generator.next_ids(&mut old, &orders, 100)),
         (

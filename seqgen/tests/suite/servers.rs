@@ -160,11 +160,6 @@ pub struct PgServer<'a> {
 }
 
 impl PgServer<'_> {
-    /// The URL of its `postgres` database.
-    pub fn url(&self) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
-    }
-
     /// Appends `settings` to its configuration (read at the next start).
     pub fn configure(&self, settings: &str) {
         let path = self.data.join("postgresql.conf");

@@ -71,16 +71,20 @@ impl PgCluster {
         })
     }
 
-    fn run(&self, program: &str, args: &[&str]) {
+    /// `program` of the server binaries, to run as the servers' user.
+    fn command(&self, program: &str) -> Command {
         let program = self.bin.join(program);
-        let mut command = if self.as_postgres {
+        if self.as_postgres {
             let mut command = Command::new("runuser");
             command.args(["-u", "postgres", "--"]).arg(program);
             command
         } else {
             Command::new(program)
-        };
-        let out = command.args(args).output().unwrap();
+        }
+    }
+
+    fn run(&self, program: &str, args: &[&str]) {
+        let out = self.command(program).args(args).output().unwrap();
         assert!(
             out.status.success(),
             "{args:?} failed: {}{}",
@@ -202,19 +206,14 @@ impl PgServer<'_> {
 impl Drop for PgServer<'_> {
     fn drop(&mut self) {
         if self.running.get() {
-            let data = self.data.to_str().unwrap().to_owned();
             // Not `run`: a failure here must not panic during another panic.
-            let _ = if self.cluster.as_postgres {
-                Command::new("runuser")
-                    .args(["-u", "postgres", "--"])
-                    .arg(self.cluster.bin.join("pg_ctl"))
-                    .args(["-D", &data, "-m", "immediate", "stop"])
-                    .output()
-            } else {
-                Command::new(self.cluster.bin.join("pg_ctl"))
-                    .args(["-D", &data, "-m", "immediate", "stop"])
-                    .output()
-            };
+            let _ = self
+                .cluster
+                .command("pg_ctl")
+                .arg("-D")
+                .arg(&self.data)
+                .args(["-m", "immediate", "stop"])
+                .output();
         }
     }
 }

@@ -11,12 +11,12 @@ use crate::servers::PgCluster;
 use diesel::{Connection, PgConnection};
 use seqgen::{Error, Generator, Spec};
 
+/// An undated key on the defaults: blocks of the spec's default batch (100), growing.
 fn spec(key: &str) -> Spec {
     Spec::builder(key)
         .prefix("F")
         .date("")
         .pad(6)
-        .batch(10)
         .build()
         .unwrap()
 }
@@ -50,7 +50,7 @@ fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
     seqgen::run_migrations(&mut conn).unwrap();
     let (orders, invoices) = (spec("orders"), spec("invoices"));
     let generator = Generator::new();
-    // Blocks 1..=10 of both keys, three numbers of each served.
+    // Blocks 1..=100 of both keys, three numbers of each served.
     assert_eq!(
         generator.next_ids(&mut conn, &orders, 3).unwrap()[2],
         "F000003"
@@ -68,31 +68,38 @@ fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
     assert_eq!(port_of(&mut promoted), standby.port);
     // The rest of the cached block is served (no round trip), then the first reservation on
     // the promoted server sees the new timeline.
-    let orders_ids = generator.next_ids(&mut promoted, &orders, 8).unwrap();
+    let orders_ids = generator.next_ids(&mut promoted, &orders, 98).unwrap();
     assert_eq!(orders_ids[0], "F000004");
-    assert_eq!(orders_ids[7], "F000011", "reserved on the promoted server");
+    assert_eq!(orders_ids[97], "F000101", "reserved on the promoted server");
     // That reservation dropped what the generator held from before the failover: the
-    // invoices' 4..=10 are holes, and their next block is reserved on the promoted server.
+    // invoices' 4..=100 are holes, and their next block is reserved on the promoted server.
     assert_eq!(
         generator.next_id(&mut promoted, &invoices).unwrap(),
-        "F000011"
+        "F000101"
     );
-    // Another generator (another instance) goes on there too, past the blocks reserved
-    // there (the second block may have grown: the defaults).
+    // Another generator (another instance) goes on there too, right after the block the
+    // first one reserved there.
+    let reserved = seqgen::global::last_value(&mut promoted, &orders)
+        .unwrap()
+        .unwrap();
     let other = Generator::new().next_id(&mut promoted, &orders).unwrap();
-    assert!(other.as_str() > "F000020", "{other}");
+    assert_eq!(other, format!("F{:06}", reserved + 1));
 
     // The old primary comes back writable on its old timeline (its standby gone, an operator
-    // clears the wait for one), with the same system identifier, database and token.
+    // clears the wait for one), with the same system identifier, database and token, and the
+    // same URL reaches it first again. Numbers cached from the promoted server stay good (the
+    // cached path does not touch the database); the first reservation there is refused.
     primary.configure("synchronous_standby_names = ''\n");
     primary.start();
-    // Numbers cached from the promoted server stay good (the cached path does not touch the
-    // database); the first reservation on the old primary is refused.
-    // The same URL again reaches it first.
     let mut old = PgConnection::establish(&both).unwrap();
     assert_eq!(port_of(&mut old), primary.port);
+    // More than any block the generator holds of the orders: a reservation.
+    let beyond_cache = 1_000;
     for (who, result) in [
-        ("the generator", generator.next_ids(&mut old, &orders, 100)),
+        (
+            "the generator",
+            generator.next_ids(&mut old, &orders, beyond_cache),
+        ),
         (
             "a new generator",
             Generator::new().next_ids(&mut old, &orders, 1),
@@ -113,6 +120,6 @@ fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
     // The promoted server is still served, from where it was.
     assert_eq!(
         generator.next_id(&mut promoted, &invoices).unwrap(),
-        "F000012"
+        "F000102"
     );
 }

@@ -89,7 +89,12 @@ pub(crate) fn check_timeline(identity: &Identity, timeline: Option<u32>) -> Resu
         .get_or_init(Mutex::default)
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
-    let highest = seen.entry(identity.clone()).or_insert(timeline);
+    // Looked up before inserting: a clone of the identity (an allocation) only for a new
+    // database, not at every reservation.
+    let highest = match seen.get_mut(identity) {
+        Some(highest) => highest,
+        None => seen.entry(identity.clone()).or_insert(timeline),
+    };
     if timeline < *highest {
         crate::trace::event!(
             error,

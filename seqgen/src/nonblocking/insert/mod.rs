@@ -81,7 +81,6 @@ where
             InsertStatement<T, <&'b R as Insertable<T>>::Values>,
             <&'b R::Row as Insertable<T>>::Values,
         >: QueryFragment<C::Backend> + QueryId + Send,
-        for<'b> &'b R::Row: Insertable<T>,
         for<'b> Asserted<
             InsertStatement<T, <&'b R as Insertable<T>>::Values>,
             <&'b R::Row as Insertable<T>>::Values,

@@ -68,14 +68,8 @@ enum Command {
     /// For a gapless key: the numbers of a period missing from a table, each voided or
     /// unexplained (exit code 1 when something is unexplained).
     Gaps {
-        #[arg(long)]
-        key: String,
-        /// The business table (`table` or `schema.table`).
-        #[arg(long)]
-        table: String,
-        /// Its column holding the IDs.
-        #[arg(long)]
-        column: String,
+        #[command(flatten)]
+        ids: IdsArgs,
         /// For a key that counts per scope: the scope to check…
         #[arg(long, requires = "scope_column")]
         scope: Option<String>,
@@ -157,9 +151,9 @@ enum Command {
     },
 }
 
-/// A business table's IDs of a key, and how to read them.
+/// A key, and the business table column holding its IDs.
 #[derive(Debug, clap::Args)]
-struct TableArgs {
+struct IdsArgs {
     #[arg(long)]
     key: String,
     /// The business table (`table` or `schema.table`).
@@ -168,6 +162,13 @@ struct TableArgs {
     /// Its column holding the IDs.
     #[arg(long)]
     column: String,
+}
+
+/// A business table's IDs of a key, and how to read them.
+#[derive(Debug, clap::Args)]
+struct TableArgs {
+    #[command(flatten)]
+    ids: IdsArgs,
     /// For a key that counts per scope: the table's column holding each row's scope.
     #[arg(long)]
     scope_column: Option<String>,

@@ -54,7 +54,7 @@ pub(super) fn adopt<C>(
 where
     C: seqgen::IdConnection,
 {
-    let key = args.key.as_str();
+    let key = args.ids.key.as_str();
     let spec = match &args.shape {
         Some(shape) => seqgen::Spec::from_shape(key, shape)
             .map_err(|e| Failure::Input(format!("--shape: {e}")))?,
@@ -65,7 +65,7 @@ where
             e => e.into(),
         })?,
     };
-    let mut ids = IdColumn::new(&args.table, &args.column);
+    let mut ids = IdColumn::new(&args.ids.table, &args.ids.column);
     if let Some(scope_column) = &args.scope_column {
         ids = ids.scoped_by(scope_column);
     }
@@ -82,8 +82,8 @@ where
     if json {
         print_json(&TableJson {
             key: found.key.clone(),
-            table: args.table.clone(),
-            column: args.column.clone(),
+            table: args.ids.table.clone(),
+            column: args.ids.column.clone(),
             ids: found.ids,
             unparsed: found.unparsed,
             unparsed_examples: found.unparsed_examples.clone(),
@@ -108,8 +108,8 @@ where
     out!(
         "{key}: {} ID(s) in {}.{}, {} counter(s)",
         found.ids,
-        args.table,
-        args.column,
+        args.ids.table,
+        args.ids.column,
         found.counters.len()
     );
     let verb = match mode {

@@ -11,7 +11,7 @@ use seqgen::admin::{self, Setting};
 use serde::Serialize;
 
 use crate::connection::{with_connection, AnyConnection};
-use crate::{Command, Failure, PeriodArgs};
+use crate::{Command, Failure, IdsArgs, PeriodArgs};
 
 /// `println!`, but a closed or failing stdout (`seqgen keys | head`) is a [`Failure`], not a
 /// panic.
@@ -47,9 +47,7 @@ where
         Command::SetBatch { key, value } => set(conn, &key, Setting::BatchSize, value.0)?,
         Command::SetStart { key, value } => set(conn, &key, Setting::StartValue, value.0)?,
         Command::Gaps {
-            key,
-            table,
-            column,
+            ids: IdsArgs { key, table, column },
             scope,
             scope_column,
             period,

@@ -102,11 +102,13 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
         Err(one_statement::not_one_statement())
     }
 
-    /// Whether creating a counter row inside a transaction can deadlock with other
-    /// transactions creating it (InnoDB's gap locks under REPEATABLE READ). Gapless mode then
-    /// creates a missing row through the generator's pool, in autocommit, when it has one.
+    /// Whether a counter row must exist before a reservation inside a transaction touches it:
+    /// under InnoDB's REPEATABLE READ an `UPDATE` of a missing row takes a gap lock, and two
+    /// transactions that then create rows in that gap deadlock. The generator then creates a
+    /// row it does not know of first: through its pool, in autocommit, when it has one, else in
+    /// the transaction with [`create_row`](Self::create_row), which takes no gap lock.
     #[doc(hidden)]
-    const CREATE_ROWS_BESIDE_TRANSACTION: bool;
+    const CREATES_ROWS_FIRST: bool;
 
     /// Whether a transaction may read `db_key` before its first write to it. A deferred SQLite
     /// transaction that has read cannot write once another connection has written

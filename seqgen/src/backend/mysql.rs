@@ -3,8 +3,10 @@
 //! then `SELECT LAST_INSERT_ID()`.
 //!
 //! The row is updated by primary key first, which takes a record lock only. A missing row is
-//! created with `INSERT IGNORE` and the update repeated, rather than with
-//! `INSERT … ON DUPLICATE KEY UPDATE`, whose gap locks deadlock under concurrency.
+//! created ([`CreateRowAt`]) and the update repeated. Inside a transaction the generator
+//! creates a row it does not know before updating it: under REPEATABLE READ, an `UPDATE` or
+//! a locking read of a missing row takes a gap lock, and two transactions that then insert
+//! rows into the same gap (two new keys, two tenants' first invoices) deadlock.
 //!
 //! A reservation of a known undated, unscoped key is two statements ([`BumpKnownKey`], then
 //! [`ReadBack`]): the database's identity is read back with the new value instead of before
@@ -119,6 +121,44 @@ impl StatementText for ReadBack {
     );
 }
 
+/// The value a new counter row starts from: its key row's `start_value - 1`, 0 without one.
+/// A plain read, which locks nothing: a locking read (as `INSERT … SELECT` does) of a
+/// missing key row would take a gap lock. Inside a transaction it reads the transaction's
+/// snapshot, so a `start_value` set after the snapshot applies from the next new row on.
+struct StartOfRow;
+
+impl StatementText for StartOfRow {
+    const PIECES: &'static [Piece] = &[
+        Piece::Sql("SELECT COALESCE(MAX(start_value), 1) - 1 FROM db_key WHERE key_name = "),
+        Piece::Key,
+        Piece::Sql(" AND scope = '' AND period = ''"),
+    ];
+    type SqlType = BigInt;
+}
+
+/// Creates a counter row at the value given ([`StartOfRow`]), unless it exists. Not
+/// `INSERT IGNORE`, which locks an existing row shared: two transactions that both hold it
+/// shared deadlock when each then updates it. `ON DUPLICATE KEY UPDATE` locks an existing
+/// row exclusively and a new one by its record alone, so creations never wait on each other
+/// and the update after needs no lock it does not hold. (The no-op update fires the
+/// `db_key_never_back` trigger, which lets an unchanged counter pass.)
+struct CreateRowAt;
+
+impl StatementText for CreateRowAt {
+    const PIECES: &'static [Piece] = &[
+        Piece::Sql("INSERT INTO db_key (key_name, scope, period, current_value) VALUES ("),
+        Piece::Key,
+        Piece::Sql(", "),
+        Piece::Scope,
+        Piece::Sql(", "),
+        Piece::Period,
+        Piece::Sql(", "),
+        Piece::Count,
+        Piece::Sql(") ON DUPLICATE KEY UPDATE key_name = key_name"),
+    ];
+    type SqlType = BigInt;
+}
+
 diesel::define_sql_function! {
     /// The value this connection last remembered.
     #[sql_name = "LAST_INSERT_ID"]
@@ -137,7 +177,7 @@ impl super::Backend for Mysql {
     const GREATEST: &'static str = "GREATEST";
     const TEXT_TYPE: &'static str = "CHAR";
     const NOW_TEXT: &'static str = "CAST(CURRENT_TIMESTAMP(6) AS CHAR)";
-    const CREATE_ROWS_BESIDE_TRANSACTION: bool = true;
+    const CREATES_ROWS_FIRST: bool = true;
     const READS_FIRST_IN_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/mysql");
@@ -164,7 +204,7 @@ impl super::Backend for Mysql {
 }
 
 /// [`Backend::reserve`](super::Backend::reserve) and
-/// [`Backend::lock_nowait`](super::Backend::lock_nowait), for both drivers (see
+/// [`Backend::create_row`](super::Backend::create_row), for both drivers (see
 /// `core_queries!`).
 macro_rules! reserve {
     (sync) => {
@@ -197,6 +237,23 @@ macro_rules! reserve {
             i64::try_from(value)
                 .map(Some)
                 .map_err(|e| diesel::result::Error::DeserializationError(e.into()))
+        }
+
+        $($kw)* fn create_row<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::backend::mysql::{CreateRowAt, StartOfRow};
+            use $crate::backend::statement::Statement;
+            let start = if counter.scope.is_empty() && counter.period.is_empty() {
+                0 // the key row: its own `start_value` is read by every reservation
+            } else {
+                Statement::<StartOfRow>::new(counter, 0)
+                    .get_result::<i64>(conn) $(.$aw)* ?
+            };
+            Statement::<CreateRowAt>::new(counter, start)
+                .execute(conn) $(.$aw)*
+                .map(drop)
         }
     };
 }

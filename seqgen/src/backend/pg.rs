@@ -25,7 +25,7 @@ impl super::Backend for Pg {
     const GREATEST: &'static str = "GREATEST";
     // `updated_at` has no time zone: it holds the session's local time.
     const NOW_TEXT: &'static str = "CAST(LOCALTIMESTAMP AS TEXT)";
-    const CREATE_ROWS_BESIDE_TRANSACTION: bool = false;
+    const CREATES_ROWS_FIRST: bool = false;
     const READS_FIRST_IN_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
     const ONE_STATEMENT_GAPLESS_INSERT: bool = true;

@@ -18,16 +18,6 @@ macro_rules! core_queries {
             [$crate::backend::AsyncBackend] $(, $lock)?);
     };
     (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*] $(, $lock:ident)?) => {
-        $($kw)* fn create_row<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::backend::statement::{CreateRow, Statement};
-            Statement::<CreateRow>::new(counter, 0)
-                .execute(conn) $(.$aw)*
-                .map(drop)
-        }
-
         $($kw)* fn give_back<C>(
             conn: &mut C,
             counter: $crate::backend::Counter<'_>,
@@ -144,7 +134,9 @@ macro_rules! core_queries {
 }
 
 /// The reservation of the backends with `RETURNING` (SQLite, PostgreSQL): one
-/// [`UpsertReturning`](statement::UpsertReturning), refused (no row) past the limit.
+/// [`UpsertReturning`](statement::UpsertReturning), refused (no row) past the limit; and
+/// their creation of a missing row, one [`CreateRow`](statement::CreateRow) (MySQL's is in
+/// `mysql.rs`: InnoDB's locks need another form).
 #[cfg(any(feature = "sqlite", seqgen_pg))]
 macro_rules! upsert_reserve {
     (sync) => {
@@ -168,6 +160,16 @@ macro_rules! upsert_reserve {
                 .limited(limit)
                 .get_result(conn) $(.$aw)*
                 .optional()
+        }
+
+        $($kw)* fn create_row<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::backend::statement::{CreateRow, Statement};
+            Statement::<CreateRow>::new(counter, 0)
+                .execute(conn) $(.$aw)*
+                .map(drop)
         }
     };
 }

@@ -18,7 +18,7 @@ impl super::Backend for Sqlite {
     const NAME: &'static str = "sqlite";
     const INSERT_IGNORING: (&'static str, &'static str) = ("INSERT OR IGNORE INTO", "");
     const GREATEST: &'static str = "MAX";
-    const CREATE_ROWS_BESIDE_TRANSACTION: bool = false;
+    const CREATES_ROWS_FIRST: bool = false;
     const READS_FIRST_IN_TRANSACTION: bool = false;
     const RESERVE_BESIDE_TRANSACTION: bool = false;
     const IDENTIFY_IS_A_ROUND_TRIP: bool = false;

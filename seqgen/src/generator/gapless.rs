@@ -44,19 +44,10 @@ impl Generator {
         let state = self.key_state(spec, scope);
         let counter = Counter::new(spec.key(), scope, &period.text);
         let claim = self.shape_before_reserving(db, spec, &state).await?;
-        // MySQL with a pool: a missing row is created beside the caller's transaction, in
-        // autocommit, so the transaction only ever locks an existing row. Looked for on the
-        // pool's connection too: in the caller's transaction, under SERIALIZABLE, the read
-        // would take a lock that the creation then waits for.
-        let pool = self.pool_for::<D>();
-        let beside = match pool.as_deref() {
-            Some(pool) if D::Backend::CREATE_ROWS_BESIDE_TRANSACTION => Some(pool),
-            _ => None,
-        };
-        if let Some(pool) = beside {
-            if !state.row_known(&period.text) {
-                pool.create_row(counter).await?;
-            }
+        // Without a pool, a `nowait` call leaves a missing row to `lock_nowait`: creating it
+        // here would wait for a transaction that holds it.
+        if !nowait || self.pool_for::<D>().is_some() {
+            self.create_row_first(db, &state, counter).await?;
         }
         if nowait {
             lock_nowait(db, counter).await?;
@@ -68,9 +59,7 @@ impl Generator {
         reserving.took(n);
         self.claim_shape(db, spec, &state, claim).await?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
-        if beside.is_some() {
-            state.remember_row(&period.text);
-        }
+        self.row_created::<D>(&state, counter);
         let mine = block_ending_at(last, n)?;
         emit(&period, checked(spec, &period, mine)?)
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::Generator;
-use crate::backend::Backend;
+use crate::backend::{Backend, Counter};
 use crate::cache::{serve, KeyState, Turn};
 use crate::capacity::{block_ending_at, checked};
 use crate::driver::{drive, Driver};
@@ -55,11 +55,14 @@ impl Generator {
             in_transaction && D::Backend::RESERVE_BESIDE_TRANSACTION && pool.is_some();
         if in_transaction && !through_pool {
             let claim = self.shape_before_reserving(db, spec, &state).await?;
+            let counter = Counter::new(spec.key(), scope, &period.text);
+            self.create_row_first(db, &state, counter).await?;
             let reserving = state.reserving(&period.text, D::Backend::NAME, "in transaction");
             let (last, _) = reserve_fitting(db, spec, scope, &period, need, need, Retry::No)
                 .await
                 .inspect_err(|e| self.count_conflict(spec, scope, e))?;
             reserving.took(need);
+            self.row_created::<D>(&state, counter);
             self.claim_shape(db, spec, &state, claim).await?;
             self.inner.reservations.fetch_add(1, Ordering::Relaxed);
             let mine = block_ending_at(last, need)?;
@@ -267,9 +270,7 @@ impl Generator {
         let pool = self.pool_for::<D>();
         match pool.as_deref() {
             // Claimed beside the transaction, in autocommit: no lock is held for the caller.
-            Some(pool) if D::Backend::CREATE_ROWS_BESIDE_TRANSACTION => {
-                pool.check_shape(spec).await?
-            }
+            Some(pool) if D::Backend::CREATES_ROWS_FIRST => pool.check_shape(spec).await?,
             _ if !D::Backend::READS_FIRST_IN_TRANSACTION => return Ok(true),
             _ => match db.identify(spec.key()).await?.shape {
                 Some(recorded) => same_shape(spec, recorded)?,
@@ -292,6 +293,10 @@ impl Generator {
         claim: bool,
     ) -> Result<()> {
         if claim {
+            if D::Backend::CREATES_ROWS_FIRST {
+                // The locking read below would take a gap lock on a missing key row.
+                db.create_row(Counter::key_row(spec.key())).await?;
+            }
             // Read first (on SQLite the reservation holds the write lock by now, so reading is
             // safe): a recorded shape costs one statement, only a missing one is claimed.
             let recorded = db.read_shape(spec.key()).await?;
@@ -299,5 +304,36 @@ impl Generator {
             state.remember_shape(spec.shape());
         }
         Ok(())
+    }
+}
+
+impl Generator {
+    /// Before a reservation inside the caller's transaction, on a backend that needs it
+    /// ([`Backend::CREATES_ROWS_FIRST`](crate::Backend::CREATES_ROWS_FIRST)): creates the
+    /// counter row unless this generator knows it exists. Through the pool, in autocommit,
+    /// when there is one: the transaction then only ever locks an existing row; else in the
+    /// transaction, by a statement that takes no gap lock.
+    pub(super) async fn create_row_first<D: Driver>(
+        &self,
+        db: &mut D,
+        state: &KeyState,
+        counter: Counter<'_>,
+    ) -> Result<()> {
+        if !D::Backend::CREATES_ROWS_FIRST || state.row_known(counter.period) {
+            return Ok(());
+        }
+        match self.pool_for::<D>().as_deref() {
+            Some(pool) => pool.create_row(counter).await,
+            None => Ok(db.create_row(counter).await?),
+        }
+    }
+
+    /// Remembers, after a reservation inside the caller's transaction, that its counter row
+    /// exists. (Should the caller roll back a row created in its transaction, the next
+    /// reservation's update finds it missing and creates it, as outside a transaction.)
+    pub(super) fn row_created<D: Driver>(&self, state: &KeyState, counter: Counter<'_>) {
+        if D::Backend::CREATES_ROWS_FIRST {
+            state.remember_row(counter.period);
+        }
     }
 }

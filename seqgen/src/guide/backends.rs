@@ -38,9 +38,11 @@
 //! settings are on another row, and an `UPDATE` of `db_key` joined to itself, tried, took MariaDB
 //! longer than the three statements. Diesel prepares every statement and sends one per round
 //! trip, so two is the least without a stored routine (`BENCHMARKS.md` has what the second
-//! statement saved). A missing row is created with `INSERT IGNORE` and the update repeated; seqgen avoids
-//! `INSERT … ON DUPLICATE KEY UPDATE`, whose gap locks deadlock under concurrency. Deadlocks
-//! (1213) of its own reservations are retried. Pools work as for PostgreSQL. seqgen refuses a
+//! statement saved). A missing row is created and the update repeated; inside a transaction a
+//! row the generator does not know of is created before the update, by an
+//! `INSERT … ON DUPLICATE KEY UPDATE` that takes no gap lock (an `UPDATE` of a missing row takes
+//! one, and transactions creating neighbouring rows then deadlock), so new keys, scopes and
+//! periods never deadlock each other. Deadlocks (1213) of its own reservations are retried. Pools work as for PostgreSQL. seqgen refuses a
 //! server with `innodb_flush_log_at_trx_commit` other than 1 (`Error::NotDurable`): there a crash
 //! loses commits the server already acknowledged. Tests:
 //! `MYSQL_DATABASE_URL=mysql://root@127.0.0.1:3306/test cargo test --features mysql`.

@@ -87,12 +87,14 @@
 //! | MySQL / MariaDB | supported | supported (the update reads the latest row under its lock) | supported; plain reads take share locks here, so transactions taking numbers of one key deadlock more often: InnoDB aborts one (`Error::TransactionConflict`), run it again |
 //! | SQLite | (always serializable) | | use `immediate_transaction` for transactions that read before they take a number |
 //!
-//! On MySQL/MariaDB under REPEATABLE READ (its default), transactions racing to take the very
-//! first number of a period can deadlock while creating the period's row (InnoDB gap locks);
-//! InnoDB aborts one of them with 1213, surfaced as `Error::TransactionConflict`: run the
-//! transaction again — [`seqgen::retry_transaction(&mut conn, |conn| { … })`](crate::retry_transaction) does that in one call
-//! (up to 20 attempts, with a growing jittered pause). Give the generator a pool
-//! ([`GeneratorBuilder::pool`](crate::GeneratorBuilder::pool)) and the row
-//! is created beside your transaction instead, which avoids it. Batched mode's own reservations
+//! On MySQL/MariaDB under REPEATABLE READ (its default), creating a counter row inside a
+//! transaction could deadlock with transactions creating neighbouring rows (InnoDB's gap
+//! locks): seqgen creates a row it does not know of before it updates it, with a statement that
+//! takes no gap lock, so the first numbers of new keys, scopes (two tenants' first invoices) and
+//! periods never deadlock each other (`tests/suite/new_keys.rs`). Transactions under
+//! SERIALIZABLE (plain reads take share locks) and transactions that lock rows in opposite
+//! orders can still be aborted by InnoDB (1213, `Error::TransactionConflict`): run the transaction again —
+//! [`seqgen::retry_transaction(&mut conn, |conn| { … })`](crate::retry_transaction) does that in
+//! one call (up to 20 attempts, with a growing jittered pause). Batched mode's own reservations
 //! run in autocommit and retry these conflicts themselves.
 //!

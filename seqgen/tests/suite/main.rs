@@ -22,6 +22,7 @@ mod integrity;
 mod invariant;
 mod meters;
 mod never_back;
+mod new_keys;
 mod nonblocking;
 mod obfuscate;
 mod one_statement;

@@ -8,11 +8,13 @@ use crate::reserve::retry::retry_loop;
 
 /// Runs `work` in a transaction (`conn.transaction(work)`) and runs it again, from the start,
 /// when the database aborts it with a serialization failure or a deadlock
-/// ([`Error::TransactionConflict`]): up to 20 attempts, each after a slightly longer, jittered
-/// pause. Any other error, and the last conflict, is returned as it is.
+/// ([`Error::TransactionConflict`]): up to 30 attempts, each after a pause twice as long as
+/// the last (200 µs up to 50 ms, jittered). Any other error, and the last conflict, is
+/// returned as it is.
 ///
-/// Gapless numbering needs it where transactions race for a period's first number (MySQL and
-/// MariaDB without a pool: InnoDB's gap locks), and under REPEATABLE READ or SERIALIZABLE.
+/// Gapless numbering needs it on a multi-writer Galera cluster (a transaction whose counter
+/// another node changed first fails certification), and under REPEATABLE READ or
+/// SERIALIZABLE.
 /// `work` must be safe to run again: clear the IDs a failed attempt filled (`insert_into`
 /// does that for gapless fields).
 ///

@@ -183,8 +183,16 @@ impl super::Backend for Mysql {
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/mysql");
     // MariaDB has no server UUID: the server (host, port, data directory, server id) and the
     // schema. A `mysqldump | mariadb` clone lives in another schema or on another server.
-    const FINGERPRINT: &'static str =
-        "CONCAT_WS('/', 'mysql', @@hostname, @@port, @@datadir, @@server_id, DATABASE())";
+    // A Galera node names its cluster instead (cluster name and state UUID, the same on every
+    // node, kept across restarts), so that the nodes of one cluster are one database. The
+    // `/*M! … */` parts are read by MariaDB only (MySQL has no `wsrep_on`); the status is
+    // read only when wsrep is on (an impossible WHERE reads no status), and an empty state
+    // UUID (a node not yet joined) falls back to the node.
+    const FINGERPRINT: &'static str = "CONCAT_WS('/', 'mysql', \
+        /*M! COALESCE((SELECT CONCAT_WS('/', 'galera', @@GLOBAL.wsrep_cluster_name, VARIABLE_VALUE) \
+        FROM information_schema.GLOBAL_STATUS WHERE @@GLOBAL.wsrep_on \
+        AND VARIABLE_NAME = 'WSREP_CLUSTER_STATE_UUID' AND VARIABLE_VALUE <> ''), */ \
+        CONCAT_WS('/', @@hostname, @@port, @@datadir, @@server_id) /*M! ) */, DATABASE())";
     // InnoDB writes and flushes its log at every commit only with the value 1.
     const DURABILITY: &'static str = "CAST(@@innodb_flush_log_at_trx_commit AS CHAR)";
     const DURABILITY_SETTING: &'static str = "innodb_flush_log_at_trx_commit";

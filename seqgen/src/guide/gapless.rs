@@ -95,6 +95,6 @@
 //! SERIALIZABLE (plain reads take share locks) and transactions that lock rows in opposite
 //! orders can still be aborted by InnoDB (1213, `Error::TransactionConflict`): run the transaction again —
 //! [`seqgen::retry_transaction(&mut conn, |conn| { … })`](crate::retry_transaction) does that in
-//! one call (up to 20 attempts, with a growing jittered pause). Batched mode's own reservations
+//! one call (up to 30 attempts, with a growing jittered pause). Batched mode's own reservations
 //! run in autocommit and retry these conflicts themselves.
 //!

@@ -32,7 +32,11 @@
 //!   on every backend, SQLite included, nothing wraps or clamps.
 //! - **Databases are told apart.** A database is known by what the server says it is plus a
 //!   token stored in it: PostgreSQL's cluster `system_identifier` and the database's oid; MySQL's
-//!   host, port, data directory, `server_id` and schema; SQLite's file with its device and inode;
+//!   host, port, data directory, `server_id` and schema (on a MariaDB Galera node, the cluster's
+//!   `wsrep_cluster_name` and `wsrep_cluster_state_uuid` instead of the node's, so that every
+//!   node of one cluster is one database: a pool across nodes and a move to another node keep
+//!   their cache; tested on three nodes of the test's own, `seqgen/tests/suite/galera.rs`);
+//!   SQLite's file with its device and inode;
 //!   and the random token in the reserved `db_key` row `('', '')`. A copy (a copied SQLite file,
 //!   `CREATE DATABASE … TEMPLATE`, a dump restored elsewhere) carries the token but not the rest,
 //!   so it is another database. The functions of [`crate::global`] use a process-wide
@@ -106,7 +110,9 @@
 //! - **MariaDB has no server UUID**: a clone on another host or port, or in another schema, is
 //!   told apart, but a data directory copied to the same host, port and path and started in place
 //!   of the original (with the same `server_id`) is not. MySQL 8's `@@server_uuid` would tell them
-//!   apart; seqgen does not read it yet.
+//!   apart; seqgen does not read it yet. A Galera cluster started from a copy of another's data
+//!   directory (`--wsrep-new-cluster` on the copy) keeps its state UUID: give the copy another
+//!   `wsrep_cluster_name`.
 //! - **Switching database on a connection** (`USE other` on MySQL) after a `Generator` was bound
 //!   to it, or after a pooled connection was identified: seqgen checks the database at each
 //!   reservation and once per pooled connection, not at every cached number.

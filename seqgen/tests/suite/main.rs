@@ -14,6 +14,10 @@ mod check;
 mod derive;
 mod failover;
 mod failures;
+#[cfg(feature = "mysql")]
+mod galera;
+#[cfg(feature = "mysql")]
+mod galera_cluster;
 mod gapless;
 mod generator;
 mod generic_repository;

@@ -10,7 +10,6 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 
 use common::{TestConnection, TestDb};
-use diesel::Connection;
 use seqgen::{Generator, Spec};
 
 backend_tests!(many_new_keys_at_once_never_deadlock);

@@ -1,0 +1,218 @@
+//! A MariaDB Galera cluster of a test's own: three nodes on free ports of 127.0.0.1, each
+//! with its data directory in one temporary directory, joined by rsync state transfer, and
+//! stopped when dropped. The shared MariaDB server is never touched.
+//!
+//! Needs Debian's `mariadb-server` and `galera-4` (with `rsync`, as CI installs them).
+//! Without them the test is skipped with a printed line, except under `CI=true`, where that
+//! fails it. As root, the servers run as the `mysql` user.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SERVER: &str = "/usr/sbin/mariadbd";
+const PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
+
+/// A port nobody listens on now.
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// One node's ports: clients, group communication, incremental and full state transfer.
+struct Ports {
+    sql: u16,
+    group: u16,
+    ist: u16,
+    sst: u16,
+}
+
+/// A running cluster; its nodes are stopped when it is dropped.
+pub struct GaleraCluster {
+    dir: tempfile::TempDir,
+    ports: Vec<Ports>,
+    nodes: Vec<Option<Child>>,
+    as_mysql: bool,
+}
+
+impl GaleraCluster {
+    /// Starts `nodes` nodes and waits until all are synced, or returns `None` (after printing
+    /// why) without the server or the Galera library. The database `seqgen` is created.
+    pub fn start(test: &str, nodes: usize) -> Option<Self> {
+        if !Path::new(SERVER).exists() || !Path::new(PROVIDER).exists() {
+            let line = format!("skipping {test}: mariadb-server and galera-4 are not installed");
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{line} (under CI=true that is a failure)"
+            );
+            println!("{line}");
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let as_mysql = Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|out| out.stdout.trim_ascii() == b"0");
+        let ports = (0..nodes)
+            .map(|_| Ports {
+                sql: free_port(),
+                group: free_port(),
+                ist: free_port(),
+                sst: free_port(),
+            })
+            .collect();
+        let mut cluster = GaleraCluster {
+            dir,
+            ports,
+            nodes: (0..nodes).map(|_| None).collect(),
+            as_mysql,
+        };
+        for node in 0..nodes {
+            std::fs::create_dir_all(cluster.node_dir(node).join("data")).unwrap();
+        }
+        if as_mysql {
+            run(Command::new("chown")
+                .args(["-R", "mysql:mysql"])
+                .arg(cluster.dir.path()));
+        }
+        for node in 0..nodes {
+            cluster.install(node);
+        }
+        let started = Instant::now();
+        cluster.start_node(0, true);
+        cluster.wait_synced(0);
+        for node in 1..nodes {
+            cluster.start_node(node, false);
+        }
+        for node in 1..nodes {
+            cluster.wait_synced(node);
+        }
+        cluster.sql(0, "CREATE DATABASE seqgen");
+        println!(
+            "{test}: {nodes} Galera nodes synced in {:?}",
+            started.elapsed()
+        );
+        Some(cluster)
+    }
+
+    /// The URL of database `seqgen` on `node`.
+    pub fn url(&self, node: usize) -> String {
+        format!("mysql://root@127.0.0.1:{}/seqgen", self.ports[node].sql)
+    }
+
+    fn node_dir(&self, node: usize) -> PathBuf {
+        self.dir.path().join(format!("node{node}"))
+    }
+
+    fn install(&self, node: usize) {
+        let data = self.node_dir(node).join("data");
+        let mut install = Command::new("mariadb-install-db");
+        install
+            .arg("--no-defaults")
+            .arg(format!("--datadir={}", data.display()))
+            .args(["--auth-root-authentication-method=normal", "--skip-test-db"]);
+        if self.as_mysql {
+            install.arg("--user=mysql");
+        }
+        run(&mut install);
+    }
+
+    /// Starts `node`, as the first of a new cluster or joining the others.
+    fn start_node(&mut self, node: usize, new_cluster: bool) {
+        let dir = self.node_dir(node);
+        let p = &self.ports[node];
+        let members: Vec<String> = self
+            .ports
+            .iter()
+            .map(|p| format!("127.0.0.1:{}", p.group))
+            .collect();
+        let mut server = Command::new(SERVER);
+        server
+            .arg("--no-defaults")
+            .arg(format!("--datadir={}", dir.join("data").display()))
+            .arg(format!("--socket={}", dir.join("sock").display()))
+            .arg(format!("--pid-file={}", dir.join("pid").display()))
+            .arg(format!("--log-error={}", dir.join("error.log").display()))
+            .arg(format!("--port={}", p.sql))
+            .args([
+                "--bind-address=127.0.0.1",
+                "--binlog-format=ROW",
+                "--innodb-autoinc-lock-mode=2",
+                "--innodb-flush-log-at-trx-commit=1",
+                "--wsrep-on=ON",
+                "--wsrep-cluster-name=seqgen_test",
+                "--wsrep-sst-method=rsync",
+            ])
+            .arg(format!("--wsrep-provider={PROVIDER}"))
+            .arg(format!("--wsrep-cluster-address=gcomm://{}", members.join(",")))
+            .arg(format!("--wsrep-node-address=127.0.0.1:{}", p.group))
+            .arg(format!("--wsrep-node-name=node{node}"))
+            .arg(format!(
+                "--wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:{};ist.recv_addr=127.0.0.1:{}",
+                p.group, p.ist
+            ))
+            .arg(format!("--wsrep-sst-receive-address=127.0.0.1:{}", p.sst))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if self.as_mysql {
+            server.arg("--user=mysql");
+        }
+        if new_cluster {
+            server.arg("--wsrep-new-cluster");
+        }
+        self.nodes[node] = Some(server.spawn().unwrap());
+    }
+
+    /// Waits (at most a minute) until `node` says it is synced with the cluster.
+    fn wait_synced(&self, node: usize) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            let state = self.try_sql(node, "SHOW STATUS LIKE 'wsrep_local_state_comment'");
+            if state.is_some_and(|out| out.contains("Synced")) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let log = std::fs::read_to_string(self.node_dir(node).join("error.log"));
+        panic!("Galera node {node} did not sync in a minute; its log:\n{log:?}");
+    }
+
+    /// Runs `sql` on `node` with the `mariadb` client: its output, or `None` if it failed.
+    fn try_sql(&self, node: usize, sql: &str) -> Option<String> {
+        let out = Command::new("mariadb")
+            .args(["--protocol=tcp", "-h127.0.0.1", "-uroot", "-N", "-e", sql])
+            .arg(format!("-P{}", self.ports[node].sql))
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Runs `sql` on `node`; panics if it fails.
+    pub fn sql(&self, node: usize, sql: &str) -> String {
+        self.try_sql(node, sql)
+            .unwrap_or_else(|| panic!("`{sql}` failed on Galera node {node}"))
+    }
+}
+
+impl Drop for GaleraCluster {
+    fn drop(&mut self) {
+        // SIGTERM: a clean shutdown, all nodes at once; then wait for each.
+        for child in self.nodes.iter().flatten() {
+            let _ = Command::new("kill").arg(child.id().to_string()).status();
+        }
+        for mut child in self.nodes.drain(..).flatten() {
+            let _ = child.wait();
+        }
+    }
+}
+
+fn run(command: &mut Command) {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{command:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -24,6 +24,11 @@
 //! transactions are reserved beside them and your transaction never holds the counter row lock,
 //! and so the next block of a busy key is reserved in the background before the current one runs
 //! dry (`BENCHMARKS.md` has the figures).
+//! Through **pgbouncer in transaction pooling**, turn Diesel's prepared-statement cache off on
+//! every connection (`conn.set_prepared_statement_cache_size(CacheSize::Disabled)`): pgbouncer
+//! 1.18 cannot keep a client's named statements across server connections. seqgen keeps no
+//! state in a session that it relies on: batched, gapless and the derive's insert work there
+//! (tested with four instances on two shared server connections, `tests/suite/pgbouncer.rs`).
 //! Tests: `PG_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test cargo test --features postgres`.
 //!
 //! ## MySQL and MariaDB (`mysql`)
@@ -44,6 +49,11 @@
 //! one, and transactions creating neighbouring rows then deadlock), so new keys, scopes and
 //! periods never deadlock each other. Deadlocks (1213) of its own reservations are retried. Pools work as for PostgreSQL. seqgen refuses a
 //! server with `innodb_flush_log_at_trx_commit` other than 1 (`Error::NotDurable`): there a crash
-//! loses commits the server already acknowledged. Tests:
+//! loses commits the server already acknowledged. (MariaDB's Galera guide suggests 0 or 2 and
+//! relies on the other nodes' copies; Jepsen's 2026 analysis showed such clusters losing
+//! acknowledged commits, so seqgen refuses them there too: a lost reservation is a duplicate.)
+//! **Galera**: the nodes of one cluster are one database to seqgen (it reads the cluster's name
+//! and state UUID), so pools across nodes and a move to another node keep working; another
+//! node's write certified first is a conflict (1213), retried like a deadlock. Tests:
 //! `MYSQL_DATABASE_URL=mysql://root@127.0.0.1:3306/test cargo test --features mysql`.
 //!

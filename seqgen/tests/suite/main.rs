@@ -31,6 +31,7 @@ mod nonblocking;
 mod obfuscate;
 mod one_statement;
 mod parse;
+mod pgbouncer;
 mod policies;
 mod preview;
 mod properties;

@@ -1,5 +1,6 @@
 //! Database servers of a test's own, for what the shared ones must never go through: a
-//! PostgreSQL primary with a standby of it, crashed, promoted and restarted. Each lives in a
+//! PostgreSQL primary with a standby of it, crashed, promoted and restarted; pgbouncer in
+//! front of one. Each lives in a
 //! temporary directory on a free port of 127.0.0.1 and is stopped when dropped.
 //!
 //! The server binaries come from `/usr/lib/postgresql/<version>/bin` (Debian's packages, as
@@ -9,6 +10,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+const PGBOUNCER: &str = "/usr/sbin/pgbouncer";
 
 /// The directory of PostgreSQL's server binaries, the newest version installed.
 fn bin_dir() -> Option<PathBuf> {
@@ -141,6 +144,64 @@ impl PgCluster {
         server
     }
 
+    /// pgbouncer in front of `server`, in transaction pooling with two server connections
+    /// for all its clients (so that clients share them), started; or `None` (after printing
+    /// why) where pgbouncer is not installed (a failure under `CI=true`).
+    pub fn pgbouncer(&self, server: &PgServer<'_>) -> Option<Pgbouncer<'_>> {
+        if !Path::new(PGBOUNCER).exists() {
+            let line = "skipping: pgbouncer is not installed";
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{line} (under CI=true that is a failure)"
+            );
+            println!("{line}");
+            return None;
+        }
+        let (dir, port) = (self.dir.path(), free_port());
+        let config = dir.join("pgbouncer.ini");
+        std::fs::write(dir.join("userlist.txt"), "\"postgres\" \"\"\n").unwrap();
+        std::fs::write(
+            &config,
+            format!(
+                "[databases]\npostgres = host=127.0.0.1 port={} dbname=postgres\n\
+                 [pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n\
+                 auth_type = trust\nauth_file = {dir}/userlist.txt\npool_mode = transaction\n\
+                 default_pool_size = 2\nmax_client_conn = 50\n\
+                 logfile = {dir}/pgbouncer.log\npidfile = {dir}/pgbouncer.pid\n",
+                server.port,
+                dir = dir.display()
+            ),
+        )
+        .unwrap();
+        // pgbouncer refuses to run as root: as the servers' user, like them.
+        let mut command = if self.as_postgres {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--", PGBOUNCER]);
+            command
+        } else {
+            Command::new(PGBOUNCER)
+        };
+        let out = command.arg("-d").arg(&config).output().unwrap();
+        assert!(
+            out.status.success(),
+            "pgbouncer failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // Daemonized: wait until it listens.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "pgbouncer did not listen in 10 s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Some(Pgbouncer {
+            cluster: self,
+            port,
+        })
+    }
+
     fn server(&self, name: &str) -> PgServer<'_> {
         PgServer {
             cluster: self,
@@ -152,6 +213,21 @@ impl PgCluster {
 
     fn socket_dir(&self) -> &Path {
         self.dir.path()
+    }
+}
+
+/// pgbouncer of a [`PgCluster`]; stopped when dropped.
+pub struct Pgbouncer<'a> {
+    cluster: &'a PgCluster,
+    pub port: u16,
+}
+
+impl Drop for Pgbouncer<'_> {
+    fn drop(&mut self) {
+        let pid = self.cluster.dir.path().join("pgbouncer.pid");
+        if let Ok(pid) = std::fs::read_to_string(pid) {
+            let _ = Command::new("kill").arg(pid.trim()).status();
+        }
     }
 }
 

@@ -4,7 +4,8 @@
 //! ```text
 //! cargo run --release --example loadgen -- --url URL [--key NAME] [--threads N]
 //!     [--ids N | --seconds S] [--batch N] [--mode batched|gapless] [--insert]
-//!     [--rollback P] [--clock-offset-secs S] [--date PATTERN] [--scopes N] [--out FILE]
+//!     [--rollback P] [--retry-conflicts] [--clock-offset-secs S] [--date PATTERN]
+//!     [--scopes N] [--out FILE]
 //! ```
 //!
 //! Prints one JSON line at the end. See `seqgen_examples::loadgen`.

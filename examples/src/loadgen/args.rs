@@ -52,6 +52,11 @@ pub struct Args {
     /// Roll back that fraction (0..=1) of the inserts, after the ID was taken
     #[arg(long, value_name = "P", default_value_t = 0.0, requires = "insert", value_parser = fraction)]
     pub rollback: f64,
+    /// Run a transaction the database aborted (a deadlock, a serialization failure, a Galera
+    /// certification conflict) again, with `seqgen::retry_transaction`, as an app must there;
+    /// without it, such an abort fails the run
+    #[arg(long, requires = "insert", conflicts_with = "run_async")]
+    pub retry_conflicts: bool,
     /// Shift this process's clock by S seconds (may be negative; at most 100 years either way)
     #[arg(
         long,

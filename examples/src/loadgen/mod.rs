@@ -213,7 +213,14 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                             None => conn.insert(pool.get()?),
                         };
                         let result = if args.insert {
-                            insert_one(&mut **live, &generator, &spec, &scope, roll_back)
+                            insert_one(
+                                &mut **live,
+                                &generator,
+                                &spec,
+                                &scope,
+                                roll_back,
+                                args.retry_conflicts,
+                            )
                         } else {
                             generator
                                 .next_id(&mut **live, spec.scope(&scope))
@@ -344,6 +351,14 @@ mod tests {
         assert!(args(&["--url", "x", "--bogus"]).is_err());
         assert!(args(&["--url", "x", "--threads", "0"]).is_err());
         assert!(args(&["--url", "x", "--insert", "--rollback", "1.5"]).is_err());
+        assert!(
+            args(&["--url", "x", "--retry-conflicts"]).is_err(),
+            "needs --insert"
+        );
+        assert!(args(&["--url", "x", "--insert", "--retry-conflicts", "--async"]).is_err());
+        assert!(
+            args(&["--url", "x", "--insert", "--retry-conflicts"]).is_ok_and(|a| a.retry_conflicts)
+        );
         assert!(args(&["--url", "x", "--series", "A,B"]).is_err());
         let b = args(&[
             "--url",

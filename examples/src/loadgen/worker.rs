@@ -124,23 +124,29 @@ pub(super) fn connection_lost(e: &BoxError) -> bool {
     }
 }
 
-/// Takes an ID of `scope` (`""` unscoped) and inserts it in one transaction; `None` when it
-/// was rolled back.
+/// Takes an ID of `scope` (`""` unscoped) and inserts it in one transaction, run again after
+/// an abort with `retry`; `None` when it was rolled back.
 pub(super) fn insert_one<C: LoadgenConnection>(
     conn: &mut C,
     generator: &Generator,
     spec: &Spec,
     scope: &str,
     roll_back: bool,
+    retry: bool,
 ) -> Result<Option<String>, BoxError> {
-    let result = conn.transaction(|conn| {
+    let work = |conn: &mut C| {
         let id = generator.next_id(conn, spec.scope(scope))?;
         C::insert_row(conn, &row_key(spec, scope), &id)?;
         if roll_back {
             return Err(seqgen::Error::Database(DieselError::RollbackTransaction));
         }
         Ok(id)
-    });
+    };
+    let result = if retry {
+        seqgen::retry_transaction(conn, work)
+    } else {
+        conn.transaction(work)
+    };
     match result {
         Ok(id) => Ok(Some(id)),
         Err(seqgen::Error::Database(DieselError::RollbackTransaction)) => Ok(None),

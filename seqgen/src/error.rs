@@ -207,6 +207,21 @@ pub enum Error {
         highest: u32,
     },
 
+    /// The Galera node this connection reaches is not in the cluster's primary component
+    /// (MariaDB 1047, or 1180 at a commit): cut off from the other nodes, or still joining.
+    /// Nothing was reserved; the connection is of no use until the node rejoins.
+    #[error("this Galera node is not part of the cluster's primary component (cut off, or still joining): nothing was reserved; use a connection to another node, and drop this one (or wait until the node has rejoined)")]
+    NodeOutOfCluster(#[source] diesel::result::Error),
+
+    /// A gapless key on a PostgreSQL primary whose commits return before a standby has them
+    /// (standbys connected, `synchronous_standby_names` empty): a failover to a standby can
+    /// lose the last numbers taken, and the promoted server would hand them out again.
+    #[error("key `{key}` is gapless, and this PostgreSQL primary's commits do not wait for a standby (standbys are connected, and synchronous_standby_names is empty): a failover can lose the last numbers taken, and the promoted standby would hand them out again. Set synchronous_standby_names, or accept the risk with `GeneratorBuilder::accept_async_replication` (`seqgen::global::accept_async_replication()` for the default generator)")]
+    AsyncReplication {
+        /// The gapless key.
+        key: String,
+    },
+
     /// Running the embedded `db_key` migrations failed.
     #[error("running seqgen's migrations failed")]
     Migration(#[source] Box<dyn std::error::Error + Send + Sync>),

@@ -47,6 +47,22 @@ const DEADLOCK_TEXTS: [&str; 3] = [
     "WSREP detected deadlock/conflict and aborted the transaction",
 ];
 
+/// Whether `err` says the Galera node this connection reaches is not in the cluster's primary
+/// component, so it must not be used: MariaDB's 1047 "WSREP has not yet prepared node for
+/// application use" (a node cut off, or still joining) and 1180 "Got error 6 … during
+/// COMMIT" (a commit the cluster did not accept). Running the statement again on the same
+/// connection would fail the same way, or read stale data.
+pub(crate) fn is_node_out(err: &diesel::result::Error) -> bool {
+    match err {
+        diesel::result::Error::DatabaseError(_, info) => {
+            let msg = info.message();
+            msg.starts_with("WSREP has not yet prepared node")
+                || (msg.starts_with("Got error 6 ") && msg.ends_with("during COMMIT"))
+        }
+        _ => false,
+    }
+}
+
 /// Whether `err` says the `db_key` table (or a column a later migration adds) is missing.
 /// The three backends word it differently: "no such table: db_key",
 /// `relation "db_key" does not exist`, "Table 'test.db_key' doesn't exist".
@@ -78,6 +94,8 @@ impl Error {
             Error::MissingTable(err)
         } else if is_conflict(&err) {
             Error::TransactionConflict(err)
+        } else if is_node_out(&err) {
+            Error::NodeOutOfCluster(err)
         } else {
             Error::Database(err)
         }
@@ -111,6 +129,20 @@ mod tests {
         assert!(!super::is_conflict(&unknown("Lock wait timeout exceeded")));
         assert!(!super::is_conflict(&unknown(
             "WSREP has not yet prepared node for application use"
+        )));
+    }
+
+    #[test]
+    fn a_galera_node_out_of_the_cluster_is_told_apart() {
+        for text in [
+            "WSREP has not yet prepared node for application use",
+            "Got error 6 \"No such device or address\" during COMMIT",
+        ] {
+            assert!(super::is_node_out(&unknown(text)), "{text}");
+        }
+        assert!(!super::is_node_out(&unknown("Got error 6 during ROLLBACK")));
+        assert!(!super::is_node_out(&unknown(
+            "Deadlock found when trying to get lock"
         )));
     }
 }

@@ -72,7 +72,33 @@ impl super::Backend for Pg {
     reserve_identified!(sync);
 
     lock_nowait!(sync);
+
+    async_standbys!(sync);
 }
+
+/// [`Backend::async_standbys`](super::Backend::async_standbys) for both drivers. Every role
+/// sees `pg_stat_replication`'s rows (their details need `pg_read_all_stats`) and the setting.
+macro_rules! async_standbys {
+    (sync) => {
+        $crate::backend::pg::async_standbys!(@ [] [] [diesel::connection::LoadConnection]);
+    };
+    (async) => {
+        $crate::backend::pg::async_standbys!(@ [async] [await] [diesel_async::AsyncConnection]);
+    };
+    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*]) => {
+        $($kw)* fn async_standbys<C>(conn: &mut C) -> QueryResult<bool>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(
+                "EXISTS (SELECT 1 FROM pg_stat_replication) \
+                 AND current_setting('synchronous_standby_names') = ''",
+            ))
+            .get_result(conn) $(.$aw)*
+        }
+    };
+}
+use async_standbys;
 
 /// [`Backend::reserve_identified`](super::Backend::reserve_identified) and
 /// [`Backend::lock_nowait`](super::Backend::lock_nowait), for both drivers (see
@@ -169,6 +195,8 @@ mod nonblocking {
         super::reserve_identified!(async);
 
         super::lock_nowait!(async);
+
+        super::async_standbys!(async);
     }
 }
 

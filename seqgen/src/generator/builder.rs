@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::{Generator, Inner, NEXT_UID};
 use crate::batch::BatchPolicy;
 use crate::clock::{Clock, SystemClock};
-use crate::reserve::identity::{Identity, NonDurable};
+use crate::reserve::identity::{Acceptance, Identity};
 use crate::reserve::pool::PoolReserve;
 use crate::sync::RwLock;
 
@@ -15,7 +15,8 @@ use crate::sync::RwLock;
 pub struct GeneratorBuilder {
     clock: Arc<dyn Clock>,
     pub(crate) pool: Option<Arc<dyn PoolReserve>>,
-    non_durable: NonDurable,
+    non_durable: Acceptance,
+    async_replication: Acceptance,
     batch: BatchPolicy,
 }
 
@@ -30,7 +31,8 @@ impl Generator {
         GeneratorBuilder {
             clock: Arc::new(SystemClock),
             pool: None,
-            non_durable: NonDurable::Refuse,
+            non_durable: Acceptance::Refuse,
+            async_replication: Acceptance::Refuse,
             batch: BatchPolicy::default(),
         }
     }
@@ -38,7 +40,8 @@ impl Generator {
     /// A process-wide default generator for the database `identity`.
     pub(crate) fn default_for(identity: Identity) -> Self {
         let mut builder = Generator::builder();
-        builder.non_durable = NonDurable::AsProcess;
+        builder.non_durable = Acceptance::AsProcess;
+        builder.async_replication = Acceptance::AsProcess;
         let generator = builder.build();
         let _ = generator.inner.database.set(identity);
         generator
@@ -58,7 +61,18 @@ impl GeneratorBuilder {
     /// server crash can then lose reservations whose numbers this generator still holds, and
     /// hand them out again.
     pub fn accept_non_durable_server(mut self) -> Self {
-        self.non_durable = NonDurable::Accept;
+        self.non_durable = Acceptance::Accept;
+        self
+    }
+
+    /// Take gapless numbers even on a PostgreSQL primary whose commits do not wait for a
+    /// standby (standbys connected, `synchronous_standby_names` empty), which a generator
+    /// refuses otherwise
+    /// ([`Error::AsyncReplication`](crate::Error::AsyncReplication)): a failover can then lose
+    /// the last numbers taken, and the promoted standby hands them out again. Batched mode is
+    /// not affected (its reservations commit with `synchronous_commit = on`).
+    pub fn accept_async_replication(mut self) -> Self {
+        self.async_replication = Acceptance::Accept;
         self
     }
 
@@ -98,6 +112,7 @@ impl GeneratorBuilder {
                 database: OnceLock::new(),
                 pool: RwLock::new(self.pool),
                 non_durable: self.non_durable,
+                async_replication: self.async_replication,
                 batch: self.batch,
                 reservations: AtomicU64::new(0),
                 timeline: AtomicU32::new(0),

@@ -43,6 +43,12 @@ impl Generator {
         }
         let state = self.key_state(spec, scope);
         let counter = Counter::new(spec.key(), scope, &period.text);
+        if !state.shape_known(spec.shape()) {
+            // Once per key, with the first number (the shape is known from then on): the
+            // one-statement insert, which never asks, is only used after.
+            let async_standbys = db.async_standbys().await?;
+            (self.inner.async_replication).check_replication(async_standbys, spec.key())?;
+        }
         let claim = self.shape_before_reserving(db, spec, &state).await?;
         // Without a pool, a `nowait` call leaves a missing row to `lock_nowait`: creating it
         // here would wait for a transaction that holds it.

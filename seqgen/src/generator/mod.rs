@@ -28,7 +28,7 @@ use crate::cache::KeyState;
 use crate::clock::Clock;
 use crate::driver::Driver;
 use crate::error::{Error, Result};
-use crate::reserve::identity::{Identity, NonDurable};
+use crate::reserve::identity::{Acceptance, Identity};
 use crate::reserve::pool::PoolReserve;
 use crate::stats::KeyStats;
 use crate::sync::RwLock;
@@ -113,7 +113,9 @@ struct Inner {
     /// Set when built, or later for the process-wide default (`use_pool`); read once per
     /// reservation, never on the cached path.
     pool: RwLock<Option<Arc<dyn PoolReserve>>>,
-    non_durable: NonDurable,
+    non_durable: Acceptance,
+    /// Whether gapless numbers may be taken on a primary that replicates asynchronously.
+    async_replication: Acceptance,
     batch: BatchPolicy,
     reservations: AtomicU64,
     /// The PostgreSQL timeline of its last block (0: none yet, or another backend).

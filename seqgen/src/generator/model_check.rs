@@ -24,7 +24,7 @@ use crate::backend::{Counter, Found, Identified, Request};
 use crate::batch::Batch;
 use crate::clock::FixedClock;
 use crate::driver::{drive, Driver};
-use crate::reserve::identity::{Identity, NonDurable};
+use crate::reserve::identity::{Acceptance, Identity};
 use crate::reserve::pool::{PoolFuture, PoolReserve};
 use crate::reserve::{reserve_block, Reserved};
 use crate::sync::{loom_thread, EventListener, Listener};
@@ -92,6 +92,10 @@ impl Driver for Conn {
 
     async fn create_row(&mut self, _: Counter<'_>) -> QueryResult<()> {
         Ok(())
+    }
+
+    async fn async_standbys(&mut self) -> QueryResult<bool> {
+        Ok(false)
     }
 
     async fn reserve_identified(
@@ -177,7 +181,7 @@ impl PoolReserve for Pool {
         period: &'a Period,
         need: u64,
         batch: Batch,
-        non_durable: NonDurable,
+        non_durable: Acceptance,
         expected: &'a Found,
     ) -> PoolFuture<'a, Reserved> {
         let mut conn = Conn(Arc::clone(&self.0));
@@ -203,7 +207,7 @@ impl PoolReserve for Pool {
         scope: &'a str,
         period: &'a Period,
         batch: Batch,
-        non_durable: NonDurable,
+        non_durable: Acceptance,
     ) -> PoolFuture<'a, Option<Reserved>> {
         let mut conn = Conn(Arc::clone(&self.0));
         Box::pin(async move {

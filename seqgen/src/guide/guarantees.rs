@@ -103,7 +103,10 @@
 //!   `Error::OldTimeline`. What it cannot see: a process that only ever talks to the old
 //!   primary, numbers an asynchronous standby lost that were already served before the
 //!   failover, and a clone used beside the original on the same timeline. Fail over to a
-//!   synchronous standby (`synchronous_standby_names`), and fence the old primary. One URL
+//!   synchronous standby (`synchronous_standby_names`), and fence the old primary. Gapless keys
+//!   are refused on a primary with standbys connected and `synchronous_standby_names` empty
+//!   (`Error::AsyncReplication`; `accept_async_replication` accepts the risk), checked with each
+//!   key's first number in a generator (`seqgen/tests/suite/replication.rs`). One URL
 //!   can name both servers, libpq keeping the first that accepts writes:
 //!   `postgres://app@db1:5432,db2:5432/shop?target_session_attrs=read-write` (tested: crash,
 //!   promote, go on, old primary back and refused, `seqgen/tests/suite/failover.rs`).
@@ -121,6 +124,17 @@
 //!   machine. Use `PRAGMA synchronous = FULL` where the machine can lose power.
 //! - **Servers configured not to be durable** that you accepted with
 //!   `accept_non_durable_server`.
+//!
+//! ## Clusters and replicas
+//!
+//! What each setup promises, and the test that shows it (servers each test starts itself):
+//!
+//! | setup | never a duplicate | gapless | configure | test |
+//! |---|---|---|---|---|
+//! | MariaDB Galera, any node a writer | yes: the nodes are one database (cluster name and state UUID); another node's write to a counter is a conflict, retried (30 attempts, pauses doubling to 50 ms) | yes, inside [`retry_transaction`](crate::retry_transaction) (a transaction whose counter another node changed fails certification and must run again); one writer node per key is the fast way | `innodb_flush_log_at_trx_commit = 1` on every node (seqgen refuses other values: acknowledged commits can be lost); a `wsrep_cluster_name` of its own per cluster | `suite/galera.rs` |
+//! | PostgreSQL, failover to a synchronous standby | yes: blocks reserved before a promotion are dropped, a server on an older timeline (the old primary) is refused | yes | `synchronous_standby_names`; one URL naming both servers with `target_session_attrs=read-write`; fence the old primary | `suite/failover.rs` |
+//! | PostgreSQL, asynchronous standbys | no: a block the standby never received can be reserved again on the promoted server while an instance still serves it from memory (numbers already stored are lost with it) | refused (`Error::AsyncReplication`) unless `accept_async_replication` | make the standby synchronous | `suite/replication.rs` |
+//! | pgbouncer, transaction pooling | yes | yes | `CacheSize::Disabled` on every Diesel connection | `suite/pgbouncer.rs` |
 //!
 //! ## Voiding a number
 //!

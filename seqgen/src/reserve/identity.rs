@@ -124,23 +124,57 @@ pub fn accept_non_durable_server() {
     ACCEPT_NON_DURABLE.store(true, Ordering::Relaxed);
 }
 
-/// Who decides whether a non-durable server is accepted.
+/// Whether the process-wide default generator takes gapless numbers on a primary that
+/// replicates asynchronously.
+static ACCEPT_ASYNC_REPLICATION: AtomicBool = AtomicBool::new(false);
+
+/// Lets the process-wide default generator take gapless numbers on a PostgreSQL primary whose
+/// commits do not wait for a standby, which it refuses otherwise
+/// ([`Error::AsyncReplication`]): a failover to a standby can then lose the last numbers
+/// taken, and the promoted server hands them out again.
+pub fn accept_async_replication() {
+    ACCEPT_ASYNC_REPLICATION.store(true, Ordering::Relaxed);
+}
+
+/// Who decides whether a risk seqgen refuses by default (a server that does not commit
+/// durably, gapless numbers on an asynchronous primary) is accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NonDurable {
+pub enum Acceptance {
     Refuse,
     Accept,
-    /// The process-wide setting, [`accept_non_durable_server`].
+    /// The process-wide setting ([`accept_non_durable_server`],
+    /// [`accept_async_replication`]).
     AsProcess,
 }
 
-impl NonDurable {
+impl Acceptance {
+    fn accepts(self, process: &AtomicBool) -> bool {
+        match self {
+            Acceptance::Refuse => false,
+            Acceptance::Accept => true,
+            Acceptance::AsProcess => process.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Refuses gapless numbers of `key` on a primary that replicates asynchronously
+    /// (`async_standbys`), unless accepted.
+    pub(crate) fn check_replication(self, async_standbys: bool, key: &str) -> Result<()> {
+        if !async_standbys || self.accepts(&ACCEPT_ASYNC_REPLICATION) {
+            return Ok(());
+        }
+        crate::trace::event!(
+            error,
+            key,
+            "a gapless key on a PostgreSQL primary whose commits do not wait for a standby was refused"
+        );
+        Err(Error::AsyncReplication {
+            key: key.to_owned(),
+        })
+    }
+
     /// Refuses a server that does not commit durably, unless accepted.
     pub(crate) fn check<B: Backend>(self, found: &Found) -> Result<()> {
-        let accepted = match self {
-            NonDurable::Refuse => false,
-            NonDurable::Accept => true,
-            NonDurable::AsProcess => ACCEPT_NON_DURABLE.load(Ordering::Relaxed),
-        };
+        let accepted = self.accepts(&ACCEPT_NON_DURABLE);
         if found.durability == B::DURABLE || accepted {
             Ok(())
         } else {

@@ -14,7 +14,7 @@ use crate::batch::{block_size, Batch};
 use crate::capacity::{largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
-use identity::{check_timeline, identify, Identity, NonDurable};
+use identity::{check_timeline, identify, Acceptance, Identity};
 use retry::retrying;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
@@ -37,7 +37,7 @@ pub(crate) async fn reserve_block<D: Driver>(
     period: &Period,
     need: u64,
     batch: Batch,
-    non_durable: NonDurable,
+    non_durable: Acceptance,
     expected: Option<&Found>,
 ) -> Result<Reserved> {
     let request = Request {

@@ -1,13 +1,15 @@
 //! A MariaDB Galera cluster is one database: a cluster of the test's own
 //! (`galera_cluster.rs`), migrations run from every node at once, one generator whose
-//! connections move between nodes, and several writers per node on small fixed blocks, whose
-//! certification conflicts are retried. Every ID is checked afterwards.
+//! connections move between nodes, several writers per node on small fixed blocks, whose
+//! certification conflicts are retried, and a node cut off and healed. Every ID is checked
+//! afterwards.
 
 use crate::common;
 use crate::galera_cluster::GaleraCluster;
 
 use std::sync::{Arc, Barrier};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use common::assert_distinct;
 use diesel::{Connection as _, MysqlConnection};
@@ -95,4 +97,35 @@ fn a_galera_cluster_is_one_database() {
     assert!(failed.is_empty(), "{failed:#?}");
     assert_eq!(ids.len(), 6 * IDS);
     assert_distinct(&ids);
+
+    // 4. A node cut off from the others (`gmcast.isolate`) is refused with a clear error and
+    // reserves nothing; the others go on; healed, it goes on too.
+    let spec = Spec::builder("galera_cut").date("").build().unwrap();
+    let (mut on_cut, mut on_other) = (
+        MysqlConnection::establish(&urls[2]).unwrap(),
+        MysqlConnection::establish(&urls[0]).unwrap(),
+    );
+    let (cut, other) = (Generator::new(), Generator::new());
+    let mut taken = vec![cut.next_id(&mut on_cut, &spec).unwrap()];
+    cluster.sql(2, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while cluster
+        .try_sql(2, "SHOW STATUS LIKE 'wsrep_cluster_status'")
+        .is_some_and(|status| status.contains("\tPrimary"))
+    {
+        assert!(Instant::now() < deadline, "node 2 still primary after 30 s");
+        thread::sleep(Duration::from_millis(100));
+    }
+    // Its block is served from memory (reserved on the whole cluster); the next reservation
+    // is refused.
+    let refused = cut.next_ids(&mut on_cut, &spec, 200);
+    assert!(
+        matches!(refused, Err(seqgen::Error::NodeOutOfCluster(_))),
+        "{refused:?}"
+    );
+    taken.extend(other.next_ids(&mut on_other, &spec, 200).unwrap());
+    cluster.sql(2, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
+    cluster.wait_synced(2);
+    taken.extend(cut.next_ids(&mut on_cut, &spec, 200).unwrap());
+    assert_distinct(&taken);
 }

@@ -164,7 +164,7 @@ impl GaleraCluster {
     }
 
     /// Waits (at most a minute) until `node` says it is synced with the cluster.
-    fn wait_synced(&self, node: usize) {
+    pub fn wait_synced(&self, node: usize) {
         let deadline = Instant::now() + Duration::from_secs(60);
         while Instant::now() < deadline {
             let state = self.try_sql(node, "SHOW STATUS LIKE 'wsrep_local_state_comment'");
@@ -178,7 +178,7 @@ impl GaleraCluster {
     }
 
     /// Runs `sql` on `node` with the `mariadb` client: its output, or `None` if it failed.
-    fn try_sql(&self, node: usize, sql: &str) -> Option<String> {
+    pub fn try_sql(&self, node: usize, sql: &str) -> Option<String> {
         let out = Command::new("mariadb")
             .args(["--protocol=tcp", "-h127.0.0.1", "-uroot", "-N", "-e", sql])
             .arg(format!("-P{}", self.ports[node].sql))

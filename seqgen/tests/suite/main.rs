@@ -36,6 +36,7 @@ mod policies;
 mod preview;
 mod properties;
 mod release;
+mod replication;
 mod scoped;
 #[cfg(feature = "postgres")]
 mod servers;

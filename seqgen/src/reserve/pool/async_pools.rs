@@ -8,7 +8,7 @@ use crate::backend::{Backend, Counter, Found};
 use crate::batch::Batch;
 use crate::driver::NonBlocking;
 use crate::error::Error;
-use crate::reserve::identity::{Identity, NonDurable};
+use crate::reserve::identity::{Acceptance, Identity};
 use crate::reserve::{reserve_block, Reserved};
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
@@ -45,7 +45,7 @@ macro_rules! async_pool {
                 period: &'a Period,
                 need: u64,
                 batch: Batch,
-                non_durable: NonDurable,
+                non_durable: Acceptance,
                 expected: &'a Found,
             ) -> PoolFuture<'a, Reserved> {
                 Box::pin(async move {
@@ -64,7 +64,7 @@ macro_rules! async_pool {
                 scope: &'a str,
                 period: &'a Period,
                 batch: Batch,
-                non_durable: NonDurable,
+                non_durable: Acceptance,
             ) -> PoolFuture<'a, Option<Reserved>> {
                 Box::pin(async move {
                     let $p = self;

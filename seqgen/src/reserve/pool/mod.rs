@@ -8,7 +8,7 @@ use std::pin::Pin;
 use crate::backend::{Counter, Found};
 use crate::batch::Batch;
 use crate::error::Result;
-use crate::reserve::identity::{Identity, NonDurable};
+use crate::reserve::identity::{Acceptance, Identity};
 use crate::reserve::Reserved;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
@@ -38,7 +38,7 @@ pub trait PoolReserve: Send + Sync {
         period: &'a Period,
         need: u64,
         batch: Batch,
-        non_durable: NonDurable,
+        non_durable: Acceptance,
         expected: &'a Found,
     ) -> PoolFuture<'a, Reserved>;
 
@@ -51,7 +51,7 @@ pub trait PoolReserve: Send + Sync {
         scope: &'a str,
         period: &'a Period,
         batch: Batch,
-        non_durable: NonDurable,
+        non_durable: Acceptance,
     ) -> PoolFuture<'a, Option<Reserved>>;
 
     /// Creates the row of `counter` unless it exists, in autocommit.

@@ -9,7 +9,7 @@ use crate::backend::{Backend, Counter, Found};
 use crate::batch::Batch;
 use crate::driver::{drive, Blocking};
 use crate::error::{Error, Result};
-use crate::reserve::identity::{Identity, NonDurable};
+use crate::reserve::identity::{Acceptance, Identity};
 use crate::reserve::{reserve_block, Reserved};
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
@@ -38,7 +38,7 @@ where
         period: &'a Period,
         need: u64,
         batch: Batch,
-        non_durable: NonDurable,
+        non_durable: Acceptance,
         expected: &'a Found,
     ) -> PoolFuture<'a, Reserved> {
         ready(self.get().map_err(Error::Pool).and_then(|mut pooled| {
@@ -63,7 +63,7 @@ where
         scope: &'a str,
         period: &'a Period,
         batch: Batch,
-        non_durable: NonDurable,
+        non_durable: Acceptance,
     ) -> PoolFuture<'a, Option<Reserved>> {
         let Some(mut pooled) = self.try_get() else {
             return ready(Ok(None));

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{check_distinct, loadgen, read_ids};
+use support::{check_distinct, exactly_one_to_n, loadgen, read_ids};
 
 /// One test: given a scratch directory and a database URL, `Err` says what went wrong.
 type Scenario = fn(&Path, &str) -> Result<(), String>;
@@ -518,22 +518,4 @@ fn async_gapless_with_rollbacks(dir: &Path, url: &str) -> Result<(), String> {
         return Err(format!("expected about 900 committed IDs, got {committed}"));
     }
     Ok(())
-}
-
-/// How many gapless IDs (`L` + counter) were committed, when their counters are exactly 1..=N.
-fn exactly_one_to_n(ids: &[String]) -> Result<usize, String> {
-    let mut numbers: Vec<u64> = ids
-        .iter()
-        .map(|id| id[1..].parse().map_err(|_| format!("not an ID: {id}")))
-        .collect::<Result<_, _>>()?;
-    numbers.sort_unstable();
-    if numbers != (1..=numbers.len() as u64).collect::<Vec<_>>() {
-        return Err(format!(
-            "{} committed numbers are not exactly 1..={} (last {:?})",
-            numbers.len(),
-            numbers.len(),
-            numbers.last()
-        ));
-    }
-    Ok(numbers.len())
 }

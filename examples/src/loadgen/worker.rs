@@ -90,22 +90,30 @@ pub(super) fn reconnect_backoff() -> ExponentialBuilder {
 /// Whether `e` says the database connection is gone or could not be made (a restart, a
 /// killed session, a network cut), rather than that the request itself was wrong.
 pub(super) fn connection_lost(e: &BoxError) -> bool {
-    use diesel::result::DatabaseErrorKind;
     if e.downcast_ref::<diesel::r2d2::PoolError>().is_some() {
         return true; // no connection within the pool's timeout
     }
-    let diesel = match e.downcast_ref::<seqgen::Error>() {
-        Some(seqgen::Error::Pool(_)) => return true,
-        Some(seqgen::Error::Database(e)) => e,
-        Some(_) => return false,
-        None => match e.downcast_ref::<DieselError>() {
-            Some(e) => e,
-            None => return false,
-        },
-    };
-    match diesel {
+    match e.downcast_ref::<seqgen::Error>() {
+        // A Galera node cut off or rejoining: a new connection, later, may find it back.
+        Some(seqgen::Error::Pool(_) | seqgen::Error::NodeOutOfCluster(_)) => true,
+        Some(seqgen::Error::Database(e)) => diesel_connection_lost(e),
+        Some(_) => false,
+        None => e
+            .downcast_ref::<DieselError>()
+            .is_some_and(diesel_connection_lost),
+    }
+}
+
+/// [`connection_lost`] for Diesel's error.
+fn diesel_connection_lost(e: &DieselError) -> bool {
+    use diesel::result::DatabaseErrorKind;
+    match e {
         DieselError::BrokenTransactionManager
         | DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => true,
+        // A commit that failed with the connection, and the rollback after it too.
+        DieselError::RollbackErrorOnCommit { commit_error, .. } => {
+            diesel_connection_lost(commit_error)
+        }
         DieselError::DatabaseError(_, info) => {
             let message = info.message().to_ascii_lowercase();
             [

@@ -51,3 +51,23 @@ pub fn check_distinct(ids: &[String]) -> Result<(), String> {
         )),
     }
 }
+
+/// How many gapless IDs (one letter, then the counter) were committed, when their counters
+/// are exactly 1..=N.
+#[allow(dead_code)] // crash.rs takes no gapless numbers
+pub fn exactly_one_to_n(ids: &[String]) -> Result<usize, String> {
+    let mut numbers: Vec<u64> = ids
+        .iter()
+        .map(|id| id[1..].parse().map_err(|_| format!("not an ID: {id}")))
+        .collect::<Result<_, _>>()?;
+    numbers.sort_unstable();
+    if numbers != (1..=numbers.len() as u64).collect::<Vec<_>>() {
+        return Err(format!(
+            "{} committed numbers are not exactly 1..={} (last {:?})",
+            numbers.len(),
+            numbers.len(),
+            numbers.last()
+        ));
+    }
+    Ok(numbers.len())
+}

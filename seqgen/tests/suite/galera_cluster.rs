@@ -5,6 +5,10 @@
 //! Needs Debian's `mariadb-server` and `galera-4` (with `rsync`, as CI installs them).
 //! Without them the test is skipped with a printed line, except under `CI=true`, where that
 //! fails it. As root, the servers run as the `mysql` user.
+//!
+//! Shared with `examples/tests/galera_faults.rs` (by `#[path]`), which also crashes and
+//! restarts nodes under load.
+#![allow(dead_code)] // each user needs only part of it
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -161,6 +165,29 @@ impl GaleraCluster {
             server.arg("--wsrep-new-cluster");
         }
         self.nodes[node] = Some(server.spawn().unwrap());
+    }
+
+    /// Kills `node` at once (SIGKILL), as a crash would.
+    pub fn kill(&mut self, node: usize) {
+        if let Some(mut child) = self.nodes[node].take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Stops `node` cleanly (SIGTERM) and waits until it has.
+    pub fn stop(&mut self, node: usize) {
+        if let Some(mut child) = self.nodes[node].take() {
+            let _ = Command::new("kill").arg(child.id().to_string()).status();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the stopped or killed `node` again, joining the others, and waits until it is
+    /// synced (a state transfer from another node).
+    pub fn restart(&mut self, node: usize) {
+        self.start_node(node, false);
+        self.wait_synced(node);
     }
 
     /// Waits (at most a minute) until `node` says it is synced with the cluster.

@@ -12,6 +12,8 @@
 
 #[path = "../../seqgen/tests/suite/galera_cluster.rs"]
 mod galera_cluster;
+#[path = "../../seqgen/tests/suite/own_servers.rs"]
+mod own_servers;
 mod support;
 
 use std::path::{Path, PathBuf};

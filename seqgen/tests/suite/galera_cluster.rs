@@ -6,22 +6,18 @@
 //! Without them the test is skipped with a printed line, except under `CI=true`, where that
 //! fails it. As root, the servers run as the `mysql` user.
 //!
-//! Shared with `examples/tests/galera_faults.rs` (by `#[path]`), which also crashes and
-//! restarts nodes under load.
+//! Shared with `examples/tests/galera_faults.rs` (by `#[path]`, with `own_servers.rs`), which
+//! also crashes and restarts nodes under load.
 #![allow(dead_code)] // each user needs only part of it
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::own_servers::{as_root, free_port, skip};
+
 const SERVER: &str = "/usr/sbin/mariadbd";
 const PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
-
-/// A port nobody listens on now.
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
-}
 
 /// One node's ports: clients, group communication, incremental and full state transfer.
 struct Ports {
@@ -44,19 +40,11 @@ impl GaleraCluster {
     /// why) without the server or the Galera library. The database `seqgen` is created.
     pub fn start(test: &str, nodes: usize) -> Option<Self> {
         if !Path::new(SERVER).exists() || !Path::new(PROVIDER).exists() {
-            let line = format!("skipping {test}: mariadb-server and galera-4 are not installed");
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "{line} (under CI=true that is a failure)"
-            );
-            println!("{line}");
+            skip(test, "mariadb-server and galera-4 are");
             return None;
         }
         let dir = tempfile::tempdir().unwrap();
-        let as_mysql = Command::new("id")
-            .arg("-u")
-            .output()
-            .is_ok_and(|out| out.stdout.trim_ascii() == b"0");
+        let as_mysql = as_root();
         let ports = (0..nodes)
             .map(|_| Ports {
                 sql: free_port(),

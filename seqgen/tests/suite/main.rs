@@ -30,6 +30,8 @@ mod new_keys;
 mod nonblocking;
 mod obfuscate;
 mod one_statement;
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+mod own_servers;
 mod parse;
 mod pgbouncer;
 mod policies;

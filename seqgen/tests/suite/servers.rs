@@ -11,6 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::own_servers::{as_root, free_port, skip};
+
 const PGBOUNCER: &str = "/usr/sbin/pgbouncer";
 
 /// The directory of PostgreSQL's server binaries, the newest version installed.
@@ -28,12 +30,6 @@ fn bin_dir() -> Option<PathBuf> {
     versions.pop().map(|(_, bin)| bin)
 }
 
-/// A port nobody listens on now.
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
-}
-
 /// Where the servers of one test live.
 pub struct PgCluster {
     bin: PathBuf,
@@ -46,19 +42,11 @@ impl PgCluster {
     /// A place for servers, or `None` (after printing why) without PostgreSQL's binaries.
     pub fn new(test: &str) -> Option<Self> {
         let Some(bin) = bin_dir() else {
-            let line = format!("skipping {test}: PostgreSQL's server binaries are not installed");
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "{line} (under CI=true that is a failure)"
-            );
-            println!("{line}");
+            skip(test, "PostgreSQL's server binaries are");
             return None;
         };
         let dir = tempfile::tempdir().unwrap();
-        let as_postgres = Command::new("id")
-            .arg("-u")
-            .output()
-            .is_ok_and(|out| out.stdout.trim_ascii() == b"0");
+        let as_postgres = as_root();
         if as_postgres {
             let status = Command::new("chown")
                 .args(["postgres:postgres"])
@@ -149,12 +137,7 @@ impl PgCluster {
     /// why) where pgbouncer is not installed (a failure under `CI=true`).
     pub fn pgbouncer(&self, server: &PgServer<'_>) -> Option<Pgbouncer<'_>> {
         if !Path::new(PGBOUNCER).exists() {
-            let line = "skipping: pgbouncer is not installed";
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "{line} (under CI=true that is a failure)"
-            );
-            println!("{line}");
+            skip("the pgbouncer test", "pgbouncer is");
             return None;
         }
         let (dir, port) = (self.dir.path(), free_port());

@@ -21,7 +21,7 @@ use std::process::{Child, ExitCode};
 use std::time::{Duration, Instant};
 
 use galera_cluster::GaleraCluster;
-use support::{check_distinct, exactly_one_to_n, loadgen, read_ids};
+use support::{check_distinct, exactly_one_to_n, loadgen, read_ids, report_field};
 
 /// One scenario: its summary line, or what went wrong.
 type Scenario = fn(&Path, &mut GaleraCluster) -> Result<String, String>;
@@ -132,21 +132,10 @@ impl Load {
                     String::from_utf8_lossy(&out.stderr)
                 ));
             }
-            reconnects += field(&stdout, "reconnects");
+            reconnects += report_field(&stdout, "reconnects");
         }
         Ok((read_ids(&self.files), reconnects))
     }
-}
-
-/// A number field of loadgen's JSON report.
-fn field(report: &str, name: &str) -> u64 {
-    let pattern = format!("\"{name}\":");
-    report
-        .find(&pattern)
-        .map(|at| &report[at + pattern.len()..])
-        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|digits| digits.parse().ok())
-        .unwrap_or(0)
 }
 
 /// The load's IDs, checked: the summary line.

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{check_distinct, exactly_one_to_n, loadgen, read_ids};
+use support::{check_distinct, exactly_one_to_n, finish, loadgen, read_ids};
 
 /// One test: given a scratch directory and a database URL, `Err` says what went wrong.
 type Scenario = fn(&Path, &str) -> Result<(), String>;
@@ -114,18 +114,6 @@ fn fresh_key(name: &str) -> String {
         .unwrap()
         .as_nanos();
     format!("mp_{name}_{}_{:x}", std::process::id(), nanos % 0xffff_ffff)
-}
-
-fn finish(child: Child, what: &str) -> Result<String, String> {
-    let output = child.wait_with_output().map_err(|e| e.to_string())?;
-    if !output.status.success() {
-        return Err(format!(
-            "{what} exited with {}: {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
 }
 
 /// One loadgen process per file, all at once, with the same arguments; waits for them all.

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Child, Command, ExitCode, Stdio};
 
 /// When this binary was started as a loadgen process, runs it and returns its exit code.
 pub fn run_as_loadgen() -> Option<ExitCode> {
@@ -70,4 +70,31 @@ pub fn exactly_one_to_n(ids: &[String]) -> Result<usize, String> {
         ));
     }
     Ok(numbers.len())
+}
+
+/// Waits for the loadgen process `child`: its report (stdout, trimmed), or `what` failed and
+/// why (its stderr).
+#[allow(dead_code)] // crash.rs waits for its processes together
+pub fn finish(child: Child, what: &str) -> Result<String, String> {
+    let output = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(format!(
+            "{what} exited with {}: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// A number field of loadgen's JSON report (0 when missing).
+#[allow(dead_code)] // multiprocess and crash read none
+pub fn report_field(report: &str, name: &str) -> u64 {
+    let pattern = format!("\"{name}\":");
+    report
+        .find(&pattern)
+        .map(|at| &report[at + pattern.len()..])
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or(0)
 }

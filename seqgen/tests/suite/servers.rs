@@ -1,12 +1,15 @@
 //! Database servers of a test's own, for what the shared ones must never go through: a
 //! PostgreSQL primary with a standby of it, crashed, promoted and restarted; pgbouncer in
-//! front of one. Each lives in a
-//! temporary directory on a free port of 127.0.0.1 and is stopped when dropped.
+//! front of one. Each lives in a temporary directory on a free port of 127.0.0.1 and is
+//! stopped when dropped.
 //!
 //! The server binaries come from `/usr/lib/postgresql/<version>/bin` (Debian's packages, as
 //! CI installs them). Without them the test is skipped with a printed line, except under
 //! `CI=true`, where that fails it. As root, the servers run as the `postgres` user (PostgreSQL
 //! refuses to run as root).
+//!
+//! Shared with `examples/tests/pg_failover.rs` (by `#[path]`, with `own_servers.rs`).
+#![allow(dead_code)] // each user needs only part of it
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -199,7 +199,16 @@ fn gapless_on_one_writer_node(dir: &Path, cluster: &mut GaleraCluster) -> Result
 }
 
 fn a_node_killed_and_rejoining(dir: &Path, cluster: &mut GaleraCluster) -> Result<String, String> {
-    let args = ["--threads", "2", "--seconds", "6", "--insert"];
+    // A cluster aborts transactions when its membership changes: the app runs them again, as
+    // on Galera it must.
+    let args = [
+        "--threads",
+        "2",
+        "--seconds",
+        "6",
+        "--insert",
+        "--retry-conflicts",
+    ];
     let load = Load::start(cluster, dir, "killed", &args)?;
     load.wait_for_ids()?;
     cluster.kill(2);

@@ -47,9 +47,10 @@
 //! row the generator does not know of is created before the update, by an
 //! `INSERT … ON DUPLICATE KEY UPDATE` that takes no gap lock (an `UPDATE` of a missing row takes
 //! one, and transactions creating neighbouring rows then deadlock), so new keys, scopes and
-//! periods never deadlock each other. Deadlocks (1213) of its own reservations are retried. Pools work as for PostgreSQL. seqgen refuses a
-//! server with `innodb_flush_log_at_trx_commit` other than 1 (`Error::NotDurable`): there a crash
-//! loses commits the server already acknowledged. (MariaDB's Galera guide suggests 0 or 2 and
+//! periods never deadlock each other. Deadlocks (1213) of its own reservations are retried.
+//! Pools work as for PostgreSQL. seqgen refuses a server with `innodb_flush_log_at_trx_commit`
+//! other than 1 (`Error::NotDurable`): there a crash loses commits the server already
+//! acknowledged. (MariaDB's Galera guide suggests 0 or 2 and
 //! relies on the other nodes' copies; Jepsen's 2026 analysis showed such clusters losing
 //! acknowledged commits, so seqgen refuses them there too: a lost reservation is a duplicate.)
 //! **Galera**: the nodes of one cluster are one database to seqgen (it reads the cluster's name

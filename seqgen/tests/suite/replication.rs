@@ -67,7 +67,8 @@ fn gapless_keys_are_refused_on_an_asynchronous_primary() {
     // Batched keys are not refused (the guarantees say what an asynchronous failover can
     // still cost them).
     assert_eq!(Generator::new().next_number(&mut conn, &orders).unwrap(), 1);
-    // Accepted by the user: the number the refusals did not take.
+    // Accepted by the user (the opt-in is the point here; the refusals above are the defaults'
+    // twin): the number the refusals did not take.
     let accepting = Generator::builder().accept_async_replication().build();
     assert_eq!(gapless(&mut conn, &accepting).unwrap(), 2);
 

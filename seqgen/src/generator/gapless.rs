@@ -52,8 +52,9 @@ impl Generator {
         let claim = self.shape_before_reserving(db, spec, &state).await?;
         // Without a pool, a `nowait` call leaves a missing row to `lock_nowait`: creating it
         // here would wait for a transaction that holds it.
-        if !nowait || self.pool_for::<D>().is_some() {
-            self.create_row_first(db, &state, counter).await?;
+        let unknown = self.row_unknown::<D>(&state, counter);
+        if unknown && (!nowait || self.pool_for::<D>().is_some()) {
+            self.create_row_first(db, counter).await?;
         }
         if nowait {
             lock_nowait(db, counter).await?;
@@ -65,7 +66,9 @@ impl Generator {
         reserving.took(n);
         self.claim_shape(db, spec, &state, claim).await?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
-        self.row_created::<D>(&state, counter);
+        if unknown {
+            state.remember_row(&period.text);
+        }
         let mine = block_ending_at(last, n)?;
         emit(&period, checked(spec, &period, mine)?)
     }

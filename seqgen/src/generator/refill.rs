@@ -56,13 +56,18 @@ impl Generator {
         if in_transaction && !through_pool {
             let claim = self.shape_before_reserving(db, spec, &state).await?;
             let counter = Counter::new(spec.key(), scope, &period.text);
-            self.create_row_first(db, &state, counter).await?;
+            let unknown = self.row_unknown::<D>(&state, counter);
+            if unknown {
+                self.create_row_first(db, counter).await?;
+            }
             let reserving = state.reserving(&period.text, D::Backend::NAME, "in transaction");
             let (last, _) = reserve_fitting(db, spec, scope, &period, need, need, Retry::No)
                 .await
                 .inspect_err(|e| self.count_conflict(spec, scope, e))?;
             reserving.took(need);
-            self.row_created::<D>(&state, counter);
+            if unknown {
+                state.remember_row(&period.text);
+            }
             self.claim_shape(db, spec, &state, claim).await?;
             self.inner.reservations.fetch_add(1, Ordering::Relaxed);
             let mine = block_ending_at(last, need)?;
@@ -308,32 +313,27 @@ impl Generator {
 }
 
 impl Generator {
-    /// Before a reservation inside the caller's transaction, on a backend that needs it
-    /// ([`Backend::CREATES_ROWS_FIRST`](crate::Backend::CREATES_ROWS_FIRST)): creates the
-    /// counter row unless this generator knows it exists. Through the pool, in autocommit,
-    /// when there is one: the transaction then only ever locks an existing row; else in the
-    /// transaction, by a statement that takes no gap lock.
+    /// Whether the row of `counter` must be created before a reservation inside the caller's
+    /// transaction touches it ([`Backend::CREATES_ROWS_FIRST`](crate::Backend::CREATES_ROWS_FIRST))
+    /// because this generator does not know it exists; the caller then remembers it once the
+    /// reservation succeeded. (Should the caller roll back a row created in its transaction,
+    /// the next reservation's update finds it missing and creates it, as outside a
+    /// transaction.)
+    pub(super) fn row_unknown<D: Driver>(&self, state: &KeyState, counter: Counter<'_>) -> bool {
+        D::Backend::CREATES_ROWS_FIRST && !state.row_known(counter.period)
+    }
+
+    /// Creates the row of `counter` unless it exists: through the pool, in autocommit, when
+    /// there is one (the caller's transaction then only ever locks an existing row); else in
+    /// the caller's transaction, by a statement that takes no gap lock.
     pub(super) async fn create_row_first<D: Driver>(
         &self,
         db: &mut D,
-        state: &KeyState,
         counter: Counter<'_>,
     ) -> Result<()> {
-        if !D::Backend::CREATES_ROWS_FIRST || state.row_known(counter.period) {
-            return Ok(());
-        }
         match self.pool_for::<D>().as_deref() {
             Some(pool) => pool.create_row(counter).await,
             None => Ok(db.create_row(counter).await?),
-        }
-    }
-
-    /// Remembers, after a reservation inside the caller's transaction, that its counter row
-    /// exists. (Should the caller roll back a row created in its transaction, the next
-    /// reservation's update finds it missing and creates it, as outside a transaction.)
-    pub(super) fn row_created<D: Driver>(&self, state: &KeyState, counter: Counter<'_>) {
-        if D::Backend::CREATES_ROWS_FIRST {
-            state.remember_row(counter.period);
         }
     }
 }

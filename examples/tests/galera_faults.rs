@@ -23,9 +23,6 @@ use std::time::{Duration, Instant};
 use galera_cluster::GaleraCluster;
 use support::{check_distinct, exactly_one_to_n, loadgen, read_ids, report_field};
 
-/// One scenario: its summary line, or what went wrong.
-type Scenario = fn(&Path, &mut GaleraCluster) -> Result<String, String>;
-
 const NODES: usize = 3;
 
 fn main() -> ExitCode {
@@ -35,39 +32,18 @@ fn main() -> ExitCode {
     let Some(mut cluster) = GaleraCluster::start("galera_faults", NODES) else {
         return ExitCode::SUCCESS;
     };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let scenarios: [(&str, Scenario); 6] = [
-        ("writers_on_every_node", writers_on_every_node),
-        ("small_fixed_blocks", small_fixed_blocks),
-        ("gapless_on_one_writer_node", gapless_on_one_writer_node),
-        ("a_node_killed_and_rejoining", a_node_killed_and_rejoining),
-        ("a_rolling_restart", a_rolling_restart),
-        ("a_node_cut_off_and_healed", a_node_cut_off_and_healed),
-    ];
-    // `cargo test --test galera_faults -- NAME` runs the scenarios whose name contains NAME.
-    let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
-    let mut failed = 0;
-    for (name, scenario) in scenarios {
-        if filter
-            .as_deref()
-            .is_some_and(|filter| !name.contains(filter))
-        {
-            continue;
-        }
-        let started = Instant::now();
-        match scenario(dir.path(), &mut cluster) {
-            Ok(summary) => println!("galera::{name} ... ok ({:?}): {summary}", started.elapsed()),
-            Err(e) => {
-                failed += 1;
-                println!("galera::{name} ... FAILED ({:?}): {e}", started.elapsed());
-            }
-        }
-    }
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    support::run_scenarios(
+        "galera",
+        &mut cluster,
+        &[
+            ("writers_on_every_node", writers_on_every_node),
+            ("small_fixed_blocks", small_fixed_blocks),
+            ("gapless_on_one_writer_node", gapless_on_one_writer_node),
+            ("a_node_killed_and_rejoining", a_node_killed_and_rejoining),
+            ("a_rolling_restart", a_rolling_restart),
+            ("a_node_cut_off_and_healed", a_node_cut_off_and_healed),
+        ],
+    )
 }
 
 /// Two loadgen processes per node on `key`, each with `args`.

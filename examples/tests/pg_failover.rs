@@ -23,50 +23,32 @@ use diesel::prelude::*;
 use servers::PgCluster;
 use support::{check_distinct, finish, loadgen, read_ids, report_field};
 
-type Scenario = fn(&Path, &PgCluster) -> Result<String, String>;
-
 fn main() -> ExitCode {
     if let Some(code) = support::run_as_loadgen() {
         return code;
     }
-    let Some(cluster) = PgCluster::new("pg_failover") else {
+    let Some(mut cluster) = PgCluster::new("pg_failover") else {
         return ExitCode::SUCCESS;
     };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let scenarios: [(&str, Scenario); 2] = [
-        (
-            "a_synchronous_standby_promoted_under_load",
-            promoted_under_load,
-        ),
-        (
-            "gapless_refused_on_an_asynchronous_primary",
-            gapless_refused,
-        ),
-    ];
-    let mut failed = 0;
-    for (name, scenario) in scenarios {
-        let started = Instant::now();
-        match scenario(dir.path(), &cluster) {
-            Ok(summary) => println!(
-                "postgres::{name} ... ok ({:?}): {summary}",
-                started.elapsed()
+    support::run_scenarios(
+        "postgres",
+        &mut cluster,
+        &[
+            (
+                "a_synchronous_standby_promoted_under_load",
+                promoted_under_load,
             ),
-            Err(e) => {
-                failed += 1;
-                println!("postgres::{name} ... FAILED ({:?}): {e}", started.elapsed());
-            }
-        }
-    }
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+            (
+                "gapless_refused_on_an_asynchronous_primary",
+                gapless_refused,
+            ),
+        ],
+    )
 }
 
 /// Four processes × 2 threads insert rows through a URL naming both servers; the primary
 /// crashes, the standby is promoted, and they go on there.
-fn promoted_under_load(dir: &Path, cluster: &PgCluster) -> Result<String, String> {
+fn promoted_under_load(dir: &Path, cluster: &mut PgCluster) -> Result<String, String> {
     let primary = cluster.primary("sync_primary", true);
     let standby = cluster.standby("sync_standby", &primary);
     let url = format!(
@@ -116,7 +98,7 @@ fn promoted_under_load(dir: &Path, cluster: &PgCluster) -> Result<String, String
 
 /// A primary streaming to an asynchronous standby: a process taking gapless numbers is
 /// refused with the reason; batched numbers go on.
-fn gapless_refused(dir: &Path, cluster: &PgCluster) -> Result<String, String> {
+fn gapless_refused(dir: &Path, cluster: &mut PgCluster) -> Result<String, String> {
     let primary = cluster.primary("async_primary", false);
     let _standby = cluster.standby("async_standby", &primary);
     let url = format!("postgres://postgres@127.0.0.1:{}/postgres", primary.port);

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::Instant;
 
 /// When this binary was started as a loadgen process, runs it and returns its exit code.
 pub fn run_as_loadgen() -> Option<ExitCode> {
@@ -97,4 +98,47 @@ pub fn report_field(report: &str, name: &str) -> u64 {
         .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
         .and_then(|digits| digits.parse().ok())
         .unwrap_or(0)
+}
+
+/// A fault scenario of the cluster tests: given a scratch directory and the servers, its
+/// summary line (IDs, faults, duplicates) or what went wrong.
+#[allow(dead_code)] // multiprocess and crash have scenarios of their own shape
+pub type Scenario<S> = fn(&std::path::Path, &mut S) -> Result<String, String>;
+
+/// Runs the `scenarios` on `servers` in order, each printed as `PREFIX::NAME ... ok` with its
+/// summary or `... FAILED` with why; `cargo test --test T -- NAME` runs those whose name
+/// contains NAME. Success when none failed.
+#[allow(dead_code)]
+pub fn run_scenarios<S>(
+    prefix: &str,
+    servers: &mut S,
+    scenarios: &[(&str, Scenario<S>)],
+) -> ExitCode {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
+    let mut failed = 0;
+    for (name, scenario) in scenarios {
+        if filter
+            .as_deref()
+            .is_some_and(|filter| !name.contains(filter))
+        {
+            continue;
+        }
+        let started = Instant::now();
+        match scenario(dir.path(), servers) {
+            Ok(summary) => println!(
+                "{prefix}::{name} ... ok ({:?}): {summary}",
+                started.elapsed()
+            ),
+            Err(e) => {
+                failed += 1;
+                println!("{prefix}::{name} ... FAILED ({:?}): {e}", started.elapsed());
+            }
+        }
+    }
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

@@ -122,16 +122,16 @@ impl StatementText for ReadBack {
 }
 
 /// The value a new counter row starts from: its key row's `start_value - 1`, 0 without one.
-/// A plain read, which locks nothing: a locking read (as `INSERT … SELECT` does) of a
-/// missing key row would take a gap lock. Inside a transaction it reads the transaction's
-/// snapshot, so a `start_value` set after the snapshot applies from the next new row on.
+/// Read after [`CreateRowAt`] made sure the key row exists (a locking read of a missing row
+/// would take a gap lock), and locking (a plain read inside a transaction would see its
+/// snapshot, and miss a `start_value` an operator set since).
 struct StartOfRow;
 
 impl StatementText for StartOfRow {
     const PIECES: &'static [Piece] = &[
         Piece::Sql("SELECT COALESCE(MAX(start_value), 1) - 1 FROM db_key WHERE key_name = "),
         Piece::Key,
-        Piece::Sql(" AND scope = '' AND period = ''"),
+        Piece::Sql(" AND scope = '' AND period = '' FOR UPDATE"),
     ];
     type SqlType = BigInt;
 }
@@ -253,12 +253,18 @@ macro_rules! reserve {
         {
             use $crate::backend::mysql::{CreateRowAt, StartOfRow};
             use $crate::backend::statement::Statement;
-            let start = if counter.scope.is_empty() && counter.period.is_empty() {
-                0 // the key row: its own `start_value` is read by every reservation
-            } else {
-                Statement::<StartOfRow>::new(counter, 0)
-                    .get_result::<i64>(conn) $(.$aw)* ?
-            };
+            let key_row = $crate::backend::Counter::key_row(counter.key);
+            // The key row first, if missing: its own `start_value` is read by every reservation.
+            Statement::<CreateRowAt>::new(key_row, 0)
+                .execute(conn) $(.$aw)* ?;
+            if counter.scope.is_empty() && counter.period.is_empty() {
+                return Ok(());
+            }
+            // Inside a transaction the key row stays locked until it ends: the first rows of a
+            // key's new scopes or periods are created one transaction at a time, never both
+            // waiting on the other.
+            let start: i64 = Statement::<StartOfRow>::new(counter, 0)
+                .get_result(conn) $(.$aw)* ?;
             Statement::<CreateRowAt>::new(counter, start)
                 .execute(conn) $(.$aw)*
                 .map(drop)

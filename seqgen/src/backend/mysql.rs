@@ -121,10 +121,8 @@ impl StatementText for ReadBack {
     );
 }
 
-/// The value a new counter row starts from: its key row's `start_value - 1`, 0 without one.
-/// Read after [`CreateRowAt`] made sure the key row exists (a locking read of a missing row
-/// would take a gap lock), and locking (a plain read inside a transaction would see its
-/// snapshot, and miss a `start_value` an operator set since).
+/// A new counter row's start: its key row's `start_value - 1` (0 without one), read with a
+/// lock once the key row exists (a plain read would see a transaction's old snapshot).
 struct StartOfRow;
 
 impl StatementText for StartOfRow {
@@ -260,9 +258,8 @@ macro_rules! reserve {
             if counter.scope.is_empty() && counter.period.is_empty() {
                 return Ok(());
             }
-            // Inside a transaction the key row stays locked until it ends: the first rows of a
-            // key's new scopes or periods are created one transaction at a time, never both
-            // waiting on the other.
+            // In a transaction the key row stays locked until it ends: new scopes' and periods'
+            // rows of one key are created one transaction at a time, never deadlocking.
             let start: i64 = Statement::<StartOfRow>::new(counter, 0)
                 .get_result(conn) $(.$aw)* ?;
             Statement::<CreateRowAt>::new(counter, start)

@@ -17,6 +17,10 @@ macro_rules! core_statements {
             /// only ever move forward. When the counter is past `limit` (the largest value it
             /// may have for `count` more to fit), nothing changes and `None` comes back.
             fn reserve(counter: Counter<'_>, count: i64, limit: i64) -> Option<i64>;
+            /// [`reserve`](Backend::reserve) inside the caller's transaction. On a backend with
+            /// timelines (PostgreSQL) nothing changes and `None` comes back also when seqgen
+            /// has not checked this session's timeline ([`mark_timeline`](Backend::mark_timeline)).
+            fn reserve_in_transaction(counter: Counter<'_>, count: i64, limit: i64) -> Option<i64>;
             /// `identify` and `reserve` in fewer round trips than the two: one statement on
             /// PostgreSQL; two on MySQL for an undated, unscoped key whose row records the
             /// request's shape and gives the batch it expects. `Ok(None)` with nothing reserved
@@ -37,6 +41,9 @@ macro_rules! core_statements {
             /// Marks the session as reaching the database `marker` names, for the inserts that
             /// check it themselves ([`MARK_SESSION`](Backend::MARK_SESSION), `asserted.rs`).
             fn mark_session(marker: &str) -> ();
+            /// Records on the session that seqgen checked it on `timeline`
+            /// ([`MARK_TIMELINE`](Backend::MARK_TIMELINE); nothing without timelines).
+            fn mark_timeline(timeline: &str) -> ();
             /// Records `shape` on the key's row (scope and period ''), creating the row if it is
             /// missing, unless a shape is recorded there already; returns the shape recorded
             /// afterwards.

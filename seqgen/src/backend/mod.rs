@@ -153,6 +153,20 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     #[doc(hidden)]
     const TIMELINE: &'static str = "NULL";
 
+    /// An SQL expression giving the timeline seqgen checked this session on
+    /// ([`MARK_TIMELINE`](Backend::MARK_TIMELINE)); empty where the backend has no timeline.
+    /// A reservation inside the caller's transaction runs only where it equals
+    /// [`TIMELINE`](Backend::TIMELINE) (see `reserve::timeline`).
+    #[doc(hidden)]
+    const CHECKED_TIMELINE: &'static str = "";
+
+    /// The statement that records on the session the timeline (its one bind parameter, as
+    /// [`TIMELINE`](Backend::TIMELINE) prints it) seqgen checked it on; empty where the backend
+    /// has no timeline. Undone by a rollback, which fails closed: the next reservation checks
+    /// again.
+    #[doc(hidden)]
+    const MARK_TIMELINE: &'static str = "";
+
     /// The server setting [`DURABILITY`](Backend::DURABILITY) reads, for error messages.
     #[doc(hidden)]
     const DURABILITY_SETTING: &'static str;

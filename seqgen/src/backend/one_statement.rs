@@ -5,7 +5,9 @@
 //!
 //! ```sql
 //! /* the insert as Diesel writes it: only its bind parameters $1.. are used */
-//! WITH seqgen_n AS (INSERT INTO db_key … ON CONFLICT … DO UPDATE … RETURNING current_value),
+//! WITH seqgen_n AS (INSERT INTO db_key … ON CONFLICT … DO UPDATE … WHERE … AND
+//!     current_setting('seqgen.timeline', true) = /* the server's timeline */ …
+//!     RETURNING current_value),
 //! seqgen_ins AS (INSERT INTO "invoices" ("id", "amount")
 //!     SELECT $prefix || $period || lpad(seq, GREATEST($pad, length(seq)), '0'), seqgen_v.c1
 //!     FROM (VALUES ($1, $2, 0), ($3, $4, 1)) AS seqgen_v(c0, c1, seqgen_row)
@@ -144,7 +146,7 @@ where
     }
 
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, diesel::pg::Pg>) -> QueryResult<()> {
-        use crate::backend::statement::{walk_pieces, Text as _, UpsertReturning};
+        use crate::backend::statement::{walk_pieces, Text as _, UpsertReturningInTransaction};
         use diesel::sql_types::{BigInt, Text};
 
         let insert = self.rendered()?;
@@ -163,8 +165,10 @@ where
         }
         out.push_sql("*/ WITH seqgen_n AS (");
         let counter = Counter::new(plan.key, "", &plan.period);
+        type Upsert = UpsertReturningInTransaction;
         walk_pieces(
-            UpsertReturning::PIECES,
+            Upsert::PIECES,
+            Upsert::ON_CHECKED_SESSION,
             counter,
             &plan.count,
             &plan.limit,

@@ -56,6 +56,8 @@ impl super::Backend for Pg {
     // until the promoted server's first checkpoint.
     const TIMELINE: &'static str = "CASE WHEN pg_is_in_recovery() THEN NULL \
          ELSE substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8) END";
+    const CHECKED_TIMELINE: &'static str = "current_setting('seqgen.timeline', true)";
+    const MARK_TIMELINE: &'static str = "SELECT set_config('seqgen.timeline', $1, false)";
     const DURABLE: &'static str = "on";
     // `set_config(…, true)` lasts until the end of the transaction, and the commit reads it:
     // the reservation (and a caller's transaction holding a gapless number) waits for its WAL

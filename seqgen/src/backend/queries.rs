@@ -59,6 +59,19 @@ macro_rules! core_queries {
             }
         }
 
+        $($kw)* fn mark_timeline<C>(conn: &mut C, timeline: &str) -> QueryResult<()>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            match <Self as $crate::backend::Backend>::MARK_TIMELINE {
+                "" => Ok(()),
+                sql => diesel::sql_query(sql)
+                    .bind::<diesel::sql_types::Text, _>(timeline)
+                    .execute(conn) $(.$aw)*
+                    .map(drop),
+            }
+        }
+
         $($kw)* fn read<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<Option<i64>>
         where
             C: $($conn)*<Backend = Self>,
@@ -157,6 +170,22 @@ macro_rules! upsert_reserve {
         {
             use $crate::backend::statement::{Statement, UpsertReturning};
             Statement::<UpsertReturning>::new(counter, count)
+                .limited(limit)
+                .get_result(conn) $(.$aw)*
+                .optional()
+        }
+
+        $($kw)* fn reserve_in_transaction<C>(
+            conn: &mut C,
+            counter: $crate::backend::Counter<'_>,
+            count: i64,
+            limit: i64,
+        ) -> QueryResult<Option<i64>>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::backend::statement::{Statement, UpsertReturningInTransaction};
+            Statement::<UpsertReturningInTransaction>::new(counter, count)
                 .limited(limit)
                 .get_result(conn) $(.$aw)*
                 .optional()

@@ -29,6 +29,10 @@ pub(crate) enum Piece {
     Durability,
     /// An expression giving the server's timeline, in hex (`Backend::TIMELINE`).
     Timeline,
+    /// ` AND` a condition that seqgen checked this session's timeline
+    /// (`Backend::CHECKED_TIMELINE`), in a statement that asks for it ([`Text::ON_CHECKED_SESSION`])
+    /// on a backend with timelines; nothing otherwise.
+    OnCheckedSession,
     /// A one-row derived table whose evaluation makes the statement's transaction commit
     /// durably (PostgreSQL: `synchronous_commit = on` for that transaction alone).
     DurableCommit,
@@ -46,6 +50,8 @@ pub(crate) enum Piece {
 pub(crate) trait Text: 'static {
     const PIECES: &'static [Piece];
     type SqlType;
+    /// Whether its [`Piece::OnCheckedSession`] conditions are written.
+    const ON_CHECKED_SESSION: bool = false;
 }
 
 /// One run of statement `S`, with its values.
@@ -91,14 +97,16 @@ where
     i64: ToSql<BigInt, DB>,
 {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        walk_pieces(S::PIECES, self.counter, &self.count, &self.limit, out)
+        let (pieces, checked) = (S::PIECES, S::ON_CHECKED_SESSION);
+        walk_pieces(pieces, checked, self.counter, &self.count, &self.limit, out)
     }
 }
 
 /// Writes `pieces` with these values: the body of a [`Statement`], for a statement that holds
-/// one inside its own (`one_statement.rs`).
+/// one inside its own (`one_statement.rs`); `on_checked_session` as [`Text::ON_CHECKED_SESSION`].
 pub(crate) fn walk_pieces<'b, DB>(
     pieces: &[Piece],
+    on_checked_session: bool,
     counter: super::Counter<'b>,
     count: &'b i64,
     limit: &'b i64,
@@ -118,6 +126,13 @@ where
             Piece::Fingerprint => out.push_sql(DB::FINGERPRINT),
             Piece::Durability => out.push_sql(DB::DURABILITY),
             Piece::Timeline => out.push_sql(DB::TIMELINE),
+            Piece::OnCheckedSession if on_checked_session && !DB::CHECKED_TIMELINE.is_empty() => {
+                out.push_sql(" AND ");
+                out.push_sql(DB::CHECKED_TIMELINE);
+                out.push_sql(" = ");
+                out.push_sql(DB::TIMELINE);
+            }
+            Piece::OnCheckedSession => {}
             Piece::DurableCommit => out.push_sql(DB::DURABLE_COMMIT),
             Piece::Limit => out.push_bind_param::<BigInt, i64>(limit)?,
             Piece::Key => out.push_bind_param::<SqlText, str>(counter.key)?,
@@ -218,6 +233,7 @@ impl Text for UpsertReturning {
         Piece::Key,
         Piece::Sql(" AND k.scope = '' AND k.period = '') AS s WHERE s.base <= "),
         Piece::Limit,
+        Piece::OnCheckedSession,
         Piece::Sql(" ON CONFLICT (key_name, scope, period) DO UPDATE SET current_value = "),
         Piece::Greatest,
         Piece::Sql("(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) + "),
@@ -226,9 +242,21 @@ impl Text for UpsertReturning {
         Piece::Greatest,
         Piece::Sql("(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) <= "),
         Piece::Limit,
+        Piece::OnCheckedSession,
         Piece::Sql(" RETURNING current_value"),
     ];
     type SqlType = BigInt;
+}
+
+/// [`UpsertReturning`] inside the caller's transaction: on PostgreSQL it writes nothing and
+/// returns no row unless seqgen checked this session's timeline (`reserve::timeline`).
+#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
+pub(crate) struct UpsertReturningInTransaction;
+
+impl Text for UpsertReturningInTransaction {
+    const PIECES: &'static [Piece] = UpsertReturning::PIECES;
+    type SqlType = BigInt;
+    const ON_CHECKED_SESSION: bool = true;
 }
 
 /// Creates a counter row at its key row's `start_value - 1` (0 without one), unless it exists.

@@ -97,13 +97,12 @@ impl Generator {
     }
 
     /// Ends what [`start_in_insert`](Self::start_in_insert) started, with the counter's new
-    /// value the statement returned (`None`: it could not advance, nothing was inserted):
-    /// `emit` gets the numbers the rows were given.
+    /// value the statement returned: `emit` gets the numbers the rows were given.
     pub(crate) fn end_in_insert<B, F>(
         &self,
         spec: &Spec,
         taking: InInsert,
-        last: Option<i64>,
+        last: i64,
         emit: F,
     ) -> Result<()>
     where
@@ -116,9 +115,6 @@ impl Generator {
             n,
             started,
         } = taking;
-        let Some(last) = last else {
-            return Err(refused(spec, &period, n));
-        };
         // Counted once it returned (its span starts late; its time counts from the start).
         state
             .reserving(&period.text, B::NAME, "gapless")

@@ -4,12 +4,9 @@
 //! lock, as a database row is). loom runs every interleaving of the threads up to a bound of
 //! preemptions and fails on a deadlock (a caller left waiting for a turn that never ends).
 //! After every interleaving the numbers handed out must be exactly `1..=n` per period once
-//! the generator is released: none twice, none lost while the process lives.
-//!
-//! ```text
-//! SEQGEN_LOOM=1 cargo test --all-features -p seqgen --lib model_check -- --nocapture
-//! ```
-//! `LOOM_MAX_PREEMPTIONS` (default 2 here) bounds the search; CI runs the default.
+//! the generator is released: none twice, none lost while the process lives. Run with
+//! `SEQGEN_LOOM=1 cargo test --all-features -p seqgen --lib model_check -- --nocapture`;
+//! `LOOM_MAX_PREEMPTIONS` (default 2 here) bounds the search, and CI runs the default.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -86,6 +83,15 @@ impl Driver for Conn {
         Ok(self.0.bump(counter.period, count, limit))
     }
 
+    async fn reserve_in_transaction(
+        &mut self,
+        c: Counter<'_>,
+        n: i64,
+        l: i64,
+    ) -> QueryResult<Option<i64>> {
+        self.reserve(c, n, l).await
+    }
+
     async fn read(&mut self, counter: Counter<'_>) -> QueryResult<Option<i64>> {
         Ok(Some(self.0.counter(counter.period)))
     }
@@ -122,6 +128,10 @@ impl Driver for Conn {
     }
 
     async fn mark_session(&mut self, _: &str) -> QueryResult<()> {
+        Ok(())
+    }
+
+    async fn mark_timeline(&mut self, _: &str) -> QueryResult<()> {
         Ok(())
     }
 

@@ -2,8 +2,9 @@
 //! the numbering around that statement (`backend/one_statement.rs`): what the generator plans
 //! before it is sent, and what it makes of the counter value it returns.
 //!
-//! When the counter may not advance (the period's capacity is used up), no row is inserted
-//! and no row comes back. A failed statement aborts the caller's transaction, as any failed
+//! When the counter may not advance (the period's capacity is used up, or seqgen has not
+//! checked the session's timeline yet: `reserve::timeline`), no row is inserted and no row
+//! comes back; the usual path follows. A failed statement aborts the caller's transaction, as any failed
 //! statement does on PostgreSQL, which gives the numbers back.
 
 use diesel::QueryResult;
@@ -93,7 +94,7 @@ impl Numbering {
 
     /// Ends it with what the statement returned, and sets the records' IDs (`rows` are the
     /// records it inserted, in order). `false` when the statement was refused before
-    /// anything was sent: the caller takes the usual path.
+    /// anything was sent, or inserted nothing: the caller takes the usual path.
     pub(crate) fn end<B: Backend, Row: DistributedId>(
         self,
         generator: &Generator,
@@ -102,7 +103,11 @@ impl Numbering {
     ) -> Result<bool> {
         let last = match sent {
             Err(e) if is_not_rewritten(&e) => return Ok(false),
-            sent => sent?,
+            // Past the capacity, or a session whose timeline seqgen has not checked yet:
+            // nothing was written, and the usual path checks it and says which.
+            Ok(None) => return Ok(false),
+            Ok(Some(last)) => last,
+            Err(e) => return Err(e.into()),
         };
         let Numbering {
             field,

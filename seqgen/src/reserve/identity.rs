@@ -17,13 +17,9 @@
 //! A failover keeps both: a PostgreSQL standby promoted in its primary's place is the same
 //! database, with every committed reservation (a synchronous standby) or nearly every one (an
 //! asynchronous one). What tells them apart is the **timeline**, one more at each promotion,
-//! read with every reservation: a server on an older timeline than this process saw for the
-//! database is the old primary, restarted writable beside the promoted one, and is refused
-//! ([`check_timeline`]); a newer one makes generators drop the blocks they reserved before.
+//! read with every reservation (`timeline.rs`).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::backend::{Backend, Found};
 use crate::driver::Driver;
@@ -73,42 +69,6 @@ pub(crate) async fn identify<D: Driver>(
         .token
         .map(|token| Identity::new(&found.fingerprint, token));
     Ok((found, identity))
-}
-
-/// The highest timeline this process saw for each database.
-static TIMELINES: OnceLock<Mutex<HashMap<Identity, u32>>> = OnceLock::new();
-
-/// Refuses a server on an older `timeline` than this process saw for `identity`'s database
-/// ([`Error::OldTimeline`]), and remembers a newer one. Backends without timelines pass
-/// `None`.
-pub(crate) fn check_timeline(identity: &Identity, timeline: Option<u32>) -> Result<()> {
-    let Some(timeline) = timeline else {
-        return Ok(());
-    };
-    let mut seen = TIMELINES
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    // Looked up before inserting: a clone of the identity (an allocation) only for a new
-    // database, not at every reservation.
-    let highest = match seen.get_mut(identity) {
-        Some(highest) => highest,
-        None => seen.entry(identity.clone()).or_insert(timeline),
-    };
-    if timeline < *highest {
-        crate::trace::event!(
-            error,
-            timeline,
-            highest = *highest,
-            "a PostgreSQL server on an older timeline than this database's was refused: an old primary beside the promoted one"
-        );
-        return Err(Error::OldTimeline {
-            timeline,
-            highest: *highest,
-        });
-    }
-    *highest = timeline;
-    Ok(())
 }
 
 /// Whether the process-wide default generator accepts a server that does not commit durably.

@@ -8,16 +8,18 @@
 pub(crate) mod identity;
 pub(crate) mod pool;
 pub(crate) mod retry;
+pub(crate) mod timeline;
 
 use crate::backend::{is_busy, Counter, Found, Identified, Request};
 use crate::batch::{block_size, Batch};
 use crate::capacity::{largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
-use identity::{check_timeline, identify, Acceptance, Identity};
+use identity::{identify, Acceptance, Identity};
 use retry::retrying;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
+use timeline::{check_timeline, reserve_in_transaction};
 
 /// Reserves a committed block of at least `need` numbers on `conn`, outside any transaction,
 /// checking which database it is (it must match `expected`, if given), that the server
@@ -153,6 +155,8 @@ pub(crate) fn same_shape(spec: &Spec, recorded: String) -> Result<()> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Retry {
     Yes,
+    /// Inside the caller's transaction (on a session whose timeline was checked:
+    /// `timeline.rs`).
     No,
 }
 
@@ -176,7 +180,7 @@ pub(crate) async fn reserve_fitting<D: Driver>(
         let (count_sql, limit) = ((count as i64), (largest - count) as i64);
         let last = match retry {
             Retry::Yes => retrying!(D, db.reserve(counter, count_sql, limit).await)?,
-            Retry::No => db.reserve(counter, count_sql, limit).await?,
+            Retry::No => reserve_in_transaction(db, counter, count_sql, limit).await?,
         };
         if let Some(last) = last {
             return Ok((last, count));

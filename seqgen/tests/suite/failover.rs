@@ -3,13 +3,50 @@
 //! restarted writable beside it (a split brain), all through one multi-host URL. The
 //! promoted server is the same database and the app goes on there; the old primary, on an
 //! older timeline, is refused, by the generator that saw the failover and by every other of
-//! the process.
+//! the process, for batched and gapless numbers alike.
 #![cfg(feature = "postgres")]
 
 use crate::servers::PgCluster;
 
-use diesel::{Connection, PgConnection};
-use seqgen::{Error, Generator, Spec};
+use diesel::{Connection, PgConnection, RunQueryDsl};
+use seqgen::{DistributedId, Error, Generator, Spec};
+
+diesel::table! {
+    receipts (number) {
+        number -> Text,
+    }
+}
+
+/// Gapless, numbered by the insert statement itself once its key is known (`one_statement.rs`).
+#[derive(diesel::Insertable, DistributedId)]
+#[diesel(table_name = receipts)]
+struct Receipt {
+    #[distributed_id(key = "failover_receipt", prefix = "R", date = "", pad = 4, gapless)]
+    number: String,
+}
+
+/// One receipt inserted in a transaction of its own, by the default generator: its number.
+fn receipt(conn: &mut PgConnection) -> Result<String, Error> {
+    conn.transaction(|conn| {
+        let mut receipt = Receipt {
+            number: String::new(),
+        };
+        seqgen::insert_into(receipts::table)
+            .values(&mut receipt)
+            .execute(conn)?;
+        Ok(receipt.number)
+    })
+}
+
+/// The receipts on the server `conn` reaches.
+fn receipts(conn: &mut PgConnection) -> Vec<String> {
+    use diesel::QueryDsl;
+    receipts::table
+        .select(receipts::number)
+        .order(receipts::number)
+        .load(conn)
+        .unwrap()
+}
 
 /// An undated key on the defaults: blocks of the spec's default batch (100), growing.
 fn spec(key: &str) -> Spec {
@@ -19,6 +56,22 @@ fn spec(key: &str) -> Spec {
         .pad(6)
         .build()
         .unwrap()
+}
+
+/// A gapless key, two digits.
+fn gapless(key: &str) -> Spec {
+    Spec::builder(key)
+        .prefix("T")
+        .date("")
+        .pad(2)
+        .gapless()
+        .build()
+        .unwrap()
+}
+
+/// One number of the gapless `spec` in a transaction of its own.
+fn ticket(generator: &Generator, conn: &mut PgConnection, spec: &Spec) -> Result<String, Error> {
+    conn.transaction(|conn| generator.next_id(conn, spec))
 }
 
 /// The port of the server `conn` reached.
@@ -48,6 +101,18 @@ fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
     let mut conn = PgConnection::establish(&both).unwrap();
     assert_eq!(port_of(&mut conn), primary.port);
     seqgen::run_migrations(&mut conn).unwrap();
+    diesel::sql_query("CREATE TABLE receipts (number TEXT PRIMARY KEY)")
+        .execute(&mut conn)
+        .unwrap();
+    // Gapless numbers by both paths: the first learns the key, the second is one statement;
+    // and by a generator's `next_id` in a transaction.
+    assert_eq!(receipt(&mut conn).unwrap(), "R0001");
+    assert_eq!(receipt(&mut conn).unwrap(), "R0002");
+    let tickets = gapless("tickets");
+    assert_eq!(
+        ticket(&Generator::new(), &mut conn, &tickets).unwrap(),
+        "T01"
+    );
     let (orders, invoices) = (spec("orders"), spec("invoices"));
     let generator = Generator::new();
     // Blocks 1..=100 of both keys, three numbers of each served.
@@ -76,6 +141,12 @@ fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
     assert_eq!(
         generator.next_id(&mut promoted, &invoices).unwrap(),
         "F000101"
+    );
+    // Gapless numbers go on there, from a synchronous standby that has them all.
+    assert_eq!(receipt(&mut promoted).unwrap(), "R0003");
+    assert_eq!(
+        ticket(&Generator::new(), &mut promoted, &tickets).unwrap(),
+        "T02"
     );
     // Another generator (another instance) goes on there too, right after the block the
     // first one reserved there.
@@ -117,9 +188,32 @@ fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
             other => panic!("{who} on the old primary: {other:?}"),
         }
     }
+    // Gapless numbers too, by the insert's one statement and by the usual path, and nothing
+    // is written: the old primary would hand out R0003 and T02 again.
+    for (who, result) in [
+        ("a gapless insert", receipt(&mut old)),
+        (
+            "a gapless number",
+            ticket(&Generator::new(), &mut old, &tickets),
+        ),
+    ] {
+        match result {
+            Err(Error::OldTimeline {
+                timeline: 1,
+                highest: 2,
+            }) => {}
+            other => panic!("{who} on the old primary: {other:?}"),
+        }
+    }
+    assert_eq!(receipts(&mut old), ["R0001", "R0002"]);
     // The promoted server is still served, from where it was.
     assert_eq!(
         generator.next_id(&mut promoted, &invoices).unwrap(),
         "F000102"
+    );
+    assert_eq!(receipt(&mut promoted).unwrap(), "R0004");
+    assert_eq!(
+        receipts(&mut promoted),
+        ["R0001", "R0002", "R0003", "R0004"]
     );
 }

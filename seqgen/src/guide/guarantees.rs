@@ -100,7 +100,9 @@
 //!   the blocks it reserved before (an asynchronous standby may not have received them), and a
 //!   server on an older timeline than the process saw for the database (the old primary
 //!   restarted writable beside the promoted one: a split brain) is refused with
-//!   `Error::OldTimeline`. What it cannot see: a process that only ever talks to the old
+//!   `Error::OldTimeline`. Inside a transaction (gapless numbers, a block without a pool) the
+//!   session carries the timeline seqgen checked it on, and the reservation's statement writes
+//!   nothing unless the server is still on it; a new session is checked once. What it cannot see: a process that only ever talks to the old
 //!   primary, numbers an asynchronous standby lost that were already served before the
 //!   failover, and a clone used beside the original on the same timeline. Fail over to a
 //!   synchronous standby (`synchronous_standby_names`), and fence the old primary. Gapless keys
@@ -132,8 +134,8 @@
 //! | setup | never a duplicate | gapless | configure | test |
 //! |---|---|---|---|---|
 //! | MariaDB Galera, any node a writer | yes: the nodes are one database (cluster name and state UUID); another node's write to a counter is a conflict, retried (30 attempts, pauses doubling to 50 ms) | yes with one writer node per key (its transactions queue on the counter row: `examples/tests/galera_faults.rs`); writers of one gapless key on several nodes fail certification and must run again inside [`retry_transaction`](crate::retry_transaction), and there MariaDB 10.11 left some clients waiting forever (`BENCHMARKS.md`): not recommended | `innodb_flush_log_at_trx_commit = 1` on every node (seqgen refuses other values: acknowledged commits can be lost); a `wsrep_cluster_name` of its own per cluster | `suite/galera.rs`, `examples/tests/galera_faults.rs` |
-//! | PostgreSQL, failover to a synchronous standby | yes: blocks reserved before a promotion are dropped, a server on an older timeline (the old primary) is refused | yes on the promoted server; but gapless numbers are not checked against the timeline yet, so an old primary restarted writable would give them again: fence it | `synchronous_standby_names`; one URL naming both servers with `target_session_attrs=read-write`; fence the old primary | `suite/failover.rs`, `suite/replication.rs` |
-//! | PostgreSQL, asynchronous standbys | no: a block the standby never received can be reserved again on the promoted server while an instance still serves it from memory (numbers already stored are lost with it) | refused (`Error::AsyncReplication`) unless `accept_async_replication` | make the standby synchronous | `suite/replication.rs` |
+//! | PostgreSQL, failover to a synchronous standby | yes: blocks reserved before a promotion are dropped; a server on an older timeline than the process saw (the old primary restarted writable beside the promoted one) is refused with `Error::OldTimeline`, for batched and gapless numbers; a process that never reached the promoted server cannot tell, so fence the old primary | yes, on the promoted server; the old primary refuses them as above | `synchronous_standby_names`; one URL naming both servers with `target_session_attrs=read-write`; fence the old primary | `suite/failover.rs`, `examples/tests/pg_failover.rs` (crash and promotion under 4 processes; the old primary back under 4 processes: all 4 refused, 0 repeated) |
+//! | PostgreSQL, asynchronous standbys | no: the numbers of blocks the standby never received are handed out again by the promoted server, to instances started after the failover (an instance that lived through it is refused when its counter goes back: `Error::CounterWentBack`) | refused (`Error::AsyncReplication`) unless `accept_async_replication` | make the standby synchronous | `suite/replication.rs`, `examples/tests/pg_failover.rs` (a standby stopped 2 s under load, then promoted: thousands of IDs repeated, and the check sees them) |
 //! | pgbouncer, transaction pooling | yes | yes | `CacheSize::Disabled` on every Diesel connection | `suite/pgbouncer.rs` |
 //!
 //! ## Voiding a number

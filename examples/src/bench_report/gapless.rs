@@ -1,12 +1,15 @@
 //! Gapless mode on PostgreSQL beside django-sequences 3.1 doing the same and pgbench's
 //! single-row `UPDATE … RETURNING` (the ceiling of any design that commits once per number),
 //! rounds interleaved in one run. 8 workers each; in seqgen's and Django's, one transaction
-//! in ten rolls back.
+//! in ten rolls back. seqgen twice: the insert inside the caller's transaction, and the insert
+//! alone, which is its own transaction (one statement in autocommit), the tenth still in a
+//! transaction rolled back.
 
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use diesel::connection::SimpleConnection;
+use diesel::r2d2::{ConnectionManager, PooledConnection};
 use diesel::result::Error as DieselError;
 use diesel::{Connection, PgConnection, QueryDsl, RunQueryDsl};
 use seqgen::DistributedId;
@@ -42,22 +45,31 @@ const DJANGO_SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gaples
 /// its WAL flush whatever the session says, so the others must too.
 const PGOPTIONS: &str = "-c synchronous_commit=on";
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Side {
     Seqgen,
+    SeqgenAlone,
     Django,
     Pgbench,
 }
 
 impl Side {
-    const ALL: [Side; 3] = [Side::Seqgen, Side::Django, Side::Pgbench];
+    const ALL: [Side; 4] = [Side::Seqgen, Side::SeqgenAlone, Side::Django, Side::Pgbench];
 
     fn name(self) -> &'static str {
         match self {
             Side::Seqgen => "seqgen gapless: `seqgen::insert_into` in a transaction",
+            Side::SeqgenAlone => {
+                "seqgen gapless: `seqgen::insert_into` alone (its own transaction; the tenth \
+                 in one rolled back)"
+            }
             Side::Django => "django-sequences 3.1: `get_next_value` + INSERT in `atomic()`",
             Side::Pgbench => "pgbench: single-row `UPDATE … RETURNING` (ceiling)",
         }
+    }
+
+    fn is_seqgen(self) -> bool {
+        matches!(self, Side::Seqgen | Side::SeqgenAlone)
     }
 }
 
@@ -81,18 +93,17 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
     for round in 0..args.rounds as usize {
         for i in (0..Side::ALL.len()).map(|i| (i + round) % Side::ALL.len()) {
             let rate = match Side::ALL[i] {
-                Side::Seqgen => {
+                side @ (Side::Seqgen | Side::SeqgenAlone) => {
                     let (transactions, secs) = measure(seconds, WORKERS, pool, |conn| {
                         let roll_back = attempts.fetch_add(1, Ordering::Relaxed) % ROLLBACK_EVERY
                             == ROLLBACK_EVERY - 1;
+                        if side == Side::SeqgenAlone && !roll_back {
+                            insert_invoice(conn)?;
+                            committed.fetch_add(1, Ordering::Relaxed);
+                            return Ok(1);
+                        }
                         let result = conn.transaction(|conn| {
-                            let mut rows = vec![NewInvoice {
-                                id: String::new(),
-                                amount: 1,
-                            }];
-                            seqgen::insert_into(bench_invoices::table)
-                                .values(&mut rows)
-                                .execute(conn)?;
+                            insert_invoice(conn)?;
                             if roll_back {
                                 return Err(seqgen::Error::Database(
                                     DieselError::RollbackTransaction,
@@ -135,24 +146,35 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
          1 in {ROLLBACK_EVERY} rolled back; median of {} rounds of {seconds} s)",
         args.rounds
     );
-    println!("| path | transactions/s (median, range) | seqgen ÷ this (median, range) |");
-    println!("|---|---|---|");
+    println!(
+        "| path | transactions/s (median, range) | ÷ django-sequences (median, range) | \
+         ÷ pgbench (median, range) |"
+    );
+    println!("|---|---|---|---|");
+    // Per round, so that a round the machine slowed down compares like with like.
+    let ratio = |i: usize, other: Side| {
+        let other = &rates[Side::ALL.iter().position(|&s| s == other).unwrap_or(0)];
+        let ratios: Vec<f64> = rates[i].iter().zip(other).map(|(s, o)| s / o).collect();
+        if ratios.is_empty() {
+            return String::new();
+        }
+        let (lo, mid, hi) = spread(&ratios);
+        format!("{mid:.2} ({lo:.2}–{hi:.2})")
+    };
     for (i, side) in Side::ALL.into_iter().enumerate() {
         if rates[i].is_empty() {
-            println!("| {} | not run (see above) | |", side.name());
+            println!("| {} | not run (see above) | | |", side.name());
             continue;
         }
         let (lo, mid, hi) = spread(&rates[i]);
-        // Per round, so that a round the machine slowed down compares like with like.
-        let ratios: Vec<f64> = rates[0].iter().zip(&rates[i]).map(|(s, o)| s / o).collect();
-        let ratio = match (i, ratios.is_empty()) {
-            (0, _) | (_, true) => String::new(),
-            _ => {
-                let (rlo, rmid, rhi) = spread(&ratios);
-                format!("{rmid:.2} ({rlo:.2}–{rhi:.2})")
-            }
+        let (django, pgbench) = match side.is_seqgen() {
+            true => (ratio(i, Side::Django), ratio(i, Side::Pgbench)),
+            false => Default::default(),
         };
-        println!("| {} | {mid:.0} ({lo:.0}–{hi:.0}) | {ratio} |", side.name());
+        println!(
+            "| {} | {mid:.0} ({lo:.0}–{hi:.0}) | {django} | {pgbench} |",
+            side.name()
+        );
     }
     println!(
         "\nseqgen's committed rows: {count}, numbered 1..={count} without a hole: {}",
@@ -162,6 +184,21 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
         return Err("seqgen's gapless rows have a hole or a duplicate".into());
     }
     Ok(())
+}
+
+/// One invoice inserted by seqgen, numbered by the insert itself, on a pooled connection (the
+/// form whose database the default generator remembers).
+fn insert_invoice(
+    conn: &mut PooledConnection<ConnectionManager<PgConnection>>,
+) -> Result<(), seqgen::Error> {
+    let mut rows = vec![NewInvoice {
+        id: String::new(),
+        amount: 1,
+    }];
+    seqgen::insert_into(bench_invoices::table)
+        .values(&mut rows)
+        .execute(conn)
+        .map(drop)
 }
 
 /// Runs the Django script for `seconds`: its transactions per second, or `None` (with the

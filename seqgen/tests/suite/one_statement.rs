@@ -197,7 +197,56 @@ backend_tests_postgres!(
     eight_workers_with_rollbacks_commit_one_to_n,
     a_column_found_by_name_at_another_fields_place_is_not_taken,
     one_row_is_prepared_once_per_connection,
+    alone_it_is_one_statement_and_its_own_transaction,
 );
+
+/// Outside any transaction of the caller's, the insert is its own transaction: one statement
+/// in autocommit (no `BEGIN`, no `COMMIT`), which commits the number and the row together or
+/// neither (the fast form in `BENCHMARKS.md`).
+fn alone_it_is_one_statement_and_its_own_transaction(db: TestDb<PgConnection>) {
+    let (mut conn, generator) = setup(&db, &["seqgen_one_invoice"]);
+    let insert = |conn: &mut PgConnection, record: &mut Invoice| {
+        seqgen::insert_into(seqgen_one_rows::table)
+            .values(record)
+            .with_generator(&generator)
+            .execute(conn)
+    };
+    // The key's first insert learns its shape, in a transaction seqgen opens.
+    let mut first = invoice("a");
+    insert(&mut conn, &mut first).unwrap();
+    assert_eq!(first.number, "INV20260001");
+
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&sent);
+    conn.set_instrumentation(move |event: InstrumentationEvent<'_>| match event {
+        InstrumentationEvent::StartQuery { query, .. } => {
+            sink.lock().unwrap().push(query.to_string())
+        }
+        InstrumentationEvent::BeginTransaction { .. } => sink.lock().unwrap().push("BEGIN".into()),
+        _ => {}
+    });
+    let mut second = invoice("b");
+    insert(&mut conn, &mut second).unwrap();
+    assert_eq!(second.number, "INV20260002");
+    let statements = sent.lock().unwrap().clone();
+    assert!(
+        statements.len() == 1 && statements[0].contains("WITH seqgen_n AS"),
+        "{statements:#?}"
+    );
+    // A failed insert alone (its code is taken) commits nothing: its number goes to the next.
+    let mut taken = invoice("b");
+    assert!(insert(&mut conn, &mut taken).is_err());
+    assert_eq!(taken.number, "");
+    let mut third = invoice("c");
+    insert(&mut conn, &mut third).unwrap();
+    assert_eq!(third.number, "INV20260003");
+    let expected: Vec<(String, String)> = ["a", "b", "c"]
+        .iter()
+        .enumerate()
+        .map(|(i, code)| (format!("INV2026{:04}", i + 1), (*code).to_owned()))
+        .collect();
+    assert_eq!(rows(&mut conn), expected);
+}
 
 /// The single-row statement is prepared once for the connection (Diesel parses and plans its
 /// own derived insert at every call), whether the records are one struct or a `Vec` of one; a

@@ -10,9 +10,10 @@
 //!   README says to.
 //! - **next_id latency**: p50, p99 and p99.9 of `Generator::next_id` with 8 threads and a
 //!   batch of 100 (every 100th call needs a block).
-//! - **gapless** (`--report gapless` or `all`, PostgreSQL): gapless inserts in transactions
-//!   beside django-sequences 3.1 doing the same and pgbench's single-row `UPDATE … RETURNING`;
-//!   see `bench_report/gapless.rs`.
+//! - **gapless** (`--report gapless` or `all`): on PostgreSQL, gapless inserts in transactions
+//!   and alone beside django-sequences 3.1 doing the same and pgbench's single-row
+//!   `UPDATE … RETURNING` (`bench_report/gapless.rs`); on MySQL/MariaDB beside the same
+//!   statements written by hand (`bench_report/gapless_mysql.rs`).
 //!
 //! The hot path (cached IDs against bare in-memory loops) is criterion's: `cargo bench -p
 //! seqgen --features bundled-sqlite --bench cached_path`.
@@ -30,6 +31,8 @@ use seqgen::{DistributedId, Generator};
 
 #[cfg(feature = "postgres")]
 mod gapless;
+#[cfg(feature = "mysql")]
+mod gapless_mysql;
 mod inserts;
 mod latency;
 #[cfg(any(feature = "async-postgres", feature = "async-mysql"))]
@@ -285,8 +288,9 @@ pub fn main_with(args: impl IntoIterator<Item = String>) -> std::process::ExitCo
 pub fn run(args: &Args) -> Result<(), BoxError> {
     for url in &args.url {
         let postgres = url.starts_with("postgres://") || url.starts_with("postgresql://");
-        if !postgres && args.report == Report::Gapless {
-            eprintln!("{url}: the gapless comparison runs on PostgreSQL only");
+        let mysql = url.starts_with("mysql://");
+        if !postgres && !mysql && args.report == Report::Gapless {
+            eprintln!("{url}: the gapless comparison runs on PostgreSQL and MySQL");
             continue;
         }
         if postgres {
@@ -305,12 +309,18 @@ pub fn run(args: &Args) -> Result<(), BoxError> {
             }
             #[cfg(not(feature = "postgres"))]
             return Err("built without PostgreSQL: add --features postgres".into());
-        } else if url.starts_with("mysql://") {
+        } else if mysql {
             #[cfg(feature = "mysql")]
-            report::<diesel::MysqlConnection>(args, url, "mysql")?;
+            if args.report != Report::Gapless {
+                report::<diesel::MysqlConnection>(args, url, "mysql")?;
+            }
             #[cfg(feature = "async-mysql")]
             if matches!(args.report, Report::Inserts | Report::All) {
                 nonblocking::mysql(args, url, "mysql")?;
+            }
+            #[cfg(feature = "mysql")]
+            if matches!(args.report, Report::Gapless | Report::All) {
+                gapless_mysql::report(args, url)?;
             }
             #[cfg(not(feature = "mysql"))]
             return Err("built without MySQL: add --features mysql".into());

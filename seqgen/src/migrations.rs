@@ -12,8 +12,9 @@ use diesel_migrations::MigrationHarness;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 
-/// How often [`run_migrations`] retries when another process migrates at the same moment.
-const MIGRATION_ATTEMPTS: u32 = 5;
+/// How often [`run_migrations`] retries when another process migrates at the same moment (on
+/// a Galera cluster each statement of one is a conflict for the others).
+const MIGRATION_ATTEMPTS: u32 = 10;
 
 /// Creates the `db_key` table if it is missing. Idempotent, and safe when several processes
 /// start at once.

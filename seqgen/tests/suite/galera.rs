@@ -30,7 +30,16 @@ fn a_galera_cluster_is_one_database() {
             thread::spawn(move || {
                 let mut conn = MysqlConnection::establish(&urls[i % 3]).unwrap();
                 barrier.wait();
-                seqgen::run_migrations(&mut conn).map_err(|e| format!("node {}: {e}", i % 3))
+                seqgen::run_migrations(&mut conn).map_err(|e| {
+                    // With its causes: the point of the error is to say why.
+                    let mut why = format!("node {}: {e}", i % 3);
+                    let mut source = std::error::Error::source(&e);
+                    while let Some(cause) = source {
+                        why.push_str(&format!(": {cause}"));
+                        source = cause.source();
+                    }
+                    why
+                })
             })
         })
         .collect();

@@ -25,6 +25,7 @@ mod guess;
 mod integrity;
 mod invariant;
 mod meters;
+mod migrations;
 mod never_back;
 mod new_keys;
 mod nonblocking;

@@ -7,8 +7,11 @@
 -- `SET current_value = current_value - 5000` always fails.
 -- With binary logging on, creating a trigger takes the SUPER privilege (or
 -- log_bin_trust_function_creators = 1) for the user running the migrations.
-ALTER TABLE db_key ADD COLUMN lowered_from BIGINT NULL;
-CREATE TRIGGER db_key_never_back BEFORE UPDATE ON db_key FOR EACH ROW
+-- MySQL runs DDL outside the migration's transaction: a run cut off midway (a crash, a
+-- conflict with another node) leaves part of it applied and unrecorded. On MariaDB every
+-- step is therefore idempotent (`/*M! IF NOT EXISTS */`), so that the next run completes it.
+ALTER TABLE db_key ADD COLUMN /*M! IF NOT EXISTS */ lowered_from BIGINT NULL;
+CREATE TRIGGER /*M! IF NOT EXISTS */ db_key_never_back BEFORE UPDATE ON db_key FOR EACH ROW
 BEGIN
     IF NEW.current_value < OLD.current_value AND NOT (NEW.lowered_from <=> OLD.current_value) THEN
         -- MESSAGE_TEXT holds at most 128 characters.

@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::{Generator, Inner, NEXT_UID};
 use crate::batch::BatchPolicy;
 use crate::clock::{Clock, SystemClock};
-use crate::reserve::identity::{Acceptance, Identity};
+use crate::reserve::identity::Identity;
 use crate::reserve::pool::PoolReserve;
+use crate::reserve::risks::Acceptance;
 use crate::sync::RwLock;
 
 /// Configures a [`Generator`]; see [`Generator::builder`].

@@ -22,8 +22,8 @@ use crate::driver::{drive, Blocking, Driver};
 use crate::error::Result;
 use crate::generator::Generator;
 use crate::model::Records;
-pub use crate::reserve::identity::{accept_async_replication, accept_non_durable_server};
 use crate::reserve::identity::{identify, Identity};
+pub use crate::reserve::risks::{accept_async_replication, accept_non_durable_server};
 use crate::stats::KeyStats;
 use seqgen_core::Scoped;
 

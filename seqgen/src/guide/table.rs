@@ -33,7 +33,12 @@
 //! The migrations live in `seqgen/migrations/{sqlite,postgres,mysql}/` and are embedded in the crate:
 //! [`seqgen::run_migrations(&mut conn)`](crate::run_migrations) runs them (idempotent; safe when several processes start
 //! at once). The row with an empty key and period is reserved: it identifies the database to
-//! seqgen's caches.
+//! seqgen's caches. MySQL and MariaDB run DDL outside the migration's transaction, so a run cut
+//! off midway (a process killed at start-up, a Galera conflict) leaves part of a migration
+//! applied and unrecorded; on MariaDB every step is idempotent and the next run completes it
+//! (`tests/suite/migrations.rs`). On MySQL 8, which has no `ADD COLUMN IF NOT EXISTS`, finish
+//! that migration's remaining statements by hand and insert its version into
+//! `__diesel_schema_migrations`.
 //!
 //! Next to your own embedded migrations, run and revert both through one source, so reverting
 //! yours does not trip over seqgen's version in `__diesel_schema_migrations`:
@@ -55,7 +60,7 @@
 //! CONFLICT` names the old key; loudly, never a repeated number), and on MySQL keep working for
 //! unscoped keys only. Upgrade every instance together with the table.
 //!
-//! seqgen's migrations have the versions `00000000000100` to `00000000000500`, far from the
+//! seqgen's migrations have the versions `00000000000100` to `00000000000600`, far from the
 //! timestamps Diesel's CLI gives; do not give one of yours those versions (Diesel records
 //! versions only).
 //!

@@ -19,11 +19,9 @@
 //! asynchronous one). What tells them apart is the **timeline**, one more at each promotion,
 //! read with every reservation (`timeline.rs`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use crate::backend::{Backend, Found};
+use crate::backend::Found;
 use crate::driver::Driver;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// One database, as told apart by [`identify`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -69,80 +67,4 @@ pub(crate) async fn identify<D: Driver>(
         .token
         .map(|token| Identity::new(&found.fingerprint, token));
     Ok((found, identity))
-}
-
-/// Whether the process-wide default generator accepts a server that does not commit durably.
-static ACCEPT_NON_DURABLE: AtomicBool = AtomicBool::new(false);
-
-/// Lets the process-wide default generator (behind [`next_id`](crate::global::next_id), the derive and
-/// [`insert_into`](crate::insert_into)) reserve blocks on a server that does not commit
-/// durably (MySQL/MariaDB with `innodb_flush_log_at_trx_commit` other than 1, PostgreSQL with
-/// `fsync = off`), which it refuses otherwise ([`Error::NotDurable`]). Only for development
-/// databases: a server crash can then lose reservations whose numbers instances still hold,
-/// and hand them out again.
-pub fn accept_non_durable_server() {
-    ACCEPT_NON_DURABLE.store(true, Ordering::Relaxed);
-}
-
-/// Whether the process-wide default generator takes gapless numbers on a primary that
-/// replicates asynchronously.
-static ACCEPT_ASYNC_REPLICATION: AtomicBool = AtomicBool::new(false);
-
-/// Lets the process-wide default generator take gapless numbers on a PostgreSQL primary whose
-/// commits do not wait for a standby, which it refuses otherwise
-/// ([`Error::AsyncReplication`]): a failover to a standby can then lose the last numbers
-/// taken, and the promoted server hands them out again.
-pub fn accept_async_replication() {
-    ACCEPT_ASYNC_REPLICATION.store(true, Ordering::Relaxed);
-}
-
-/// Who decides whether a risk seqgen refuses by default (a server that does not commit
-/// durably, gapless numbers on an asynchronous primary) is accepted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Acceptance {
-    Refuse,
-    Accept,
-    /// The process-wide setting ([`accept_non_durable_server`],
-    /// [`accept_async_replication`]).
-    AsProcess,
-}
-
-impl Acceptance {
-    fn accepts(self, process: &AtomicBool) -> bool {
-        match self {
-            Acceptance::Refuse => false,
-            Acceptance::Accept => true,
-            Acceptance::AsProcess => process.load(Ordering::Relaxed),
-        }
-    }
-
-    /// Refuses gapless numbers of `key` on a primary that replicates asynchronously
-    /// (`async_standbys`), unless accepted.
-    pub(crate) fn check_replication(self, async_standbys: bool, key: &str) -> Result<()> {
-        if !async_standbys || self.accepts(&ACCEPT_ASYNC_REPLICATION) {
-            return Ok(());
-        }
-        crate::trace::event!(
-            error,
-            key,
-            "a gapless key on a PostgreSQL primary whose commits do not wait for a standby was refused"
-        );
-        Err(Error::AsyncReplication {
-            key: key.to_owned(),
-        })
-    }
-
-    /// Refuses a server that does not commit durably, unless accepted.
-    pub(crate) fn check<B: Backend>(self, found: &Found) -> Result<()> {
-        let accepted = self.accepts(&ACCEPT_NON_DURABLE);
-        if found.durability == B::DURABLE || accepted {
-            Ok(())
-        } else {
-            Err(Error::NotDurable {
-                setting: B::DURABILITY_SETTING,
-                value: found.durability.clone(),
-                durable: B::DURABLE,
-            })
-        }
-    }
 }

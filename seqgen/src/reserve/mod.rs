@@ -1,13 +1,15 @@
 //! The database side of the allocator, with no memory of its own: reservations (a committed
 //! block outside any transaction, retried on conflicts; numbers inside the caller's
 //! transaction; the nowait lock; the key's shape), which database a connection reaches
-//! (`identity`), the one retry policy (`retry`), and the pools that reserve beside the
+//! (`identity`) and which server of it after a failover (`timeline`), the risks refused by
+//! default (`risks`), the one retry policy (`retry`), and the pools that reserve beside the
 //! caller's transaction (`pool`). One statement per reservation, always bounded by what the
 //! spec can hold.
 
 pub(crate) mod identity;
 pub(crate) mod pool;
 pub(crate) mod retry;
+pub(crate) mod risks;
 pub(crate) mod timeline;
 
 use crate::backend::{is_busy, Counter, Found, Identified, Request};
@@ -15,8 +17,9 @@ use crate::batch::{block_size, Batch};
 use crate::capacity::{largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
-use identity::{identify, Acceptance, Identity};
+use identity::{identify, Identity};
 use retry::retrying;
+use risks::Acceptance;
 use seqgen_core::__private::Period;
 use seqgen_core::Spec;
 use timeline::{check_timeline, reserve_in_transaction};

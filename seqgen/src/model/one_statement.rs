@@ -4,8 +4,8 @@
 //!
 //! When the counter may not advance (the period's capacity is used up, or seqgen has not
 //! checked the session's timeline yet: `reserve::timeline`), no row is inserted and no row
-//! comes back; the usual path follows. A failed statement aborts the caller's transaction, as any failed
-//! statement does on PostgreSQL, which gives the numbers back.
+//! comes back; the usual path follows. A failed statement aborts the caller's transaction, as
+//! any failed statement does on PostgreSQL, which gives the numbers back.
 
 use diesel::QueryResult;
 

@@ -75,8 +75,9 @@ impl super::Backend for Mysql {
     lock_nowait!(sync);
 }
 
-/// [`Backend::reserve`](super::Backend::reserve) and
-/// [`Backend::create_row`](super::Backend::create_row), for both drivers (see
+/// [`Backend::reserve`](super::Backend::reserve) (and
+/// [`reserve_in_transaction`](super::Backend::reserve_in_transaction), the same: MySQL has no
+/// timelines) and [`Backend::create_row`](super::Backend::create_row), for both drivers (see
 /// `core_queries!`).
 macro_rules! reserve {
     (sync) => {
@@ -111,7 +112,6 @@ macro_rules! reserve {
                 .map_err(|e| diesel::result::Error::DeserializationError(e.into()))
         }
 
-        // No timelines: inside a transaction as outside.
         $($kw)* fn reserve_in_transaction<C>(
             conn: &mut C,
             counter: $crate::backend::Counter<'_>,

@@ -15,12 +15,11 @@ macro_rules! core_statements {
             /// caller's. A new row starts at its key row's `start_value` (see
             /// [`Counter::key_row`]); a counter behind its own `start_value` jumps to it. Numbers
             /// only ever move forward. When the counter is past `limit` (the largest value it
-            /// may have for `count` more to fit), nothing changes and `None` comes back.
-            fn reserve(counter: Counter<'_>, count: i64, limit: i64) -> Option<i64>;
-            /// [`reserve`](Backend::reserve) inside the caller's transaction. On a backend with
-            /// timelines (PostgreSQL) nothing changes and `None` comes back also when seqgen
-            /// has not checked this session's timeline ([`mark_timeline`](Backend::mark_timeline)).
-            fn reserve_in_transaction(counter: Counter<'_>, count: i64, limit: i64) -> Option<i64>;
+            /// may have for `count` more to fit), nothing changes and `None` comes back. Inside
+            /// the caller's transaction (`in_transaction`), on a backend with timelines
+            /// (PostgreSQL), also when seqgen has not checked this session's timeline
+            /// ([`mark_timeline`](Backend::mark_timeline)).
+            fn reserve(counter: Counter<'_>, count: i64, limit: i64, in_transaction: bool) -> Option<i64>;
             /// `identify` and `reserve` in fewer round trips than the two: one statement on
             /// PostgreSQL; two on MySQL for an undated, unscoped key whose row records the
             /// request's shape and gives the batch it expects. `Ok(None)` with nothing reserved

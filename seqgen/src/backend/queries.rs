@@ -164,31 +164,21 @@ macro_rules! upsert_reserve {
             counter: $crate::backend::Counter<'_>,
             count: i64,
             limit: i64,
+            in_transaction: bool,
         ) -> QueryResult<Option<i64>>
         where
             C: $($conn)*<Backend = Self>,
         {
-            use $crate::backend::statement::{Statement, UpsertReturning};
-            Statement::<UpsertReturning>::new(counter, count)
-                .limited(limit)
-                .get_result(conn) $(.$aw)*
-                .optional()
-        }
-
-        $($kw)* fn reserve_in_transaction<C>(
-            conn: &mut C,
-            counter: $crate::backend::Counter<'_>,
-            count: i64,
-            limit: i64,
-        ) -> QueryResult<Option<i64>>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::backend::statement::{Statement, UpsertReturningInTransaction};
-            Statement::<UpsertReturningInTransaction>::new(counter, count)
-                .limited(limit)
-                .get_result(conn) $(.$aw)*
-                .optional()
+            use $crate::backend::statement::{Statement, UpsertReturning, UpsertReturningInTransaction};
+            match in_transaction {
+                false => Statement::<UpsertReturning>::new(counter, count)
+                    .limited(limit)
+                    .get_result(conn) $(.$aw)*,
+                true => Statement::<UpsertReturningInTransaction>::new(counter, count)
+                    .limited(limit)
+                    .get_result(conn) $(.$aw)*,
+            }
+            .optional()
         }
 
         $($kw)* fn create_row<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>

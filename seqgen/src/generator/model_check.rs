@@ -78,17 +78,9 @@ impl Driver for Conn {
         counter: Counter<'_>,
         count: i64,
         limit: i64,
+        _: bool,
     ) -> QueryResult<Option<i64>> {
         Ok(self.0.bump(counter.period, count, limit))
-    }
-
-    async fn reserve_in_transaction(
-        &mut self,
-        c: Counter<'_>,
-        n: i64,
-        l: i64,
-    ) -> QueryResult<Option<i64>> {
-        self.reserve(c, n, l).await
     }
 
     async fn read(&mut self, counter: Counter<'_>) -> QueryResult<Option<i64>> {

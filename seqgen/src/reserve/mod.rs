@@ -182,7 +182,7 @@ pub(crate) async fn reserve_fitting<D: Driver>(
         // Both fit in an i64: `need <= largest` was checked, and `count` is capped above.
         let (count_sql, limit) = ((count as i64), (largest - count) as i64);
         let last = match retry {
-            Retry::Yes => retrying!(D, db.reserve(counter, count_sql, limit).await)?,
+            Retry::Yes => retrying!(D, db.reserve(counter, count_sql, limit, false).await)?,
             Retry::No => reserve_in_transaction(db, counter, count_sql, limit).await?,
         };
         if let Some(last) = last {

@@ -55,8 +55,8 @@ pub(crate) fn check_timeline(identity: &Identity, timeline: Option<u32>) -> Resu
     Ok(())
 }
 
-/// [`Backend::reserve_in_transaction`]: `counter` advanced by `count` unless past `limit`
-/// (`None`), inside the caller's transaction, on a session whose timeline was checked. A
+/// [`Backend::reserve`] inside the caller's transaction: `counter` advanced by `count` unless
+/// past `limit` (`None`), on a session whose timeline was checked. A
 /// session not checked yet is checked and marked first, and the reservation runs again.
 pub(crate) async fn reserve_in_transaction<D: Driver>(
     db: &mut D,
@@ -64,7 +64,7 @@ pub(crate) async fn reserve_in_transaction<D: Driver>(
     count: i64,
     limit: i64,
 ) -> Result<Option<i64>> {
-    if let Some(last) = db.reserve_in_transaction(counter, count, limit).await? {
+    if let Some(last) = db.reserve(counter, count, limit, true).await? {
         return Ok(Some(last));
     }
     if D::Backend::MARK_TIMELINE.is_empty() {
@@ -72,7 +72,7 @@ pub(crate) async fn reserve_in_transaction<D: Driver>(
     }
     // Past the limit, or on a session not checked yet: the second run tells.
     check_session(db).await?;
-    Ok(db.reserve_in_transaction(counter, count, limit).await?)
+    Ok(db.reserve(counter, count, limit, true).await?)
 }
 
 /// Checks the timeline of the server `db` reaches against the highest this process saw for its

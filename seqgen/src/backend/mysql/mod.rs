@@ -75,10 +75,9 @@ impl super::Backend for Mysql {
     lock_nowait!(sync);
 }
 
-/// [`Backend::reserve`](super::Backend::reserve) (and
-/// [`reserve_in_transaction`](super::Backend::reserve_in_transaction), the same: MySQL has no
-/// timelines) and [`Backend::create_row`](super::Backend::create_row), for both drivers (see
-/// `core_queries!`).
+/// [`Backend::reserve`](super::Backend::reserve) (the same inside a transaction: MySQL has
+/// no timelines) and [`Backend::create_row`](super::Backend::create_row), for both drivers
+/// (see `core_queries!`).
 macro_rules! reserve {
     (sync) => {
         $crate::backend::mysql::reserve!(@ [] [] [diesel::connection::LoadConnection] [$crate::backend::Backend]);
@@ -92,6 +91,7 @@ macro_rules! reserve {
             counter: $crate::backend::Counter<'_>,
             count: i64,
             limit: i64,
+            _in_transaction: bool,
         ) -> QueryResult<Option<i64>>
         where
             C: $($conn)*<Backend = Self>,
@@ -110,18 +110,6 @@ macro_rules! reserve {
             i64::try_from(value)
                 .map(Some)
                 .map_err(|e| diesel::result::Error::DeserializationError(e.into()))
-        }
-
-        $($kw)* fn reserve_in_transaction<C>(
-            conn: &mut C,
-            counter: $crate::backend::Counter<'_>,
-            count: i64,
-            limit: i64,
-        ) -> QueryResult<Option<i64>>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            <Self as $($this)*>::reserve(conn, counter, count, limit) $(.$aw)*
         }
 
         $($kw)* fn create_row<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>

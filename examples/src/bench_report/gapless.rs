@@ -6,14 +6,14 @@
 //! transaction rolled back.
 
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 use diesel::connection::SimpleConnection;
 use diesel::r2d2::{ConnectionManager, PooledConnection};
-use diesel::result::Error as DieselError;
-use diesel::{Connection, PgConnection, QueryDsl, RunQueryDsl};
+use diesel::{PgConnection, QueryDsl, RunQueryDsl};
 use seqgen::DistributedId;
 
+use super::gapless_steps::{check_numbered, ratio, step, Form, ROLLBACK_EVERY, WORKERS};
 use super::inserts::{measure, migrated_pool, spread};
 use super::{Args, BoxError};
 
@@ -34,9 +34,6 @@ pub struct NewInvoice {
     amount: i64,
 }
 
-const WORKERS: usize = 8;
-/// One transaction in this many rolls back (the Django script does the same).
-const ROLLBACK_EVERY: u64 = 10;
 /// What pgbench runs, once per transaction.
 const PGBENCH_SCRIPT: &str = "UPDATE bench_counter SET v = v + 1 WHERE id = 1 RETURNING v;\n";
 /// The Django side, run with `--django-python`.
@@ -94,31 +91,12 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
         for i in (0..Side::ALL.len()).map(|i| (i + round) % Side::ALL.len()) {
             let rate = match Side::ALL[i] {
                 side @ (Side::Seqgen | Side::SeqgenAlone) => {
+                    let form = match side {
+                        Side::SeqgenAlone => Form::Alone,
+                        _ => Form::InTransaction,
+                    };
                     let (transactions, secs) = measure(seconds, WORKERS, pool, |conn| {
-                        let roll_back = attempts.fetch_add(1, Ordering::Relaxed) % ROLLBACK_EVERY
-                            == ROLLBACK_EVERY - 1;
-                        if side == Side::SeqgenAlone && !roll_back {
-                            insert_invoice(conn)?;
-                            committed.fetch_add(1, Ordering::Relaxed);
-                            return Ok(1);
-                        }
-                        let result = conn.transaction(|conn| {
-                            insert_invoice(conn)?;
-                            if roll_back {
-                                return Err(seqgen::Error::Database(
-                                    DieselError::RollbackTransaction,
-                                ));
-                            }
-                            Ok(())
-                        });
-                        match result {
-                            Ok(()) => {
-                                committed.fetch_add(1, Ordering::Relaxed);
-                            }
-                            Err(seqgen::Error::Database(DieselError::RollbackTransaction)) => {}
-                            Err(e) => return Err(e.into()),
-                        }
-                        Ok(1)
+                        step(conn, form, &attempts, &committed, insert_invoice)
                     })?;
                     Some(transactions as f64 / secs)
                 }
@@ -131,15 +109,12 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
         }
     }
 
-    // The promise, checked: the committed rows hold exactly INV00000001 ..= the count.
     let (count, highest) = bench_invoices::table
         .select((
             diesel::dsl::count_star(),
             diesel::dsl::max(bench_invoices::id),
         ))
         .get_result::<(i64, Option<String>)>(&mut pool.get()?)?;
-    let gapless = count as u64 == committed.load(Ordering::Relaxed)
-        && highest.as_deref().unwrap_or("INV00000000") == format!("INV{count:08}");
 
     println!(
         "\n## postgres: gapless, {WORKERS} workers, transactions/s (committed and rolled back, \
@@ -151,15 +126,11 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
          ÷ pgbench (median, range) |"
     );
     println!("|---|---|---|---|");
-    // Per round, so that a round the machine slowed down compares like with like.
     let ratio = |i: usize, other: Side| {
-        let other = &rates[Side::ALL.iter().position(|&s| s == other).unwrap_or(0)];
-        let ratios: Vec<f64> = rates[i].iter().zip(other).map(|(s, o)| s / o).collect();
-        if ratios.is_empty() {
-            return String::new();
-        }
-        let (lo, mid, hi) = spread(&ratios);
-        format!("{mid:.2} ({lo:.2}–{hi:.2})")
+        ratio(
+            &rates[i],
+            &rates[Side::ALL.iter().position(|&s| s == other).unwrap_or(0)],
+        )
     };
     for (i, side) in Side::ALL.into_iter().enumerate() {
         if rates[i].is_empty() {
@@ -176,14 +147,7 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
             side.name()
         );
     }
-    println!(
-        "\nseqgen's committed rows: {count}, numbered 1..={count} without a hole: {}",
-        if gapless { "yes" } else { "NO" }
-    );
-    if !gapless {
-        return Err("seqgen's gapless rows have a hole or a duplicate".into());
-    }
-    Ok(())
+    check_numbered(count, highest, &committed)
 }
 
 /// One invoice inserted by seqgen, numbered by the insert itself, on a pooled connection (the

@@ -8,15 +8,16 @@
 //! rounds interleaved; every side durable (the server's `innodb_flush_log_at_trx_commit = 1`,
 //! which seqgen requires).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 use diesel::connection::SimpleConnection;
 use diesel::r2d2::{ConnectionManager, PooledConnection};
 use diesel::result::Error as DieselError;
 use diesel::sql_types::BigInt;
-use diesel::{Connection, MysqlConnection, QueryDsl, RunQueryDsl};
+use diesel::{MysqlConnection, QueryDsl, RunQueryDsl};
 use seqgen::DistributedId;
 
+use super::gapless_steps::{check_numbered, ratio, step, Form, ROLLBACK_EVERY, WORKERS};
 use super::inserts::{measure, migrated_pool, spread};
 use super::{Args, BoxError};
 
@@ -65,10 +66,6 @@ struct NewInvoice {
     amount: i64,
 }
 
-const WORKERS: usize = 8;
-/// One transaction in this many rolls back.
-const ROLLBACK_EVERY: u64 = 10;
-
 type Pooled = PooledConnection<ConnectionManager<MysqlConnection>>;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -106,53 +103,39 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
     )?;
     let seconds = args.gapless_seconds;
     let attempts = AtomicU64::new(0);
-    let committed = AtomicU64::new(0);
+    let (committed, by_hand) = (AtomicU64::new(0), AtomicU64::new(0));
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); Side::ALL.len()];
     for round in 0..args.rounds as usize {
         for i in (0..Side::ALL.len()).map(|i| (i + round) % Side::ALL.len()) {
             let side = Side::ALL[i];
-            let (transactions, secs) = measure(seconds, WORKERS, pool, |conn| {
-                let roll_back =
-                    attempts.fetch_add(1, Ordering::Relaxed) % ROLLBACK_EVERY == ROLLBACK_EVERY - 1;
-                let seqgen = side != Side::ByHand;
-                if side == Side::SeqgenAlone && !roll_back {
-                    insert_invoice(conn)?;
-                    committed.fetch_add(1, Ordering::Relaxed);
-                    return Ok(1);
-                }
-                let result = conn.transaction(|conn| {
-                    match seqgen {
-                        true => insert_invoice(conn)?,
-                        false => insert_by_hand(conn)?,
-                    }
-                    if roll_back {
-                        return Err(seqgen::Error::Database(DieselError::RollbackTransaction));
-                    }
-                    Ok(())
-                });
-                match result {
-                    Ok(()) if seqgen => {
-                        committed.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Ok(()) | Err(seqgen::Error::Database(DieselError::RollbackTransaction)) => {}
-                    Err(e) => return Err(e.into()),
-                }
-                Ok(1)
+            let (transactions, secs) = measure(seconds, WORKERS, pool, |conn| match side {
+                Side::Seqgen => step(
+                    conn,
+                    Form::InTransaction,
+                    &attempts,
+                    &committed,
+                    insert_invoice,
+                ),
+                Side::SeqgenAlone => step(conn, Form::Alone, &attempts, &committed, insert_invoice),
+                // Its rows are not seqgen's: counted apart, and not checked.
+                Side::ByHand => step(
+                    conn,
+                    Form::InTransaction,
+                    &attempts,
+                    &by_hand,
+                    insert_by_hand,
+                ),
             })?;
             rates[i].push(transactions as f64 / secs);
         }
     }
 
-    // The promise, checked: seqgen's committed rows hold exactly INV00000001 ..= the count.
     let (count, highest) = bench_invoices_my::table
         .select((
             diesel::dsl::count_star(),
             diesel::dsl::max(bench_invoices_my::id),
         ))
         .get_result::<(i64, Option<String>)>(&mut pool.get()?)?;
-    let gapless = count as u64 == committed.load(Ordering::Relaxed)
-        && highest.as_deref().unwrap_or("INV00000000") == format!("INV{count:08}");
-
     println!(
         "\n## mysql: gapless, {WORKERS} workers, transactions/s (committed and rolled back, \
          1 in {ROLLBACK_EVERY} rolled back; median of {} rounds of {seconds} s)",
@@ -162,25 +145,13 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
     println!("|---|---|---|");
     for (i, side) in Side::ALL.into_iter().enumerate() {
         let (lo, mid, hi) = spread(&rates[i]);
-        // Per round, so that a round the machine slowed down compares like with like.
-        let ratios: Vec<f64> = rates[i].iter().zip(&rates[2]).map(|(s, o)| s / o).collect();
         let ratio = match side {
             Side::ByHand => String::new(),
-            _ => {
-                let (rlo, rmid, rhi) = spread(&ratios);
-                format!("{rmid:.2} ({rlo:.2}–{rhi:.2})")
-            }
+            _ => ratio(&rates[i], &rates[2]),
         };
         println!("| {} | {mid:.0} ({lo:.0}–{hi:.0}) | {ratio} |", side.name());
     }
-    println!(
-        "\nseqgen's committed rows: {count}, numbered 1..={count} without a hole: {}",
-        if gapless { "yes" } else { "NO" }
-    );
-    if !gapless {
-        return Err("seqgen's gapless rows have a hole or a duplicate".into());
-    }
-    Ok(())
+    check_numbered(count, highest, &committed)
 }
 
 /// One invoice inserted by seqgen on a pooled connection.

@@ -33,6 +33,8 @@ use seqgen::{DistributedId, Generator};
 mod gapless;
 #[cfg(feature = "mysql")]
 mod gapless_mysql;
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+mod gapless_steps;
 mod inserts;
 mod latency;
 #[cfg(any(feature = "async-postgres", feature = "async-mysql"))]

@@ -259,7 +259,7 @@ impl SpecBuilder {
         }
         let capacity = policy::capacity(self.pad, self.overflow, series.as_ref());
         let mut spec = Spec {
-            cache_key: CacheKey::new(&self.key, &self.date, self.tz),
+            cache_key: CacheKey::default(),
             memo: Memo::default(),
             key: self.key,
             prefix: self.prefix,
@@ -287,6 +287,7 @@ impl SpecBuilder {
             }
         }
         spec.shape = spec.compute_shape();
+        spec.cache_key = CacheKey::new(&spec.key, &spec.date, spec.tz, &spec.shape);
         Ok(spec)
     }
 }

@@ -159,8 +159,9 @@ impl Spec {
         self.scoped
     }
 
-    /// Which block of a generator serves this spec: specs with the same key, date pattern
-    /// and time zone draw from the same `db_key` rows and so share a block.
+    /// Which block of a generator serves this spec: specs with the same key, date pattern,
+    /// time zone and shape draw from the same `db_key` rows and print them alike, and so share
+    /// a block.
     #[doc(hidden)]
     pub fn cache_key(&self) -> &CacheKey {
         &self.cache_key

@@ -2,18 +2,27 @@
 
 use crate::zone::TimeZone;
 
-/// Names a block in a generator: key and date pattern, length-prefixed so that no two
-/// different pairs give the same text, with its hash computed once when the spec is built.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Names a block in a generator: key, date pattern, time zone and shape, length-prefixed so
+/// that no two different sets give the same text, with its hash computed once when the spec is
+/// built. The shape is part of it so that a spec of another shape on a key never shares the
+/// block of the spec the key is served with: it reserves its own, and the key row refuses it
+/// (`Error::ShapeChanged`) before any number is handed out.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CacheKey {
     hash: u64,
     text: Box<str>,
 }
 
 impl CacheKey {
-    pub(super) fn new(key: &str, date: &str, tz: TimeZone) -> Self {
+    pub(super) fn new(key: &str, date: &str, tz: TimeZone, shape: &str) -> Self {
         use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-        let text: Box<str> = format!("{}:{key}{}:{date}{tz:?}", key.len(), date.len()).into();
+        let text: Box<str> = format!(
+            "{}:{key}{}:{date}{tz:?}{}:{shape}",
+            key.len(),
+            date.len(),
+            shape.len()
+        )
+        .into();
         let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(&text);
         CacheKey { hash, text }
     }

@@ -62,6 +62,18 @@ macro_rules! admin_queries {
                 .map(Option::flatten)
         }
 
+        fn look_at_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            db_key::table
+                .find((key, "", ""))
+                .select(db_key::shape)
+                .first::<Option<String>>(conn)
+                .optional()
+                .map(Option::flatten)
+        }
+
         fn counters<C>(conn: &mut C, key: Option<&str>) -> QueryResult<Vec<$crate::backend::CounterRow>>
         where
             C: LoadConnection<Backend = Self>,

@@ -193,6 +193,13 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
+    /// The shape recorded on the key's row, read without a lock (the previews' check; a
+    /// reservation reads it with [`read_shape`](Backend::read_shape)).
+    #[doc(hidden)]
+    fn look_at_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
+    where
+        C: LoadConnection<Backend = Self>;
+
     /// Completes the [`FINGERPRINT`](Backend::FINGERPRINT) the server gave with what only the
     /// client can see (SQLite: the database file's device and inode).
     #[doc(hidden)]

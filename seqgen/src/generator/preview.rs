@@ -7,6 +7,7 @@ use super::{check_scope, Generator};
 use crate::backend::{Backend, Counter, IdConnection};
 use crate::capacity::capacity_error;
 use crate::error::Result;
+use crate::reserve::same_shape;
 use seqgen_core::__private::Period;
 use seqgen_core::{Scoped, Spec};
 
@@ -40,7 +41,8 @@ impl Generator {
     /// commits first. In batched mode it is where the next *reservation* starts: an instance
     /// may still serve numbers below it from memory. Fails with the error `next_id` would
     /// give when the period is full ([`Error::Overflow`](crate::Error::Overflow) or
-    /// [`Error::SeriesExhausted`](crate::Error::SeriesExhausted)).
+    /// [`Error::SeriesExhausted`](crate::Error::SeriesExhausted)), and with
+    /// [`Error::ShapeChanged`](crate::Error::ShapeChanged) when the key records another shape.
     ///
     /// ```
     /// use diesel::prelude::*;
@@ -64,6 +66,15 @@ impl Generator {
     {
         let target = spec.into();
         peek_next_at(conn, target.spec(), target.scope(), self.inner.clock.now())
+    }
+}
+
+/// Refuses `spec` if its key's row records another shape: its numbers are printed alike only
+/// by a spec of that shape. Nothing is recorded or locked by a look.
+fn check_recorded_shape<C: IdConnection>(conn: &mut C, spec: &Spec) -> Result<()> {
+    match C::Backend::look_at_shape(conn, spec.key())? {
+        Some(recorded) => same_shape(spec, recorded),
+        None => Ok(()),
     }
 }
 
@@ -91,6 +102,7 @@ where
     C: IdConnection,
 {
     check_scope(spec, scope)?;
+    check_recorded_shape(conn, spec)?;
     let current = C::Backend::read(conn, Counter::new(spec.key(), scope, period))?;
     Ok(current
         .and_then(|c| u64::try_from(c).ok())
@@ -130,6 +142,7 @@ where
     C: IdConnection,
 {
     check_scope(spec, scope)?;
+    check_recorded_shape(conn, spec)?;
     let counter = Counter::new(spec.key(), scope, period);
     let current = C::Backend::read(conn, counter)?;
     let last = current

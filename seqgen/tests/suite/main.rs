@@ -30,6 +30,7 @@ mod never_back;
 mod new_keys;
 mod nonblocking;
 mod obfuscate;
+mod one_shape;
 mod one_statement;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 mod own_servers;

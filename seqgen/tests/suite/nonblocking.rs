@@ -123,6 +123,7 @@ async_tests!(
     a_dropped_reservation_never_serves_a_number_twice,
     a_bulk_reserves_once_per_scope,
     tasks_hand_out_exactly_one_to_n,
+    another_shape_is_refused_while_a_block_is_held,
 );
 
 fn spec(db: &TestDb<impl TestConnection>, name: &str, batch: u32) -> Spec {
@@ -1076,4 +1077,50 @@ async fn a_gapless_insert_is_one_statement_on_postgres() {
         .map(|r| (r.number.clone(), r.code.clone()))
         .collect();
     assert_eq!(stored, expected);
+}
+
+/// The async twin of `one_shape.rs`: while a generator holds a block of a key, each of the five
+/// specs of another shape is refused (own and default generator, one number, a bulk, a scope,
+/// gapless in a transaction) and the first spec goes on without a repeat.
+async fn another_shape_is_refused_while_a_block_is_held<A: AsyncTest>(db: TestDb<A::Sync>) {
+    use crate::one_shape::{assert_refused, counter, mutation, MUTATIONS};
+    let mut conn = A::open(&db.url).await;
+    let own = sq::Generator::new();
+    for i in 0..MUTATIONS {
+        for door in ["own", "default"] {
+            let (case, first, second) = mutation(i, &db.key(&format!("{door}_{i}")), |b| b);
+            let case = format!("async, {door} generator, {case}");
+            let mut ids = Vec::new();
+            for _ in 0..2 {
+                ids.push(match door {
+                    "own" => own.next_id(&mut conn, &first).await.unwrap(),
+                    _ => sq::next_id(&mut conn, &first).await.unwrap(),
+                });
+                let refused = match door {
+                    "own" => own.next_ids(&mut conn, &second, 2).await,
+                    _ => sq::next_ids(&mut conn, &second, 2).await,
+                };
+                assert_refused(refused, &first, &second, &case);
+            }
+            let counters: Vec<u64> = ids.iter().map(|id| counter(&first, id)).collect();
+            assert_eq!(counters, [1, 2], "{case}: {ids:?}");
+        }
+        let (case, first, second) = mutation(i, &db.key(&format!("scoped_{i}")), |b| b.scoped());
+        let mut ids = vec![own.next_id(&mut conn, first.scope("acme")).await.unwrap()];
+        let refused = own.next_id(&mut conn, second.scope("acme")).await;
+        assert_refused(refused, &first, &second, case);
+        ids.push(own.next_id(&mut conn, first.scope("acme")).await.unwrap());
+        let counters: Vec<u64> = ids.iter().map(|id| counter(&first, id)).collect();
+        assert_eq!(counters, [1, 2], "async, scoped, {case}");
+        let (case, first, second) = mutation(i, &db.key(&format!("gapless_{i}")), |b| b.gapless());
+        let mut ids = Vec::new();
+        for _ in 0..2 {
+            let id = conn.transaction(async |conn| own.next_id(conn, &first).await);
+            ids.push(id.await.unwrap());
+            let refused = conn.transaction(async |conn| sq::next_id(conn, &second).await);
+            assert_refused(refused.await, &first, &second, case);
+        }
+        let counters: Vec<u64> = ids.iter().map(|id| counter(&first, id)).collect();
+        assert_eq!(counters, [1, 2], "async, gapless, {case}");
+    }
 }

@@ -1,7 +1,7 @@
 //! Checks a chrono strftime pattern for an ID's date part.
 //!
-//! Shared, as source, by the runtime (`Spec::builder(..).build()`) and by `seqgen-derive`
-//! (compile errors on `#[distributed_id(date = "…")]`), so both accept exactly the same
+//! Used by `Spec::builder(..).build()`, which the runtime and `seqgen-derive`
+//! (compile errors on `#[distributed_id(date = "…")]`) both call, so both accept exactly the same
 //! patterns. It depends on chrono only.
 
 use chrono::format::{Item, StrftimeItems};
@@ -15,6 +15,8 @@ pub(crate) enum DatePatternError {
     SubSecond(String),
     /// The formatted date can be longer than `db_key.period` holds (64 bytes).
     TooLong(usize),
+    /// What the specifier prints cannot be read back (`%Z`): an ID's period would not parse.
+    Unreadable(String),
 }
 
 /// The most `db_key.period` holds.
@@ -71,6 +73,13 @@ pub(crate) fn check_date_pattern(pattern: &str) -> Result<DateShape, DatePattern
         if matches!(conv, 'f' | '+') {
             return Err(DatePatternError::SubSecond(spec.to_owned()));
         }
+        if !formats(spec) {
+            // Known to chrono's parser only (`%#z`): formatting it fails.
+            return Err(DatePatternError::Unknown(spec.to_owned()));
+        }
+        if !reads_back(spec) {
+            return Err(DatePatternError::Unreadable(spec.to_owned()));
+        }
         let digits: Option<u8> = match (modifiers, conv) {
             (0, 'Y' | 'G') => Some(4),
             (0, 'j') => Some(3),
@@ -84,15 +93,13 @@ pub(crate) fn check_date_pattern(pattern: &str) -> Result<DateShape, DatePattern
         fixed = fixed.zip(digits).map(|(w, d)| w + usize::from(d));
     }
     // A date with long names (Wednesday, September) and two-digit everything, as a bound.
-    let longest = chrono::NaiveDate::from_ymd_opt(2026, 9, 30)
-        .and_then(|d| d.and_hms_opt(23, 59, 59))
-        .expect("a valid date")
-        .and_utc()
-        .format(pattern)
-        .to_string()
-        .len();
+    let longest = format_at((2026, 9, 30, 23, 59, 59), pattern).map_or(0, |text| text.len());
     if longest > MAX_PERIOD_LEN {
         return Err(DatePatternError::TooLong(longest));
+    }
+    // Braces would end the date's placeholder in the shape recorded on the key.
+    if pattern.contains(['{', '}']) || !reads_back(pattern) {
+        return Err(DatePatternError::Unreadable(pattern.to_owned()));
     }
     Ok(DateShape {
         numeric_width: numeric.filter(|&w| w > 0 || pattern.is_empty()),
@@ -100,6 +107,45 @@ pub(crate) fn check_date_pattern(pattern: &str) -> Result<DateShape, DatePattern
         leading_nonzero: leading_nonzero.unwrap_or(false),
         varies_in_digits,
     })
+}
+
+/// Whether what `pattern` prints for dates of one and two digits in every field parses back
+/// with `pattern`, as an ID's period is read (`Spec::parse`).
+fn reads_back(pattern: &str) -> bool {
+    use chrono::format::{parse, Parsed};
+    [
+        (2026, 9, 30, 23, 59, 59),
+        (1999, 1, 4, 0, 0, 0),
+        (2024, 2, 29, 12, 5, 9),
+        (2026, 5, 5, 5, 5, 5),
+        (2030, 12, 31, 9, 9, 9),
+        (2001, 10, 1, 1, 10, 10),
+        (2026, 3, 9, 13, 30, 30),
+        (2026, 7, 14, 21, 45, 0),
+    ]
+    .iter()
+    .all(|&at| {
+        format_at(at, pattern).is_some_and(|text| {
+            parse(&mut Parsed::new(), &text, StrftimeItems::new(pattern)).is_ok()
+        })
+    })
+}
+
+/// Whether `pattern` formats a date (chrono's `Display` fails on specifiers only its parser
+/// knows, such as `%#z`).
+fn formats(pattern: &str) -> bool {
+    format_at((2026, 9, 30, 23, 59, 59), pattern).is_some()
+}
+
+/// What `pattern` prints at (year, month, day, hour, minute, second) in UTC; `None` when chrono
+/// cannot format it.
+fn format_at(at: (i32, u32, u32, u32, u32, u32), pattern: &str) -> Option<String> {
+    use std::fmt::Write;
+    let (y, mo, d, h, mi, s) = at;
+    let at = chrono::NaiveDate::from_ymd_opt(y, mo, d)?.and_hms_opt(h, mi, s)?;
+    let mut text = String::new();
+    write!(text, "{}", at.and_utc().format(pattern)).ok()?;
+    Some(text)
 }
 
 /// A time zone as written in a spec: `utc`, `local`, or a fixed offset `+08:00` / `-05:30`.

@@ -59,6 +59,11 @@ pub enum SpecError {
     SubSecondDate(String),
     /// The date part can format longer than `db_key.period` holds (64 bytes).
     DateTooLong(usize),
+    /// The date pattern (or the specifier of it named) prints dates that cannot be read back
+    /// from an ID (`%Z` followed by more text, `%l3`), or has a brace, which the shape recorded
+    /// on the key could not hold: parsing, `seqgen check`, `gaps` and `adopt` would refuse the
+    /// IDs it prints.
+    UnreadableDate(String),
     /// The template does not parse.
     TemplateMalformed(String),
     /// The template leaves out a part the spec sets, or shows one it does not.
@@ -137,6 +142,7 @@ impl SpecError {
             UnknownDateSpecifier { .. }
             | SubSecondDate(_)
             | DateTooLong(_)
+            | UnreadableDate(_)
             | NumericDateNotDigits => Setting::Date,
             TemplateMalformed(_) | TemplateIncomplete(_) | NumericWithTemplate => Setting::Format,
             CycleMaxOutOfRange { .. } | SeriesMaxOutOfRange { .. } => Setting::Max,
@@ -189,6 +195,12 @@ impl fmt::Display for SpecError {
                 f,
                 "the date part can be {len} bytes long; db_key.period holds 64"
             ),
+            UnreadableDate(specifier) => write!(
+                f,
+                "the date pattern `{specifier}` cannot be read back from an ID or from the shape \
+                 recorded on its key (parsing, `seqgen check`, `gaps` and `adopt` need both): \
+                 use numeric specifiers such as %Y, %m, %d, and write braces in the template"
+            ),
             TemplateMalformed(reason) | TemplateIncomplete(reason) => {
                 write!(f, "`format`: {reason}")
             }
@@ -209,7 +221,11 @@ impl fmt::Display for SpecError {
             ),
             SeriesEmpty => f.write_str("the series list is empty"),
             SeriesCodeNotPrintable(code) => {
-                write!(f, "series code {code:?} must be printable and not empty")
+                write!(
+                    f,
+                    "series code {code:?} must be printable, not empty, and without `{{`, `}}`, \
+                     `,` or `/` (the shape recorded on the key lists the codes between them)"
+                )
             }
             SeriesCodesUneven { first, .. } => {
                 write!(f, "series codes must have the same length as {first:?}")

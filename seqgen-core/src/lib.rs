@@ -29,7 +29,7 @@ mod zone;
 
 pub use check::Check;
 pub use error::{Setting, SpecError};
-pub use obfuscate::MIN_KEY_LEN as MIN_OBFUSCATION_KEY_LEN;
+pub use obfuscate::{FLOOR as OBFUSCATION_FLOOR, MIN_KEY_LEN as MIN_OBFUSCATION_KEY_LEN};
 pub use parse::{IdParts, ParseIdError};
 pub use policy::{Overflow, Series};
 pub use spec::{Mode, Scoped, Spec, SpecBuilder, MAX_KEY_LEN, MAX_PAD};

@@ -21,6 +21,11 @@ const ROUNDS: u8 = 8;
 /// guessed by trying keys.
 pub const MIN_KEY_LEN: usize = 16;
 
+/// The smallest domain (values a period's numbers are permuted among) that NIST SP 800-38G
+/// rev. 1 accepts for format-preserving encryption, 10^6, less the zero seqgen never shows: a
+/// pad of 6 digits. Smaller domains are allowed, and warned about by the runtime.
+pub const FLOOR: u64 = 999_999;
+
 /// A key for obfuscated numbers ([`SpecBuilder::obfuscate`](crate::SpecBuilder::obfuscate)).
 /// Its `Debug` shows only its fingerprint.
 #[derive(Clone)]

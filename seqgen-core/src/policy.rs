@@ -150,6 +150,9 @@ pub(crate) fn read_seq(text: &str, pad: u32, overflow: Overflow) -> Option<u64> 
         .iter()
         .position(|b| b.is_ascii_digit())
         .unwrap_or(bytes.len());
+    if k == 0 {
+        return None; // digits, then something else: a lettered counter starts with its letters
+    }
     let (letters, digits) = bytes.split_at(k);
     if !letters[..k - 1].iter().all(|&b| b == b'Z') || !letters[k - 1].is_ascii_uppercase() {
         return None;

@@ -181,3 +181,40 @@ pub mod __private {
     pub use seqgen_core::{Check, Overflow, Spec, TimeZone};
     pub use std::sync::LazyLock;
 }
+
+/// The statement reader behind the rewritten inserts, for the fuzz targets in `fuzz/` only
+/// (`cargo fuzz` builds with `--cfg fuzzing`).
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod __fuzz {
+    use crate::backend::rendered::{Dialect, Rendered};
+
+    /// Diesel's insert as the reader read it: table and columns as quoted, each row's bind
+    /// parameters.
+    #[derive(Debug, PartialEq)]
+    pub struct ReadInsert {
+        pub table: String,
+        pub columns: Vec<String>,
+        pub rows: Vec<Vec<String>>,
+    }
+
+    /// `sql` read as Diesel's insert for PostgreSQL, or MySQL with `mysql`; `None` if refused.
+    pub fn read_insert(sql: &str, mysql: bool) -> Option<ReadInsert> {
+        let dialect = if mysql {
+            Dialect::Mysql
+        } else {
+            Dialect::Postgres
+        };
+        let Rendered {
+            table,
+            columns,
+            rows,
+            ..
+        } = Rendered::parse(sql, dialect)?;
+        Some(ReadInsert {
+            table,
+            columns,
+            rows,
+        })
+    }
+}

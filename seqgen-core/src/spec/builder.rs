@@ -207,6 +207,7 @@ impl SpecBuilder {
             },
             DatePatternError::SubSecond(spec) => SpecError::SubSecondDate(spec),
             DatePatternError::TooLong(len) => SpecError::DateTooLong(len),
+            DatePatternError::Unreadable(spec) => SpecError::UnreadableDate(spec),
         });
         let series = self.series.map(|(codes, max)| Series { codes, max });
         let custom_template = self.format.is_some();
@@ -378,7 +379,7 @@ fn check_policy(
     };
     let mut errors = Vec::new();
     for (i, code) in series.codes.iter().enumerate() {
-        if code.is_empty() || !printable(code) {
+        if code.is_empty() || !printable(code) || code.contains(['{', '}', ',', '/']) {
             errors.push(SpecError::SeriesCodeNotPrintable(code.clone()));
         } else if code.len() != first.len() {
             errors.push(SpecError::SeriesCodesUneven {

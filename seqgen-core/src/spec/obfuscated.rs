@@ -101,6 +101,16 @@ impl Spec {
             .map_or_else(String::new, |o| format!(",obfuscated={}", o.fingerprint()))
     }
 
+    /// How many values a period's first numbers are permuted among when the spec is
+    /// obfuscated (`10^pad - 1`, or the numbers its series or one cycle hold); `None`
+    /// otherwise. Below [`OBFUSCATION_FLOOR`](crate::OBFUSCATION_FLOOR) the permutation hides
+    /// volume from a casual reader only (see the guide's "Numbers that do not reveal volume").
+    pub fn obfuscation_domain(&self) -> Option<u64> {
+        self.obfuscation.as_ref()?;
+        let (lo, hi) = self.range_of(1)?;
+        Some(hi - lo + 1)
+    }
+
     /// The number counter `counter` of `period` shows: itself, or its image when obfuscated.
     /// Inlined into every cached ID (a test of one field); the permuting is out of line.
     #[inline]

@@ -2,6 +2,18 @@
 //! for the statements that rewrite it (`one_statement.rs`, `asserted.rs`). Anything else (a
 //! `DEFAULT` for a `None`, an expression, `RETURNING`, `ON CONFLICT`) is refused, and the
 //! caller takes the usual path.
+//!
+//! The grammar read, with any whitespace between tokens, and no `/*` or `*/` anywhere (the
+//! rewritten statements walk Diesel's insert inside a comment); fuzzed by
+//! `fuzz/fuzz_targets/rendered_insert.rs`:
+//!
+//! ```text
+//! insert = "INSERT" "INTO" name { "." name } "(" name { "," name } ")" "VALUES" row { "," row }
+//! row    = "(" param { "," param } ")"          as many as the columns
+//! name   = q { any character but q | q q } q    q is `"` on PostgreSQL, `` ` `` on MySQL
+//! param  = "$" digits                           PostgreSQL: $1, $2, … in order
+//!        | "?"                                  MySQL
+//! ```
 
 // Only the server backends rewrite inserts.
 #![cfg_attr(not(any(seqgen_pg, seqgen_mysql)), allow(dead_code))]
@@ -129,6 +141,15 @@ impl Rendered {
             }
         }
         tokens.end()?;
+        // The rewritten statements bind the values again in the order of the rows: PostgreSQL's
+        // parameters must be numbered in that order (`$1, $2, …`), as Diesel numbers them.
+        let in_order =
+            rows.iter().flatten().enumerate().all(|(i, parameter)| {
+                dialect == Dialect::Mysql || *parameter == format!("${}", i + 1)
+            });
+        if !in_order {
+            return None;
+        }
         Some(Rendered {
             table,
             columns,
@@ -299,6 +320,9 @@ mod tests {
             r#"INSERT INTO "t" DEFAULT VALUES"#,
             r#"INSERT INTO "t*/" ("id") VALUES ($1)"#,
             r#"INSERT INTO "t" ("id") VALUES ($)"#,
+            r#"INSERT INTO "t" ("a", "b") VALUES ($2, $1)"#,
+            r#"INSERT INTO "t" ("id") VALUES ($01)"#,
+            r#"INSERT INTO "t" ("id") VALUES ($1), ($3)"#,
             r#"INSERT INTO "t ("id") VALUES ($1)"#,
             r#"UPDATE "t" SET "id" = $1"#,
         ] {

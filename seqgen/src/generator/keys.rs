@@ -77,7 +77,10 @@ impl Generator {
     }
 
     pub(super) fn insert_key(&self, spec: &Spec, scope: &str) -> Arc<KeyState> {
-        let new = || Arc::new(KeyState::new(spec.key(), scope));
+        let new = || {
+            warn_small_domain(spec);
+            Arc::new(KeyState::new(spec.key(), scope))
+        };
         if !scope.is_empty() {
             let mut scoped = self
                 .inner
@@ -136,5 +139,23 @@ impl Generator {
             spec.memo()
                 .keep(self.inner.uid, Box::new(Arc::clone(state)));
         }
+    }
+}
+
+/// Warns that `spec`'s obfuscated numbers are permuted among fewer values than NIST's floor for
+/// format-preserving encryption (see the guide's "Numbers that do not reveal volume").
+#[cfg_attr(not(feature = "tracing"), allow(unused_variables))] // the event is all it does
+fn warn_small_domain(spec: &Spec) {
+    if let Some(domain) = spec
+        .obfuscation_domain()
+        .filter(|&d| d < seqgen_core::OBFUSCATION_FLOOR)
+    {
+        crate::trace::event!(
+            warn,
+            key = spec.key(),
+            domain,
+            "obfuscated numbers permuted among fewer than 999,999 values per period hide the \
+             volume from a casual reader only: use a pad of 6 or more where it must stay secret"
+        );
     }
 }

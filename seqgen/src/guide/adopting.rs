@@ -107,3 +107,25 @@
 //! fewer than 16 bytes) fails with [`Error::InvalidSpec`](crate::Error::InvalidSpec) — never
 //! other IDs. Keep the key: without it, IDs cannot be parsed back, and the command line,
 //! which has only the shape, refuses obfuscated keys.
+//!
+//! ### What the permutation guarantees, and where it is weak
+//!
+//! - **Stable for years.** The construction is fixed: known-answer vectors (key, period, range,
+//!   number → ID) are committed in `seqgen-core/tests/obfuscation_vectors.rs`, and a change that
+//!   would renumber an existing ID fails them.
+//! - **Unique and reversible, always**: a permutation of the exact range, whatever the pad.
+//! - **Hidden volume, up to a point.** Each period has its own permutation (the period and the
+//!   range are its tweak). Someone who learns the numbers behind many IDs of one period (not
+//!   only the IDs: the n each stands for) learns more of that period's permutation, and with a
+//!   small range that is within reach. NIST SP 800-38G rev. 1 sets a floor of 10^6 values for
+//!   the domain of its format-preserving encryption (FF1, FF3-1) for that reason. A pad of 6
+//!   is at that floor (`1..=999_999`); pads of 3 to 5 are below it: they stop a customer from
+//!   reading the volume off two order numbers, not a determined adversary who collects many.
+//!   seqgen warns once per key and generator (with `tracing`) when an obfuscated key's range is
+//!   below the floor: use a pad of 6 or more where the volume must stay secret.
+//! - **Why not FF1** (the `fpe` crate): FF1 is specified for domains of at least 10^6, so it
+//!   cannot serve the pads of 3 to 5 digits order numbers use, and it permutes digit strings
+//!   (`0..10^pad`, with 0), not seqgen's ranges (`1..10^pad`, the lettered range, a cycle), so
+//!   it would need the same cycle walking. An 8-round Feistel network of HMAC-SHA-256 rounds
+//!   with cycle walking (Black and Rogaway's construction) covers every range alike, and
+//!   changing it now would renumber every obfuscated ID already handed out.

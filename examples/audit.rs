@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --example audit
-//! cargo run -p seqgen-cli -- gaps --url /tmp/seqgen-audit.db --key invoices --table invoices --column number
+//! cargo run -p diesel-seqgen-cli -- gaps --url /tmp/seqgen-audit.db --key invoices --table invoices --column number
 //! ```
 
 use diesel::prelude::*;
@@ -18,14 +18,14 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let path = std::env::temp_dir().join("seqgen-audit.db");
     println!("database: {}", path.display());
     let mut conn = SqliteConnection::establish(path.to_str().ok_or("non-UTF-8 temp dir")?)?;
-    seqgen::sqlite::configure(&mut conn)?;
-    seqgen::run_migrations(&mut conn)?;
+    diesel_seqgen::sqlite::configure(&mut conn)?;
+    diesel_seqgen::run_migrations(&mut conn)?;
     diesel::sql_query(
         "CREATE TABLE IF NOT EXISTS invoices (number TEXT PRIMARY KEY, amount BIGINT NOT NULL)",
     )
     .execute(&mut conn)?;
 
-    let spec = seqgen::Spec::builder("invoices")
+    let spec = diesel_seqgen::Spec::builder("invoices")
         .prefix("INV")
         .date("%Y")
         .pad(6)
@@ -35,11 +35,11 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut numbers = Vec::new();
     for amount in [1250, 300, 4100, 75, 990] {
         let number = conn.transaction(|conn| {
-            let number = seqgen::global::next_id(conn, &spec)?;
+            let number = diesel_seqgen::global::next_id(conn, &spec)?;
             diesel::insert_into(invoices::table)
                 .values((invoices::number.eq(&number), invoices::amount.eq(amount)))
                 .execute(conn)?;
-            Ok::<_, seqgen::Error>(number)
+            Ok::<_, diesel_seqgen::Error>(number)
         })?;
         println!("issued: {number}");
         numbers.push(number);
@@ -48,9 +48,9 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // The second is cancelled the way an auditor accepts: voided, with a reason, in the same
     // transaction that removes it.
     conn.transaction(|conn| {
-        seqgen::ledger::void(conn, &spec, &numbers[1], "customer cancelled the order")?;
+        diesel_seqgen::ledger::void(conn, &spec, &numbers[1], "customer cancelled the order")?;
         diesel::delete(invoices::table.find(&numbers[1])).execute(conn)?;
-        Ok::<_, seqgen::Error>(())
+        Ok::<_, diesel_seqgen::Error>(())
     })?;
     println!("voided: {} (customer cancelled the order)", numbers[1]);
 
@@ -60,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 
     println!(
         "\nNow ask which numbers are missing and why:\n  \
-         cargo run -p seqgen-cli -- gaps --url {} --key invoices --table invoices --column number",
+         cargo run -p diesel-seqgen-cli -- gaps --url {} --key invoices --table invoices --column number",
         path.display()
     );
     Ok(())

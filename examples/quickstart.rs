@@ -4,7 +4,7 @@
 
 use diesel::prelude::*;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
-use seqgen::DistributedId;
+use diesel_seqgen::DistributedId;
 
 /// This application's own tables (users, menus, orders).
 const APP_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
@@ -44,16 +44,18 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let path = std::env::temp_dir().join("seqgen-quickstart.db");
     println!("database: {}", path.display());
     let mut conn = SqliteConnection::establish(path.to_str().ok_or("non-UTF-8 temp dir")?)?;
-    seqgen::sqlite::configure(&mut conn)?;
+    diesel_seqgen::sqlite::configure(&mut conn)?;
     // seqgen's db_key table, then the application's tables, as one migration source.
-    conn.run_pending_migrations(seqgen::migrations::with_app_migrations(APP_MIGRATIONS))?;
+    conn.run_pending_migrations(diesel_seqgen::migrations::with_app_migrations(
+        APP_MIGRATIONS,
+    ))?;
 
     // One row: the ID is filled just before the insert and readable afterwards.
     let mut ada = NewUser {
         id: String::new(),
         name: "Ada".into(),
     };
-    seqgen::insert_into(users::table)
+    diesel_seqgen::insert_into(users::table)
         .values(&mut ada)
         .execute(&mut conn)?;
     println!("user:   {}", ada.id);
@@ -64,7 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             name: name.into(),
         })
         .into();
-    seqgen::insert_into(users::table)
+    diesel_seqgen::insert_into(users::table)
         .values(&mut team)
         .execute(&mut conn)?;
     println!("users:  {}", ids(team.iter().map(|u| &u.id)));
@@ -74,7 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         id: String::new(),
         title: "Tea".into(),
     };
-    seqgen::assign_ids(&mut tea, &mut conn)?;
+    diesel_seqgen::assign_ids(&mut tea, &mut conn)?;
     diesel::insert_into(menus::table)
         .values(&tea)
         .execute(&mut conn)?;
@@ -85,7 +87,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             title: title.into(),
         })
         .into();
-    seqgen::assign_ids(&mut menu, &mut conn)?;
+    diesel_seqgen::assign_ids(&mut menu, &mut conn)?;
     diesel::insert_into(menus::table)
         .values(&menu)
         .execute(&mut conn)?;
@@ -95,7 +97,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         order_no: String::new(),
         amount: 1250,
     };
-    seqgen::insert_into(orders::table)
+    diesel_seqgen::insert_into(orders::table)
         .values(&mut order)
         .execute(&mut conn)?;
     println!("order:  {}", order.order_no);
@@ -105,7 +107,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             amount: i * 100,
         })
         .collect();
-    seqgen::insert_into(orders::table)
+    diesel_seqgen::insert_into(orders::table)
         .values(&mut more)
         .execute(&mut conn)?;
     println!("orders: {}", ids(more.iter().map(|o| &o.order_no)));

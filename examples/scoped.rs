@@ -2,13 +2,13 @@
 //!
 //! ```text
 //! cargo run --example scoped
-//! cargo run -p seqgen-cli -- keys --url /tmp/seqgen-scoped.db --key invoices
-//! cargo run -p seqgen-cli -- gaps --url /tmp/seqgen-scoped.db --key invoices --table invoices \
+//! cargo run -p diesel-seqgen-cli -- keys --url /tmp/seqgen-scoped.db --key invoices
+//! cargo run -p diesel-seqgen-cli -- gaps --url /tmp/seqgen-scoped.db --key invoices --table invoices \
 //!     --column number --scope 2 --scope-column company_id
 //! ```
 
 use diesel::prelude::*;
-use seqgen::DistributedId;
+use diesel_seqgen::DistributedId;
 
 diesel::table! {
     invoices (company_id, number) {
@@ -33,8 +33,8 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let path = std::env::temp_dir().join("seqgen-scoped.db");
     println!("database: {}", path.display());
     let mut conn = SqliteConnection::establish(path.to_str().ok_or("non-UTF-8 temp dir")?)?;
-    seqgen::sqlite::configure(&mut conn)?;
-    seqgen::run_migrations(&mut conn)?;
+    diesel_seqgen::sqlite::configure(&mut conn)?;
+    diesel_seqgen::run_migrations(&mut conn)?;
     diesel::sql_query(
         "CREATE TABLE IF NOT EXISTS invoices (company_id BIGINT NOT NULL, number TEXT NOT NULL, \
          amount BIGINT NOT NULL, PRIMARY KEY (company_id, number))",
@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             amount,
         })
         .collect();
-    seqgen::insert_into(invoices::table)
+    diesel_seqgen::insert_into(invoices::table)
         .values(&mut batch)
         .execute(&mut conn)?;
     for invoice in &batch {
@@ -58,14 +58,14 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     }
 
     // What company 2 issues next, without taking it (the field's spec, spelled as a `Spec`).
-    let spec = seqgen::Spec::builder("invoices")
+    let spec = diesel_seqgen::Spec::builder("invoices")
         .prefix("INV")
         .date("%Y")
         .pad(4)
         .gapless()
         .scoped()
         .build()?;
-    let next = seqgen::global::peek_next(&mut conn, spec.scope("2"))?;
+    let next = diesel_seqgen::global::peek_next(&mut conn, spec.scope("2"))?;
     println!("company 2 issues number {next} next");
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! A small axum service that creates orders numbered `ORD` + year and month + 4 digits
-//! (`ORD26110001`), from a pool of diesel-async connections, through `seqgen::nonblocking`. On
+//! (`ORD26110001`), from a pool of diesel-async connections, through `diesel_seqgen::nonblocking`. On
 //! SQLite here (`async-sqlite`); the handlers would read the same on PostgreSQL or MySQL.
 //!
 //! - `POST /orders` with `{"item": "tea", "quantity": 2}` → `201` and the order, numbered.
@@ -19,8 +19,8 @@ use diesel::{SelectableHelper, SqliteConnection};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
-use seqgen::nonblocking as seqgen_async;
-use seqgen::DistributedId;
+use diesel_seqgen::nonblocking as seqgen_async;
+use diesel_seqgen::DistributedId;
 
 type Connection = SyncConnectionWrapper<SqliteConnection>;
 
@@ -65,7 +65,7 @@ pub struct AppState {
 /// A pool of `size` SQLite connections to `path`, each with seqgen's recommended settings.
 fn pool(path: &str, size: usize) -> Result<Pool<Connection>, Box<dyn std::error::Error>> {
     let mut config = ManagerConfig::default();
-    config.custom_setup = Box::new(seqgen::sqlite::establish_async);
+    config.custom_setup = Box::new(diesel_seqgen::sqlite::establish_async);
     let manager = AsyncDieselConnectionManager::new_with_config(path, config);
     Ok(Pool::builder(manager).max_size(size).build()?)
 }
@@ -74,15 +74,15 @@ fn pool(path: &str, size: usize) -> Result<Pool<Connection>, Box<dyn std::error:
 /// connection as diesel-async advises for migrations) and builds the service's state.
 pub fn setup(path: &str) -> Result<AppState, Box<dyn std::error::Error>> {
     let mut conn = SqliteConnection::establish(path)?;
-    seqgen::sqlite::configure(&mut conn)?;
-    seqgen::run_migrations(&mut conn)?;
+    diesel_seqgen::sqlite::configure(&mut conn)?;
+    diesel_seqgen::run_migrations(&mut conn)?;
     conn.batch_execute(
         "CREATE TABLE IF NOT EXISTS orders \
          (order_no TEXT PRIMARY KEY, item TEXT NOT NULL, quantity INTEGER NOT NULL)",
     )?;
     // The generator reserves on a pool of its own: on PostgreSQL and MySQL it reserves there
     // beside the handlers' transactions, and ahead of need.
-    let ids = seqgen::Generator::builder()
+    let ids = diesel_seqgen::Generator::builder()
         .async_pool(pool(path, 2)?)
         .build();
     Ok(AppState {

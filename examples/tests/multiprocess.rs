@@ -450,7 +450,7 @@ fn scoped_gapless_with_rollbacks(dir: &Path, url: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// `seqgen::nonblocking`: 4 processes × 32 tasks on one key, each ID inserted in a transaction
+/// `diesel_seqgen::nonblocking`: 4 processes × 32 tasks on one key, each ID inserted in a transaction
 /// (a tenth rolled back) through a deadpool pool. Never a duplicate.
 fn async_four_processes_32_tasks(dir: &Path, url: &str) -> Result<(), String> {
     let ids = run_on_new_key(
@@ -480,7 +480,7 @@ fn async_four_processes_32_tasks(dir: &Path, url: &str) -> Result<(), String> {
     check_distinct(&ids)
 }
 
-/// `seqgen::nonblocking` in gapless mode: 4 processes × 32 tasks, a tenth of the transactions
+/// `diesel_seqgen::nonblocking` in gapless mode: 4 processes × 32 tasks, a tenth of the transactions
 /// rolled back after taking their number: the committed numbers are exactly 1..=N.
 fn async_gapless_with_rollbacks(dir: &Path, url: &str) -> Result<(), String> {
     let ids = run_on_new_key(

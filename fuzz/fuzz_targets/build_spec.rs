@@ -8,7 +8,7 @@ mod common;
 use arbitrary::Arbitrary;
 use chrono::{DateTime, Utc};
 use libfuzzer_sys::fuzz_target;
-use seqgen_core::Spec;
+use diesel_seqgen_core::Spec;
 
 #[derive(Arbitrary, Debug)]
 struct Input {

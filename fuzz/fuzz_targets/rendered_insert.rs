@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use seqgen::__fuzz::{read_insert, ReadInsert};
+use diesel_seqgen::__fuzz::{read_insert, ReadInsert};
 
 fuzz_target!(|input: (bool, &str)| {
     let (mysql, sql) = input;

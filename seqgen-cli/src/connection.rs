@@ -75,14 +75,14 @@ pub(crate) fn connect(url: Option<&str>, create: bool) -> Result<AnyConnection, 
                 )));
             }
             let mut conn = diesel::SqliteConnection::establish(path).map_err(failed)?;
-            seqgen::sqlite::configure(&mut conn).map_err(|e| {
+            diesel_seqgen::sqlite::configure(&mut conn).map_err(|e| {
                 Failure::Database(format!("could not configure the connection: {e}"))
             })?;
             Ok(AnyConnection::Sqlite(conn))
         }
         _ => Err(Failure::Input(format!(
             "this seqgen was built without the `{backend}` feature: \
-             cargo install seqgen-cli --features {backend}"
+             cargo install diesel-seqgen-cli --features {backend}"
         ))),
     }
 }

@@ -1,6 +1,6 @@
 //! `seqgen`: look at and change seqgen's `db_key` counters, and audit gapless numbers against
 //! your tables, on SQLite, PostgreSQL and MySQL. Each command is a function of
-//! [`seqgen::admin`]; this binary parses arguments, connects, and prints.
+//! [`diesel_seqgen::admin`]; this binary parses arguments, connects, and prints.
 //!
 //! Exit codes: 0 done; 1 `gaps` found something unexplained, or `check` a counter behind its
 //! table; 2 bad input or a refused change (nothing changed); 3 the database failed or could
@@ -143,7 +143,7 @@ enum Command {
         before: String,
         /// The time zone the key's periods begin in (`utc`, `local`, `+08:00`).
         #[arg(long, default_value = "utc", value_parser = parse_time_zone)]
-        tz: seqgen::TimeZone,
+        tz: diesel_seqgen::TimeZone,
         /// Refuse a period whose row took a number less than this many seconds ago: an
         /// instance whose clock lags may still be in it.
         #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
@@ -187,7 +187,7 @@ struct PeriodArgs {
     /// The time zone the key's periods begin in (`utc`, `local`, `+08:00`), for the current
     /// period.
     #[arg(long, default_value = "utc", value_parser = parse_time_zone)]
-    tz: seqgen::TimeZone,
+    tz: diesel_seqgen::TimeZone,
 }
 
 /// A setting's new value: a number, or `default` to clear it.
@@ -210,8 +210,8 @@ impl std::str::FromStr for SettingValue {
     }
 }
 
-fn parse_time_zone(text: &str) -> Result<seqgen::TimeZone, String> {
-    seqgen::TimeZone::parse(text).ok_or_else(|| {
+fn parse_time_zone(text: &str) -> Result<diesel_seqgen::TimeZone, String> {
+    diesel_seqgen::TimeZone::parse(text).ok_or_else(|| {
         format!("expected `utc`, `local` or an offset such as `+08:00`; got {text:?}")
     })
 }
@@ -237,9 +237,9 @@ impl From<std::io::Error> for Failure {
     }
 }
 
-impl From<seqgen::Error> for Failure {
-    fn from(err: seqgen::Error) -> Self {
-        use seqgen::Error::*;
+impl From<diesel_seqgen::Error> for Failure {
+    fn from(err: diesel_seqgen::Error) -> Self {
+        use diesel_seqgen::Error::*;
         match err {
             UnknownKey { .. }
             | Refused { .. }

@@ -52,7 +52,7 @@ fn unique(name: &str) -> String {
 fn every_command<C>(url: &str)
 where
     C: LoadConnection + MigrationHarness<C::Backend> + 'static,
-    C::Backend: seqgen::Backend,
+    C::Backend: diesel_seqgen::Backend,
 {
     let migrate = seqgen(Some(url), &["migrate"]);
     expect(&migrate, 0);
@@ -63,7 +63,7 @@ where
     // An app's day: five gapless invoices, the second voided and removed, the fourth lost.
     let mut conn = C::establish(url).unwrap();
     let invoices = unique("invoices");
-    let spec = seqgen::Spec::builder(invoices.as_str())
+    let spec = diesel_seqgen::Spec::builder(invoices.as_str())
         .prefix("INV")
         .date("%Y")
         .gapless()
@@ -71,8 +71,10 @@ where
         .unwrap();
     let ids: Vec<String> = (0..5)
         .map(|_| {
-            seqgen::retry_transaction(&mut conn, |conn| seqgen::global::next_id(conn, &spec))
-                .unwrap()
+            diesel_seqgen::retry_transaction(&mut conn, |conn| {
+                diesel_seqgen::global::next_id(conn, &spec)
+            })
+            .unwrap()
         })
         .collect();
     let year = &ids[0][3..7];
@@ -84,7 +86,7 @@ where
         conn.batch_execute(&format!("INSERT INTO {invoices} (number) VALUES ('{id}')"))
             .unwrap();
     }
-    seqgen::ledger::void(&mut conn, &spec, &ids[1], "customer cancelled").unwrap();
+    diesel_seqgen::ledger::void(&mut conn, &spec, &ids[1], "customer cancelled").unwrap();
 
     let keys = seqgen(Some(url), &["keys"]);
     expect(&keys, 0);
@@ -228,10 +230,10 @@ where
 fn scoped_commands<C>(conn: &mut C, url: &str)
 where
     C: LoadConnection + 'static,
-    C::Backend: seqgen::Backend,
+    C::Backend: diesel_seqgen::Backend,
 {
     let invoices = unique("scoped_invoices");
-    let spec = seqgen::Spec::builder(invoices.as_str())
+    let spec = diesel_seqgen::Spec::builder(invoices.as_str())
         .prefix("S")
         .date("")
         .pad(4)
@@ -240,8 +242,8 @@ where
         .build()
         .unwrap();
     let mut take = |company: &str| {
-        seqgen::retry_transaction(conn, |conn| {
-            seqgen::global::next_id(conn, spec.scope(company))
+        diesel_seqgen::retry_transaction(conn, |conn| {
+            diesel_seqgen::global::next_id(conn, spec.scope(company))
         })
         .unwrap()
     };

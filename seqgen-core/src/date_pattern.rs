@@ -1,6 +1,6 @@
 //! Checks a chrono strftime pattern for an ID's date part.
 //!
-//! Used by `Spec::builder(..).build()`, which the runtime and `seqgen-derive`
+//! Used by `Spec::builder(..).build()`, which the runtime and `diesel-seqgen-derive`
 //! (compile errors on `#[distributed_id(date = "…")]`) both call, so both accept exactly the same
 //! patterns. It depends on chrono only.
 

@@ -1,18 +1,18 @@
-//! What an ID of [`seqgen`](https://docs.rs/seqgen) looks like, without a database: the
+//! What an ID of [`diesel-seqgen`](https://docs.rs/diesel-seqgen) looks like, without a database: the
 //! [`Spec`] and its [builder](SpecBuilder), overflow [policies](Overflow), [series](Series),
 //! templates, date patterns, [time zones](TimeZone), formatting and parsing.
 //!
-//! `seqgen` (the runtime) and `seqgen-derive` (compile-time checks of
+//! `diesel-seqgen` (the runtime) and `diesel-seqgen-derive` (compile-time checks of
 //! `#[derive(DistributedId)]`) both build specs here, so every rule of a spec exists once:
 //! a [`SpecError`] is an error at run time and, in the derive, a compile error at the token
-//! of the setting it names. Use this crate through `seqgen`, which re-exports it.
+//! of the setting it names. Use this crate through `diesel-seqgen`, which re-exports it.
 //!
 //! ```
-//! use seqgen_core::Spec;
+//! use diesel_seqgen_core::Spec;
 //!
 //! let spec = Spec::builder("orders").prefix("ORD").date("%y%m").pad(4).build()?;
 //! assert_eq!(spec.format("2507", 1), "ORD25070001");
-//! # Ok::<(), seqgen_core::SpecError>(())
+//! # Ok::<(), diesel_seqgen_core::SpecError>(())
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -35,7 +35,7 @@ pub use policy::{Overflow, Series};
 pub use spec::{Mode, Scoped, Spec, SpecBuilder, MAX_KEY_LEN, MAX_PAD};
 pub use zone::TimeZone;
 
-/// Items the `seqgen` runtime needs from a spec; not part of the public API.
+/// Items the `diesel-seqgen` runtime needs from a spec; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::spec::{CacheKey, Memo, Period, PrehashedHasher};

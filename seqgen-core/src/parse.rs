@@ -43,7 +43,7 @@ impl Spec {
     /// Reads `id` back into its parts, or says why this spec could not have produced it.
     ///
     /// ```
-    /// let spec = seqgen_core::Spec::builder("orders").prefix("ORD").date("%y%m").pad(4).build()?;
+    /// let spec = diesel_seqgen_core::Spec::builder("orders").prefix("ORD").date("%y%m").pad(4).build()?;
     /// let parts = spec.parse("ORD25070001")?;
     /// assert_eq!((parts.period.as_str(), parts.seq), ("2507", 1));
     /// assert!(spec.parse("ORD2507001").is_err());
@@ -195,13 +195,13 @@ impl Spec {
     /// asked: a number past the counter still passes.
     ///
     /// ```
-    /// use seqgen_core::{Check, Spec};
+    /// use diesel_seqgen_core::{Check, Spec};
     ///
     /// let invoices = Spec::builder("invoices").prefix("INV").date("%Y").pad(6).check(Check::Luhn).build()?;
     /// let id = invoices.format("2026", 41);
     /// assert!(invoices.verify(&id));
     /// assert!(!invoices.verify(&id.replace("41", "14")));
-    /// # Ok::<(), seqgen_core::SpecError>(())
+    /// # Ok::<(), diesel_seqgen_core::SpecError>(())
     /// ```
     pub fn verify(&self, id: &str) -> bool {
         self.parse(id).is_ok()
@@ -211,7 +211,7 @@ impl Spec {
     /// number's digits, with the leading zeros an `i64` drops put back.
     ///
     /// ```
-    /// let spec = seqgen_core::Spec::builder("tickets").date("").pad(6).build()?;
+    /// let spec = diesel_seqgen_core::Spec::builder("tickets").date("").pad(6).build()?;
     /// assert_eq!(spec.parse_number(42)?.seq, 42);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

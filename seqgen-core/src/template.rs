@@ -1,6 +1,6 @@
 //! ID templates: `format = "{prefix}{date}-{series}{seq}"`.
 //!
-//! Shared, as source, by the runtime (`SpecBuilder::format`) and by `seqgen-derive` (compile
+//! Shared, as source, by the runtime (`SpecBuilder::format`) and by `diesel-seqgen-derive` (compile
 //! errors on `#[distributed_id(format = "…")]`). No dependencies.
 
 /// One piece of a template.

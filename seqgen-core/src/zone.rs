@@ -23,7 +23,7 @@ impl TimeZone {
     /// `utc`, `local`, or a fixed offset `±HH:MM`; `None` for anything else.
     ///
     /// ```
-    /// use seqgen_core::TimeZone;
+    /// use diesel_seqgen_core::TimeZone;
     /// assert_eq!(TimeZone::parse("utc"), Some(TimeZone::Utc));
     /// assert!(matches!(TimeZone::parse("+08:00"), Some(TimeZone::Fixed(_))));
     /// assert_eq!(TimeZone::parse("Europe/Paris"), None);

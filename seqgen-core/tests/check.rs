@@ -1,8 +1,8 @@
 //! Check characters catch what they promise: every single-digit error, and every swap of two
 //! adjacent digits (Luhn: but `09` ↔ `90`), wherever in the ID it happens.
 
+use diesel_seqgen_core::{Check, Spec};
 use proptest::prelude::*;
-use seqgen_core::{Check, Spec};
 
 fn scheme() -> impl Strategy<Value = Check> {
     prop_oneof![

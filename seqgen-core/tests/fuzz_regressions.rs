@@ -2,7 +2,7 @@
 //! test that failed before its fix.
 
 use chrono::{TimeZone as _, Utc};
-use seqgen_core::{Overflow, Spec, SpecError};
+use diesel_seqgen_core::{Overflow, Spec, SpecError};
 
 /// `parse_id`: the date pattern `]%Z]E` printed `]UTC]E`, which chrono cannot read back (its
 /// `%Z` takes the rest of the text), so no ID of the spec parsed. A pattern whose dates do not

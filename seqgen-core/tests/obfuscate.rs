@@ -1,7 +1,7 @@
 //! Obfuscated numbers over whole small periods, with every policy: distinct, the same width
 //! as the plain IDs, parsed back to their numbers, and not in order.
 
-use seqgen_core::{Check, Overflow, Spec, SpecBuilder, SpecError};
+use diesel_seqgen_core::{Check, Overflow, Spec, SpecBuilder, SpecError};
 
 const KEY: &[u8] = b"a test key that is 32 bytes long";
 

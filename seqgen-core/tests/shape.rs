@@ -1,8 +1,8 @@
 //! `Spec::from_shape` reads what an operator may have typed into `db_key.shape`: anything is an
 //! answer (a spec or an error), never a panic, and a spec read back prints its own shape.
 
+use diesel_seqgen_core::Spec;
 use proptest::prelude::*;
-use seqgen_core::Spec;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]

@@ -9,7 +9,7 @@ use crate::errors::Errors;
 
 pub(crate) struct Model<'a> {
     pub(crate) input: &'a DeriveInput,
-    /// How the generated code names seqgen: `::seqgen`, or `#[distributed_id(crate = "...")]`.
+    /// How the generated code names seqgen: `::diesel_seqgen`, or `#[distributed_id(crate = "...")]`.
     pub(crate) krate: syn::Path,
     /// The db_key name fields get when they set no `key`: Diesel's table name.
     pub(crate) table_name: String,

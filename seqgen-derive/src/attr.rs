@@ -50,7 +50,7 @@ pub(crate) struct FieldAttr {
     pub(crate) obfuscate: Option<LitStr>,
 }
 
-/// The struct's `#[distributed_id(crate = "path")]`, or `::seqgen`.
+/// The struct's `#[distributed_id(crate = "path")]`, or `::diesel_seqgen`.
 pub(crate) fn crate_path(attrs: &[Attribute], errors: &mut Errors) -> syn::Path {
     let mut path: Option<syn::Path> = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident(DISTRIBUTED_ID)) {
@@ -66,7 +66,7 @@ pub(crate) fn crate_path(attrs: &[Attribute], errors: &mut Errors) -> syn::Path 
             match lit.parse::<syn::Path>() {
                 Ok(parsed) if path.is_none() => path = Some(parsed),
                 Ok(_) => errors.at(&lit, "duplicate distributed_id attribute `crate`"),
-                Err(_) => errors.at(&lit, "`crate` takes a path, like `crate = \"my_app::seqgen\"`"),
+                Err(_) => errors.at(&lit, "`crate` takes a path, like `crate = \"my_app::diesel_seqgen\"`"),
             }
             Ok(())
         });
@@ -74,7 +74,7 @@ pub(crate) fn crate_path(attrs: &[Attribute], errors: &mut Errors) -> syn::Path 
             errors.push(e);
         }
     }
-    path.unwrap_or_else(|| syn::parse_quote!(::seqgen))
+    path.unwrap_or_else(|| syn::parse_quote!(::diesel_seqgen))
 }
 
 /// Parses one `#[distributed_id(...)]`, recording every mistake and carrying on.

@@ -1,6 +1,6 @@
 //! Code generation only. Everything generated sits in `const _: () = { ... };` and reaches
-//! the runtime through `seqgen::__private` and the `DistributedId` / `IdValue` traits alone
-//! (under `::seqgen`, or the struct's `#[distributed_id(crate = "...")]`); nothing depends on
+//! the runtime through `diesel_seqgen::__private` and the `DistributedId` / `IdValue` traits alone
+//! (under `::diesel_seqgen`, or the struct's `#[distributed_id(crate = "...")]`); nothing depends on
 //! cargo features.
 
 use proc_macro2::TokenStream;
@@ -11,7 +11,7 @@ use syn::DeriveInput;
 use crate::ast::{FieldType, Model};
 use crate::errors::Errors;
 use crate::valid::{self, ValidField};
-use seqgen_core::{Mode, Overflow};
+use diesel_seqgen_core::{Mode, Overflow};
 
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
@@ -19,7 +19,7 @@ pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let fields = model.as_ref().map(|model| valid::check(model, &mut errors));
     let krate = model
         .as_ref()
-        .map_or_else(|| syn::parse_quote!(::seqgen), |m| m.krate.clone());
+        .map_or_else(|| syn::parse_quote!(::diesel_seqgen), |m| m.krate.clone());
     match fields {
         Some(fields) if errors.is_empty() => implementation(input, &krate, &fields),
         _ => {
@@ -226,12 +226,12 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("0usize => < Option < i64 > as :: seqgen :: IdValue > :: id_slot (& mut self . invoice_no)"),
+            out.contains("0usize => < Option < i64 > as :: diesel_seqgen :: IdValue > :: id_slot (& mut self . invoice_no)"),
             "{out}"
         );
         assert!(
             out.contains(
-                "1usize => < String as :: seqgen :: IdValue > :: id_slot (& mut self . order_no)"
+                "1usize => < String as :: diesel_seqgen :: IdValue > :: id_slot (& mut self . order_no)"
             ),
             "{out}"
         );

@@ -1,8 +1,8 @@
-//! Implementation detail of [`seqgen`](https://docs.rs/seqgen): `#[derive(DistributedId)]`.
+//! Implementation detail of [`diesel-seqgen`](https://docs.rs/diesel-seqgen): `#[derive(DistributedId)]`.
 //!
-//! Use it through `seqgen`, which re-exports it and documents it; this crate releases in
-//! lockstep with `seqgen`. Parsing (`attr`), the crate's model of the input (`ast`), the
-//! rules (`valid`, which builds each spec with `seqgen-core`, so a rule exists once) and code
+//! Use it through `diesel-seqgen`, which re-exports it and documents it; this crate releases in
+//! lockstep with `diesel-seqgen`. Parsing (`attr`), the crate's model of the input (`ast`), the
+//! rules (`valid`, which builds each spec with `diesel-seqgen-core`, so a rule exists once) and code
 //! generation (`expand`) each live in their own module.
 #![forbid(unsafe_code)]
 
@@ -14,7 +14,7 @@ mod valid;
 
 use proc_macro::TokenStream;
 
-/// `#[derive(DistributedId)]`: documented, with examples, at `seqgen::DistributedId`.
+/// `#[derive(DistributedId)]`: documented, with examples, at `diesel_seqgen::DistributedId`.
 #[proc_macro_derive(DistributedId, attributes(distributed_id))]
 pub fn derive_distributed_id(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

@@ -1,4 +1,4 @@
-//! What the attribute values mean. The rules of a spec live in `seqgen-core` alone: each field's
+//! What the attribute values mean. The rules of a spec live in `diesel-seqgen-core` alone: each field's
 //! spec is built here with the core's builder, and every [`SpecError`] becomes a compile error
 //! at the token of the setting it names. Only what belongs to the attribute's syntax or to the
 //! struct (field types, `max` without a policy, `nowait` without `gapless`, two fields on one
@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
+use diesel_seqgen_core::{Mode, Overflow, Setting, Spec, SpecError, TimeZone};
 use proc_macro2::Span;
 use quote::ToTokens;
-use seqgen_core::{Mode, Overflow, Setting, Spec, SpecError, TimeZone};
 use syn::{Ident, LitInt, LitStr};
 
 use crate::ast::{field_type, FieldType, IdField, Model};

@@ -5,21 +5,21 @@
 //! `contended` runs 8 threads on one key and one generator: its throughput is the aggregate.
 //! A scoped spec taking IDs in 20 scopes in turn shows what finding a scope's block costs.
 //!
-//! `cargo bench -p seqgen --features bundled-sqlite --bench cached_path`
+//! `cargo bench -p diesel-seqgen --features bundled-sqlite --bench cached_path`
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use diesel::{Connection, SqliteConnection};
-use seqgen::{Generator, Spec};
+use diesel_seqgen::{Generator, Spec};
 
 fn cached_path(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let mut conn =
         SqliteConnection::establish(dir.path().join("bench.db").to_str().unwrap()).unwrap();
-    seqgen::sqlite::configure(&mut conn).unwrap();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::sqlite::configure(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     // A batch so large that a reservation (one per 10 M IDs) does not show in the figures.
     let formatted = Spec::builder("bench_users")
         .prefix("U")
@@ -96,7 +96,7 @@ fn cached_path(c: &mut Criterion) {
         .map(|_| SqliteConnection::establish(path.to_str().unwrap()).unwrap())
         .collect();
     for conn in &mut conns {
-        seqgen::sqlite::configure(conn).unwrap();
+        diesel_seqgen::sqlite::configure(conn).unwrap();
     }
     let conns: Vec<Mutex<SqliteConnection>> = conns.into_iter().map(Mutex::new).collect();
     contended.bench_function("seqgen String, 8 threads, one key", |b| {

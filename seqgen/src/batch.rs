@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use seqgen_core::Spec;
+use diesel_seqgen_core::Spec;
 
 /// How a generator sizes the blocks it reserves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

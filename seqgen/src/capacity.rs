@@ -4,8 +4,8 @@
 use std::ops::Range;
 
 use crate::error::{Error, Result};
-use seqgen_core::__private::Period;
-use seqgen_core::Spec;
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::Spec;
 
 /// Refuses counters past the spec's capacity: an overflow, or the last series full.
 pub(crate) fn checked(spec: &Spec, period: &Period, counters: Range<u64>) -> Result<Range<u64>> {

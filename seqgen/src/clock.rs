@@ -73,8 +73,8 @@ fn shifted(at: DateTime<Utc>, by: TimeDelta) -> DateTime<Utc> {
 ///
 /// ```
 /// use chrono::{TimeDelta, TimeZone, Utc};
-/// use seqgen::clock::Clock;
-/// use seqgen::clock::FixedClock;
+/// use diesel_seqgen::clock::Clock;
+/// use diesel_seqgen::clock::FixedClock;
 ///
 /// let clock = FixedClock::new(Utc.with_ymd_and_hms(2025, 7, 2, 23, 59, 59).unwrap());
 /// clock.advance(TimeDelta::seconds(1));

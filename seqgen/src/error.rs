@@ -1,6 +1,6 @@
 //! The one error type of seqgen.
 
-use seqgen_core::SpecError;
+use diesel_seqgen_core::SpecError;
 
 /// What went wrong while handing out IDs.
 ///
@@ -11,7 +11,7 @@ use seqgen_core::SpecError;
 pub enum Error {
     /// The `db_key` table does not exist in this database, or lacks columns of a later
     /// seqgen migration.
-    #[error("the db_key table is missing or out of date: run seqgen's migrations (`seqgen::run_migrations(conn)`)")]
+    #[error("the db_key table is missing or out of date: run seqgen's migrations (`diesel_seqgen::run_migrations(conn)`)")]
     MissingTable(#[source] diesel::result::Error),
 
     /// An ID spec was rejected when it was built.
@@ -55,7 +55,7 @@ pub enum Error {
     ScopeMismatch {
         /// The `db_key` key name.
         key: String,
-        /// Whether the spec is [scoped](seqgen_core::SpecBuilder::scoped).
+        /// Whether the spec is [scoped](diesel_seqgen_core::SpecBuilder::scoped).
         scoped: bool,
     },
 
@@ -72,7 +72,7 @@ pub enum Error {
 
     /// A gapless number was asked for outside a transaction: it could be lost before the row
     /// that uses it is written.
-    #[error("key `{key}` is gapless: take its numbers inside a transaction (`conn.transaction(|conn| …)`), or insert through `seqgen::insert_into`, which opens one")]
+    #[error("key `{key}` is gapless: take its numbers inside a transaction (`conn.transaction(|conn| …)`), or insert through `diesel_seqgen::insert_into`, which opens one")]
     OutsideTransaction {
         /// The `db_key` key name.
         key: String,
@@ -127,7 +127,7 @@ pub enum Error {
     /// The server does not commit durably: a crash can lose reservations that were already
     /// acknowledged, and instances still serving those numbers from memory would then meet
     /// them again.
-    #[error("the database server does not commit durably ({setting} = {value}): a crash could lose reservations and hand their numbers out twice. Set {setting} to {durable}, or accept the risk with `GeneratorBuilder::accept_non_durable_server` (`seqgen::global::accept_non_durable_server()` for the default generator)")]
+    #[error("the database server does not commit durably ({setting} = {value}): a crash could lose reservations and hand their numbers out twice. Set {setting} to {durable}, or accept the risk with `GeneratorBuilder::accept_non_durable_server` (`diesel_seqgen::global::accept_non_durable_server()` for the default generator)")]
     NotDurable {
         /// The server setting.
         setting: &'static str,
@@ -192,7 +192,7 @@ pub enum Error {
     },
 
     /// A [`Generator`](crate::Generator) met a second database.
-    #[error("this Generator caches numbers of another database: create one Generator per database, or use the default one (`seqgen::next_id`), which tells databases apart")]
+    #[error("this Generator caches numbers of another database: create one Generator per database, or use the default one (`diesel_seqgen::next_id`), which tells databases apart")]
     DifferentDatabase,
 
     /// A PostgreSQL server on an older timeline than this process saw for the same database:
@@ -216,7 +216,7 @@ pub enum Error {
     /// A gapless key on a PostgreSQL primary whose commits return before a standby has them
     /// (standbys connected, `synchronous_standby_names` empty): a failover to a standby can
     /// lose the last numbers taken, and the promoted server would hand them out again.
-    #[error("key `{key}` is gapless, and this PostgreSQL primary's commits do not wait for a standby (standbys are connected, and synchronous_standby_names is empty): a failover can lose the last numbers taken, and the promoted standby would hand them out again. Set synchronous_standby_names, or accept the risk with `GeneratorBuilder::accept_async_replication` (`seqgen::global::accept_async_replication()` for the default generator)")]
+    #[error("key `{key}` is gapless, and this PostgreSQL primary's commits do not wait for a standby (standbys are connected, and synchronous_standby_names is empty): a failover can lose the last numbers taken, and the promoted standby would hand them out again. Set synchronous_standby_names, or accept the risk with `GeneratorBuilder::accept_async_replication` (`diesel_seqgen::global::accept_async_replication()` for the default generator)")]
     AsyncReplication {
         /// The gapless key.
         key: String,
@@ -229,7 +229,7 @@ pub enum Error {
     /// The database aborted the transaction to keep it serializable (PostgreSQL 40001) or to
     /// break a deadlock (MySQL 1213). seqgen retries its own reservations; inside your
     /// transaction only you can.
-    #[error("the database aborted the transaction (serialization failure or deadlock): roll it back and run it again, e.g. with `seqgen::retry_transaction`")]
+    #[error("the database aborted the transaction (serialization failure or deadlock): roll it back and run it again, e.g. with `diesel_seqgen::retry_transaction`")]
     TransactionConflict(#[source] diesel::result::Error),
 
     /// The connection pool given to the generator could not hand out a connection.

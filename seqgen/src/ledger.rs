@@ -4,7 +4,7 @@
 use crate::backend::{Backend, Counter, IdConnection};
 use crate::error::{Error, Result};
 use crate::generator::check_scope;
-use seqgen_core::Scoped;
+use diesel_seqgen_core::Scoped;
 
 /// A number of the void ledger.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,12 +30,12 @@ pub struct Voided {
 /// use diesel::prelude::*;
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// seqgen::run_migrations(&mut conn)?;
-/// let invoices = seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
-/// let id = conn.transaction(|conn| seqgen::global::next_id(conn, &invoices))?;
+/// diesel_seqgen::run_migrations(&mut conn)?;
+/// let invoices = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
+/// let id = conn.transaction(|conn| diesel_seqgen::global::next_id(conn, &invoices))?;
 ///
-/// seqgen::ledger::void(&mut conn, &invoices, &id, "issued twice by the clerk; cancelled")?;
-/// let ledger = seqgen::ledger::voided(&mut conn, &invoices, "")?;
+/// diesel_seqgen::ledger::void(&mut conn, &invoices, &id, "issued twice by the clerk; cancelled")?;
+/// let ledger = diesel_seqgen::ledger::voided(&mut conn, &invoices, "")?;
 /// assert_eq!((ledger[0].number, ledger[0].reason.as_str()), (1, "issued twice by the clerk; cancelled"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

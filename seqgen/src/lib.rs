@@ -4,7 +4,7 @@
 //!
 //! ```
 //! use diesel::prelude::*;
-//! use seqgen::DistributedId;
+//! use diesel_seqgen::DistributedId;
 //!
 //! diesel::table! { users (id) { id -> Text, name -> Text } }
 //!
@@ -17,12 +17,12 @@
 //! }
 //!
 //! let mut conn = SqliteConnection::establish(":memory:")?;
-//! seqgen::run_migrations(&mut conn)?; // the `db_key` table
+//! diesel_seqgen::run_migrations(&mut conn)?; // the `db_key` table
 //! diesel::sql_query("CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT NOT NULL)")
 //!     .execute(&mut conn)?;
 //!
 //! let mut user = NewUser { id: String::new(), name: "Ada".into() };
-//! seqgen::insert_into(users::table).values(&mut user).execute(&mut conn)?;
+//! diesel_seqgen::insert_into(users::table).values(&mut user).execute(&mut conn)?;
 //! assert!(user.id.starts_with('U') && user.id.ends_with("000001")); // e.g. U20261121000001
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -102,16 +102,16 @@ mod transaction;
 #[cfg(feature = "sqlite")]
 pub use backend::sqlite;
 pub use backend::{Backend, IdConnection};
+pub use diesel_seqgen_core::{
+    Check, IdParts, Mode, Overflow, ParseIdError, Scoped, Series, Spec, SpecBuilder, SpecError,
+    TimeZone,
+};
 pub use error::{Error, Result};
 pub use generator::{Generator, GeneratorBuilder};
 pub use global::assign_ids;
 pub use insert::insert_into;
 pub use migrations::run_migrations;
 pub use model::{DistributedId, IdSlot, IdValue, Records};
-pub use seqgen_core::{
-    Check, IdParts, Mode, Overflow, ParseIdError, Scoped, Series, Spec, SpecBuilder, SpecError,
-    TimeZone,
-};
 pub use transaction::retry_transaction;
 
 /// Fills a Diesel model's ID fields from seqgen's `db_key` counters, just before the insert,
@@ -119,7 +119,7 @@ pub use transaction::retry_transaction;
 ///
 /// ```
 /// use diesel::prelude::*;
-/// use seqgen::DistributedId;
+/// use diesel_seqgen::DistributedId;
 ///
 /// diesel::table! { orders (order_no) { order_no -> Text, invoice_no -> Nullable<BigInt> } }
 ///
@@ -133,12 +133,12 @@ pub use transaction::retry_transaction;
 /// }
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// seqgen::run_migrations(&mut conn)?;
+/// diesel_seqgen::run_migrations(&mut conn)?;
 /// diesel::sql_query("CREATE TABLE orders (order_no TEXT PRIMARY KEY, invoice_no BIGINT)")
 ///     .execute(&mut conn)?;
 ///
 /// let mut order = NewOrder { order_no: String::new(), invoice_no: None };
-/// seqgen::insert_into(orders::table).values(&mut order).execute(&mut conn)?;
+/// diesel_seqgen::insert_into(orders::table).values(&mut order).execute(&mut conn)?;
 /// assert!(order.order_no.starts_with("ORD") && order.order_no.ends_with("0001"));
 /// assert_eq!(order.invoice_no, Some(1));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -171,14 +171,14 @@ pub use transaction::retry_transaction;
 /// # `#[distributed_id(crate = "...")]`
 /// On the struct: the path seqgen is reached by, for crates that re-export it (like serde's
 /// `crate` attribute), e.g. `#[distributed_id(crate = "my_app::seqgen")]`.
-pub use seqgen_derive::DistributedId;
+pub use diesel_seqgen_derive::DistributedId;
 
 /// What `#[derive(DistributedId)]` expands to reaches seqgen only through here.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::backend::one_statement::OneStatement;
     pub use crate::model::{build_field_spec, scope_text, IdField};
-    pub use seqgen_core::{Check, Overflow, Spec, TimeZone};
+    pub use diesel_seqgen_core::{Check, Overflow, Spec, TimeZone};
     pub use std::sync::LazyLock;
 }
 

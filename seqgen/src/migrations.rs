@@ -23,8 +23,8 @@ const MIGRATION_ATTEMPTS: u32 = 10;
 /// use diesel::prelude::*;
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// seqgen::run_migrations(&mut conn)?;
-/// seqgen::run_migrations(&mut conn)?; // a second run does nothing
+/// diesel_seqgen::run_migrations(&mut conn)?;
+/// diesel_seqgen::run_migrations(&mut conn)?; // a second run does nothing
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn run_migrations<C>(conn: &mut C) -> Result<()>
@@ -61,8 +61,8 @@ where
 /// const APP_MIGRATIONS: EmbeddedMigrations = embed_migrations!("tests/app_migrations/sqlite");
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// conn.run_pending_migrations(seqgen::migrations::with_app_migrations(APP_MIGRATIONS))?;
-/// conn.revert_all_migrations(seqgen::migrations::with_app_migrations(APP_MIGRATIONS))?;
+/// conn.run_pending_migrations(diesel_seqgen::migrations::with_app_migrations(APP_MIGRATIONS))?;
+/// conn.revert_all_migrations(diesel_seqgen::migrations::with_app_migrations(APP_MIGRATIONS))?;
 /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
 /// ```
 pub fn with_app_migrations<DB, S>(app: S) -> WithAppMigrations<DB, S>

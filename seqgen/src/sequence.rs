@@ -1,11 +1,11 @@
 //! Plain gapless counters without a model, in the spirit of django-sequences:
-//! `seqgen::sequence::next_value(conn, "invoice")` inside a transaction.
+//! `diesel_seqgen::sequence::next_value(conn, "invoice")` inside a transaction.
 
 use crate::backend::IdConnection;
 use crate::driver::in_transaction;
 use crate::error::Result;
 use crate::generator::Generator;
-use seqgen_core::Spec;
+use diesel_seqgen_core::Spec;
 
 /// A named gapless counter: 1, 2, 3, … with no gap and no repeat among committed
 /// transactions. The number is taken inside the caller's transaction, which keeps the counter
@@ -15,20 +15,20 @@ use seqgen_core::Spec;
 /// use diesel::prelude::*;
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// seqgen::run_migrations(&mut conn)?;
+/// diesel_seqgen::run_migrations(&mut conn)?;
 ///
-/// let first = conn.transaction(|conn| seqgen::sequence::next_value(conn, "invoice"))?;
+/// let first = conn.transaction(|conn| diesel_seqgen::sequence::next_value(conn, "invoice"))?;
 /// let _rolled_back = conn.transaction(|conn| {
-///     seqgen::sequence::next_value(conn, "invoice")?; // 2, given back by the rollback
-///     Err::<(), _>(seqgen::Error::Database(diesel::result::Error::RollbackTransaction))
+///     diesel_seqgen::sequence::next_value(conn, "invoice")?; // 2, given back by the rollback
+///     Err::<(), _>(diesel_seqgen::Error::Database(diesel::result::Error::RollbackTransaction))
 /// });
-/// let second = conn.transaction(|conn| seqgen::sequence::next_value(conn, "invoice"))?;
+/// let second = conn.transaction(|conn| diesel_seqgen::sequence::next_value(conn, "invoice"))?;
 /// assert_eq!((first, second), (1, 2));
 ///
 /// // Outside a transaction a number could be lost before the row that uses it is written.
 /// assert!(matches!(
-///     seqgen::sequence::next_value(&mut conn, "invoice"),
-///     Err(seqgen::Error::OutsideTransaction { .. })
+///     diesel_seqgen::sequence::next_value(&mut conn, "invoice"),
+///     Err(diesel_seqgen::Error::OutsideTransaction { .. })
 /// ));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -62,8 +62,8 @@ impl Sequence {
     /// use diesel::prelude::*;
     ///
     /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// seqgen::run_migrations(&mut conn)?;
-    /// let receipts = seqgen::sequence::Sequence::new("receipt")?.scoped()?;
+    /// diesel_seqgen::run_migrations(&mut conn)?;
+    /// let receipts = diesel_seqgen::sequence::Sequence::new("receipt")?.scoped()?;
     /// let mut take = |shop| conn.transaction(|conn| receipts.scope(shop).next_value(conn));
     /// assert_eq!((take("north")?, take("north")?, take("south")?), (1, 2, 1));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -71,7 +71,7 @@ impl Sequence {
     pub fn scoped(mut self) -> Result<Self> {
         let nowait = matches!(
             self.spec.mode(),
-            seqgen_core::Mode::Gapless { nowait: true }
+            diesel_seqgen_core::Mode::Gapless { nowait: true }
         );
         self.spec = Self::spec(self.spec.key(), nowait, true)?;
         Ok(self)

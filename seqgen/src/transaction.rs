@@ -22,9 +22,9 @@ use crate::reserve::retry::retry_loop;
 /// use diesel::prelude::*;
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// seqgen::run_migrations(&mut conn)?;
-/// let invoices = seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
-/// let number = seqgen::retry_transaction(&mut conn, |conn| seqgen::global::next_id(conn, &invoices))?;
+/// diesel_seqgen::run_migrations(&mut conn)?;
+/// let invoices = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
+/// let number = diesel_seqgen::retry_transaction(&mut conn, |conn| diesel_seqgen::global::next_id(conn, &invoices))?;
 /// assert_eq!(number, "INV000001");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use chrono::TimeDelta;
 use common::{TestConnection, TestDb};
-use seqgen::Spec;
+use diesel_seqgen::Spec;
 use tracing_subscriber::fmt::format::FmtSpan;
 
 backend_tests!(
@@ -109,14 +109,14 @@ fn a_connection_identified_on_every_call_is_named_once<C: TestConnection>(db: Te
     let pool = db.pool(2);
     let pooled = captured(tracing::Level::WARN, || {
         for _ in 0..3 {
-            seqgen::global::next_id(&mut pool.get().unwrap(), &spec).unwrap();
+            diesel_seqgen::global::next_id(&mut pool.get().unwrap(), &spec).unwrap();
         }
     });
     assert_eq!(pooled, "");
     let mut conn = db.connect();
     let plain = captured(tracing::Level::WARN, || {
         for _ in 0..3 {
-            seqgen::global::next_id(&mut conn, &spec).unwrap();
+            diesel_seqgen::global::next_id(&mut conn, &spec).unwrap();
         }
     });
     let said = plain.matches("one query on every call").count();

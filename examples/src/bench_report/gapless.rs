@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicU64;
 use diesel::connection::SimpleConnection;
 use diesel::r2d2::{ConnectionManager, PooledConnection};
 use diesel::{PgConnection, QueryDsl, RunQueryDsl};
-use seqgen::DistributedId;
+use diesel_seqgen::DistributedId;
 
 use super::gapless_steps::{check_numbered, ratio, step, Form, ROLLBACK_EVERY, WORKERS};
 use super::inserts::{measure, migrated_pool, spread};
@@ -55,9 +55,9 @@ impl Side {
 
     fn name(self) -> &'static str {
         match self {
-            Side::Seqgen => "seqgen gapless: `seqgen::insert_into` in a transaction",
+            Side::Seqgen => "seqgen gapless: `diesel_seqgen::insert_into` in a transaction",
             Side::SeqgenAlone => {
-                "seqgen gapless: `seqgen::insert_into` alone (its own transaction; the tenth \
+                "seqgen gapless: `diesel_seqgen::insert_into` alone (its own transaction; the tenth \
                  in one rolled back)"
             }
             Side::Django => "django-sequences 3.1: `get_next_value` + INSERT in `atomic()`",
@@ -154,12 +154,12 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
 /// form whose database the default generator remembers).
 fn insert_invoice(
     conn: &mut PooledConnection<ConnectionManager<PgConnection>>,
-) -> Result<(), seqgen::Error> {
+) -> Result<(), diesel_seqgen::Error> {
     let mut rows = vec![NewInvoice {
         id: String::new(),
         amount: 1,
     }];
-    seqgen::insert_into(bench_invoices::table)
+    diesel_seqgen::insert_into(bench_invoices::table)
         .values(&mut rows)
         .execute(conn)
         .map(drop)

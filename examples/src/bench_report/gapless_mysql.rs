@@ -15,7 +15,7 @@ use diesel::r2d2::{ConnectionManager, PooledConnection};
 use diesel::result::Error as DieselError;
 use diesel::sql_types::BigInt;
 use diesel::{MysqlConnection, QueryDsl, RunQueryDsl};
-use seqgen::DistributedId;
+use diesel_seqgen::DistributedId;
 
 use super::gapless_steps::{check_numbered, ratio, step, Form, ROLLBACK_EVERY, WORKERS};
 use super::inserts::{measure, migrated_pool, spread};
@@ -80,8 +80,8 @@ impl Side {
 
     fn name(self) -> &'static str {
         match self {
-            Side::Seqgen => "seqgen gapless: `seqgen::insert_into` in a transaction",
-            Side::SeqgenAlone => "seqgen gapless: `seqgen::insert_into` alone",
+            Side::Seqgen => "seqgen gapless: `diesel_seqgen::insert_into` in a transaction",
+            Side::SeqgenAlone => "seqgen gapless: `diesel_seqgen::insert_into` alone",
             Side::ByHand => {
                 "by hand: `UPDATE … LAST_INSERT_ID(v + 1)`, `SELECT LAST_INSERT_ID()`, \
                  `INSERT` in a transaction (baseline)"
@@ -155,12 +155,12 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
 }
 
 /// One invoice inserted by seqgen on a pooled connection.
-fn insert_invoice(conn: &mut Pooled) -> Result<(), seqgen::Error> {
+fn insert_invoice(conn: &mut Pooled) -> Result<(), diesel_seqgen::Error> {
     let mut rows = vec![NewInvoice {
         id: String::new(),
         amount: 1,
     }];
-    seqgen::insert_into(bench_invoices_my::table)
+    diesel_seqgen::insert_into(bench_invoices_my::table)
         .values(&mut rows)
         .execute(conn)
         .map(drop)

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};
-use seqgen::Generator;
+use diesel_seqgen::Generator;
 
 use super::latency::next_id_latency;
 use super::{
@@ -41,9 +41,9 @@ impl Path {
     fn name(self) -> &'static str {
         match self {
             Path::Plain => "plain diesel::insert_into (baseline)",
-            Path::Default => "seqgen::insert_into, default generator",
-            Path::DefaultPlain => "seqgen::insert_into, default generator, `&mut *conn`",
-            Path::Explicit => "seqgen::insert_into(..).with_generator(&g)",
+            Path::Default => "diesel_seqgen::insert_into, default generator",
+            Path::DefaultPlain => "diesel_seqgen::insert_into, default generator, `&mut *conn`",
+            Path::Explicit => "diesel_seqgen::insert_into(..).with_generator(&g)",
             Path::Sequence => "database's own (sequence DEFAULT; MySQL AUTO_INCREMENT)",
         }
     }
@@ -59,7 +59,7 @@ pub(super) fn migrated_pool<C: BenchConnection>(
         .max_size(10)
         .connection_customizer(Box::new(Setup))
         .build(ConnectionManager::<C>::new(url))?;
-    seqgen::run_migrations(&mut *pool.get()?)?;
+    diesel_seqgen::run_migrations(&mut *pool.get()?)?;
     Ok(pool)
 }
 

@@ -4,8 +4,8 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use diesel::r2d2::{ConnectionManager, Pool};
+use diesel_seqgen::{Generator, Spec};
 use hdrhistogram::Histogram;
-use seqgen::{Generator, Spec};
 
 use super::{BenchConnection, BoxError};
 

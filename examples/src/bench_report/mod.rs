@@ -2,7 +2,7 @@
 //! run, rounds interleaved so that a noisy machine slows every path alike.
 //!
 //! - **insert**: single-row autocommit inserts and bulks of 100 rows, at 1 and 8 threads,
-//!   through `seqgen::insert_into` with the process-wide default generator and with an
+//!   through `diesel_seqgen::insert_into` with the process-wide default generator and with an
 //!   explicit `Generator`, against a plain `diesel::insert_into` of IDs computed in memory
 //!   (the baseline) and the database's own sequence in a column `DEFAULT`; and the default
 //!   generator on a dereferenced (`&mut *conn`) connection, which is identified per call.
@@ -27,7 +27,7 @@ use diesel::r2d2::{ConnectionManager, PooledConnection, R2D2Connection};
 use diesel::result::Error as DieselError;
 use diesel::RunQueryDsl;
 use diesel_migrations::MigrationHarness;
-use seqgen::{DistributedId, Generator};
+use diesel_seqgen::{DistributedId, Generator};
 
 #[cfg(feature = "postgres")]
 mod gapless;
@@ -149,8 +149,8 @@ pub struct NewSeqOrder {
 pub trait BenchConnection:
     R2D2Connection + LoadConnection<Backend = Self::B> + MigrationHarness<Self::B> + Send + 'static
 {
-    /// The backend, restated so that `seqgen::Backend` is known to hold for it.
-    type B: seqgen::Backend;
+    /// The backend, restated so that `diesel_seqgen::Backend` is known to hold for it.
+    type B: diesel_seqgen::Backend;
     /// The type of the ID columns.
     const ID_TYPE: &'static str;
     /// Creates the sequence table (and its sequence) empty.
@@ -159,19 +159,19 @@ pub trait BenchConnection:
     fn setup(conn: &mut Self) -> Result<(), DieselError>;
     /// A plain Diesel insert of rows whose IDs are already set.
     fn insert_plain(conn: &mut Self, rows: &[PlainOrder]) -> Result<usize, DieselError>;
-    /// `seqgen::insert_into` with the default generator on a pooled connection.
+    /// `diesel_seqgen::insert_into` with the default generator on a pooled connection.
     fn insert_default(
         conn: &mut PooledConnection<ConnectionManager<Self>>,
         rows: &mut Vec<DefaultOrder>,
-    ) -> seqgen::Result<usize>;
-    /// `seqgen::insert_into` with the default generator on a plain connection.
-    fn insert_deref(conn: &mut Self, rows: &mut Vec<DerefOrder>) -> seqgen::Result<usize>;
-    /// `seqgen::insert_into(..).with_generator(generator)`.
+    ) -> diesel_seqgen::Result<usize>;
+    /// `diesel_seqgen::insert_into` with the default generator on a plain connection.
+    fn insert_deref(conn: &mut Self, rows: &mut Vec<DerefOrder>) -> diesel_seqgen::Result<usize>;
+    /// `diesel_seqgen::insert_into(..).with_generator(generator)`.
     fn insert_explicit(
         conn: &mut Self,
         rows: &mut Vec<ExplicitOrder>,
         generator: &Generator,
-    ) -> seqgen::Result<usize>;
+    ) -> diesel_seqgen::Result<usize>;
     /// An insert whose IDs come from the database's sequence.
     fn insert_sequence(conn: &mut Self, rows: &[NewSeqOrder]) -> Result<usize, DieselError>;
 }
@@ -186,13 +186,16 @@ macro_rules! inserts {
         fn insert_default(
             conn: &mut PooledConnection<ConnectionManager<Self>>,
             rows: &mut Vec<DefaultOrder>,
-        ) -> seqgen::Result<usize> {
-            seqgen::insert_into(bench_orders_default::table)
+        ) -> diesel_seqgen::Result<usize> {
+            diesel_seqgen::insert_into(bench_orders_default::table)
                 .values(rows)
                 .execute(conn)
         }
-        fn insert_deref(conn: &mut Self, rows: &mut Vec<DerefOrder>) -> seqgen::Result<usize> {
-            seqgen::insert_into(bench_orders_deref::table)
+        fn insert_deref(
+            conn: &mut Self,
+            rows: &mut Vec<DerefOrder>,
+        ) -> diesel_seqgen::Result<usize> {
+            diesel_seqgen::insert_into(bench_orders_deref::table)
                 .values(rows)
                 .execute(conn)
         }
@@ -200,8 +203,8 @@ macro_rules! inserts {
             conn: &mut Self,
             rows: &mut Vec<ExplicitOrder>,
             generator: &Generator,
-        ) -> seqgen::Result<usize> {
-            seqgen::insert_into(bench_orders_explicit::table)
+        ) -> diesel_seqgen::Result<usize> {
+            diesel_seqgen::insert_into(bench_orders_explicit::table)
                 .values(rows)
                 .with_generator(generator)
                 .execute(conn)
@@ -252,7 +255,7 @@ impl BenchConnection for diesel::SqliteConnection {
         CREATE TABLE bench_orders_seq (id INTEGER PRIMARY KEY AUTOINCREMENT, \
             amount BIGINT NOT NULL);";
     fn setup(conn: &mut Self) -> Result<(), DieselError> {
-        seqgen::sqlite::configure(conn)
+        diesel_seqgen::sqlite::configure(conn)
     }
     inserts!();
 }

@@ -1,5 +1,5 @@
 //! The insert report on diesel-async (built with `async-postgres` / `async-mysql`): the
-//! default generator's `seqgen::nonblocking::insert_into` on a plain async connection and on
+//! default generator's `diesel_seqgen::nonblocking::insert_into` on a plain async connection and on
 //! deadpool's and bb8's connections passed as they come, each as a ratio to a plain
 //! diesel-async insert of IDs computed in memory, rounds and slices interleaved as in
 //! `inserts.rs`.
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use diesel_async::pooled_connection::{bb8, deadpool, AsyncDieselConnectionManager};
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use seqgen::nonblocking as sq;
+use diesel_seqgen::nonblocking as sq;
 
 use super::inserts::print_ratios;
 use super::{Args, AsyncBb8Order, AsyncConnOrder, AsyncDeadpoolOrder, AsyncPlainOrder, BoxError};

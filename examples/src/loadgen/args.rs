@@ -53,7 +53,7 @@ pub struct Args {
     #[arg(long, value_name = "P", default_value_t = 0.0, requires = "insert", value_parser = fraction)]
     pub rollback: f64,
     /// Run a transaction the database aborted (a deadlock, a serialization failure, a Galera
-    /// certification conflict) again, with `seqgen::retry_transaction`, as an app must there;
+    /// certification conflict) again, with `diesel_seqgen::retry_transaction`, as an app must there;
     /// without it, such an abort fails the run
     #[arg(long, requires = "insert", conflicts_with = "run_async")]
     pub retry_conflicts: bool,
@@ -97,7 +97,7 @@ pub struct Args {
     #[arg(long)]
     pub release_on_exit: bool,
     /// Run --threads tasks (not threads) on a Tokio runtime, each ID on a diesel-async
-    /// connection checked out of a deadpool pool of --connections (`seqgen::nonblocking`; build
+    /// connection checked out of a deadpool pool of --connections (`diesel_seqgen::nonblocking`; build
     /// with an `async-*` feature). A dropped connection fails the run instead of being retried
     #[arg(long = "async")]
     pub run_async: bool,

@@ -1,6 +1,6 @@
 //! The load generator behind `examples/loadgen.rs` and the multi-process tests.
 //!
-//! Threads share one `seqgen::Generator` (one app instance per process) and an
+//! Threads share one `diesel_seqgen::Generator` (one app instance per process) and an
 //! r2d2 pool; each takes IDs `L` + 12-digit counter (optionally with a date part), optionally
 //! inserting each into `loadgen_rows` (primary key: key and ID) inside a transaction and rolling back a fraction. At the
 //! end it prints one JSON line.
@@ -17,8 +17,8 @@ use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
 use diesel::result::Error as DieselError;
 use diesel::{ExpressionMethods, RunQueryDsl};
 use diesel_migrations::MigrationHarness;
-use seqgen::clock::OffsetClock;
-use seqgen::{Generator, Spec};
+use diesel_seqgen::clock::OffsetClock;
+use diesel_seqgen::{Generator, Spec};
 
 mod args;
 mod report;
@@ -108,8 +108,8 @@ pub fn run(args: &Args) -> Result<Report, BoxError> {
 pub trait LoadgenConnection:
     R2D2Connection + LoadConnection<Backend = Self::B> + MigrationHarness<Self::B> + 'static
 {
-    /// The backend, restated so that `seqgen::Backend` is known to hold for it.
-    type B: seqgen::Backend;
+    /// The backend, restated so that `diesel_seqgen::Backend` is known to hold for it.
+    type B: diesel_seqgen::Backend;
     /// Per-connection setup.
     fn setup(_conn: &mut Self) -> Result<(), DieselError> {
         Ok(())
@@ -132,7 +132,7 @@ macro_rules! insert_row {
 impl LoadgenConnection for diesel::SqliteConnection {
     type B = diesel::sqlite::Sqlite;
     fn setup(conn: &mut Self) -> Result<(), DieselError> {
-        seqgen::sqlite::configure(conn)
+        diesel_seqgen::sqlite::configure(conn)
     }
     insert_row!();
 }
@@ -177,7 +177,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         .build(ConnectionManager::<C>::new(url))?;
     {
         let mut conn = pool.get()?;
-        seqgen::run_migrations(&mut *conn)?;
+        diesel_seqgen::run_migrations(&mut *conn)?;
         if args.insert {
             create_rows_table(&mut *conn)?;
         }
@@ -295,7 +295,7 @@ fn spec_of(args: &Args) -> Result<Spec, BoxError> {
 }
 
 /// The generator the arguments describe, but for its pool.
-fn generator_of(args: &Args) -> seqgen::GeneratorBuilder {
+fn generator_of(args: &Args) -> diesel_seqgen::GeneratorBuilder {
     let generator =
         Generator::builder().clock(OffsetClock(TimeDelta::seconds(args.clock_offset_secs)));
     let generator = if args.accept_non_durable_server {
@@ -378,7 +378,7 @@ mod tests {
         assert_eq!(args(&["--url", "x", "--bogus"]).unwrap_err().exit_code(), 2);
         // An error's causes are printed with it.
         let cause: Box<dyn std::error::Error + Send + Sync> = "the lock wait timed out".into();
-        let e = seqgen::Error::Migration(cause);
+        let e = diesel_seqgen::Error::Migration(cause);
         assert_eq!(
             super::with_causes(&e),
             "running seqgen's migrations failed: the lock wait timed out"

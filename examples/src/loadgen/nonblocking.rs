@@ -1,5 +1,5 @@
 //! `--async`: the same load as `--threads` tasks on a multi-threaded Tokio runtime, each ID
-//! on a diesel-async connection from a deadpool pool, through `seqgen::nonblocking`. One generator
+//! on a diesel-async connection from a deadpool pool, through `diesel_seqgen::nonblocking`. One generator
 //! per process, given the pool (reservations beside the inserting transactions, and ahead on
 //! a task), as an async app would hold it.
 
@@ -10,7 +10,7 @@ use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
 use diesel_async::AsyncConnection;
-use seqgen::nonblocking as sq;
+use diesel_seqgen::nonblocking as sq;
 
 use super::worker::row_key;
 use super::*;
@@ -18,7 +18,7 @@ use super::*;
 /// A diesel-async connection loadgen runs on, beside the blocking one that sets the database
 /// up (migrations and `loadgen_rows`).
 pub(super) trait AsyncLoadgen:
-    AsyncConnection<Backend: seqgen::backend::AsyncBackend> + 'static
+    AsyncConnection<Backend: diesel_seqgen::backend::AsyncBackend> + 'static
 {
     /// The blocking connection of the same backend.
     type Blocking: LoadgenConnection;
@@ -90,7 +90,7 @@ fn sqlite_setup() -> Setup<AsyncSqlite> {
     Some(Box::new(|url: &str| {
         let url = url.to_owned();
         Box::pin(async move {
-            let mut conn = seqgen::sqlite::establish_async(&url).await?;
+            let mut conn = diesel_seqgen::sqlite::establish_async(&url).await?;
             diesel_async::SimpleAsyncConnection::batch_execute(
                 &mut conn,
                 "PRAGMA busy_timeout = 60000",
@@ -139,7 +139,7 @@ async fn run_on<C: AsyncLoadgen>(args: &Args, backend: &'static str) -> Result<R
     {
         let mut conn = <C::Blocking as diesel::Connection>::establish(url)?;
         C::Blocking::setup(&mut conn)?;
-        seqgen::run_migrations(&mut conn)?;
+        diesel_seqgen::run_migrations(&mut conn)?;
         if args.insert {
             create_rows_table(&mut conn)?;
         }
@@ -216,14 +216,16 @@ async fn insert_one<C: AsyncLoadgen>(
             let id = generator.next_id(conn, spec.scope(scope)).await?;
             conn.insert_row(&row_key(spec, scope), &id).await?;
             if roll_back {
-                return Err(seqgen::Error::Database(DieselError::RollbackTransaction));
+                return Err(diesel_seqgen::Error::Database(
+                    DieselError::RollbackTransaction,
+                ));
             }
             Ok(id)
         })
         .await;
     match result {
         Ok(id) => Ok(Some(id)),
-        Err(seqgen::Error::Database(DieselError::RollbackTransaction)) => Ok(None),
+        Err(diesel_seqgen::Error::Database(DieselError::RollbackTransaction)) => Ok(None),
         Err(e) => Err(e.into()),
     }
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use backon::ExponentialBuilder;
 use diesel::result::Error as DieselError;
-use seqgen::{Generator, Spec};
+use diesel_seqgen::{Generator, Spec};
 
 use super::{Args, BoxError, LoadgenConnection, Report};
 
@@ -48,8 +48,8 @@ pub(super) fn open_out(args: &Args) -> std::io::Result<Option<File>> {
 /// Whether `e` says the last series is full: the run is over.
 pub(super) fn series_exhausted(e: &BoxError) -> bool {
     matches!(
-        e.downcast_ref::<seqgen::Error>(),
-        Some(seqgen::Error::SeriesExhausted { .. })
+        e.downcast_ref::<diesel_seqgen::Error>(),
+        Some(diesel_seqgen::Error::SeriesExhausted { .. })
     )
 }
 
@@ -93,10 +93,10 @@ pub(super) fn connection_lost(e: &BoxError) -> bool {
     if e.downcast_ref::<diesel::r2d2::PoolError>().is_some() {
         return true; // no connection within the pool's timeout
     }
-    match e.downcast_ref::<seqgen::Error>() {
+    match e.downcast_ref::<diesel_seqgen::Error>() {
         // A Galera node cut off or rejoining: a new connection, later, may find it back.
-        Some(seqgen::Error::Pool(_) | seqgen::Error::NodeOutOfCluster(_)) => true,
-        Some(seqgen::Error::Database(e)) => diesel_connection_lost(e),
+        Some(diesel_seqgen::Error::Pool(_) | diesel_seqgen::Error::NodeOutOfCluster(_)) => true,
+        Some(diesel_seqgen::Error::Database(e)) => diesel_connection_lost(e),
         Some(_) => false,
         None => e
             .downcast_ref::<DieselError>()
@@ -146,18 +146,20 @@ pub(super) fn insert_one<C: LoadgenConnection>(
         let id = generator.next_id(conn, spec.scope(scope))?;
         C::insert_row(conn, &row_key(spec, scope), &id)?;
         if roll_back {
-            return Err(seqgen::Error::Database(DieselError::RollbackTransaction));
+            return Err(diesel_seqgen::Error::Database(
+                DieselError::RollbackTransaction,
+            ));
         }
         Ok(id)
     };
     let result = if retry {
-        seqgen::retry_transaction(conn, work)
+        diesel_seqgen::retry_transaction(conn, work)
     } else {
         conn.transaction(work)
     };
     match result {
         Ok(id) => Ok(Some(id)),
-        Err(seqgen::Error::Database(DieselError::RollbackTransaction)) => Ok(None),
+        Err(diesel_seqgen::Error::Database(DieselError::RollbackTransaction)) => Ok(None),
         Err(e) => Err(e.into()),
     }
 }

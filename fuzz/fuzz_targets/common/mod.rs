@@ -2,7 +2,7 @@
 //! the ones seqgen documents and from arbitrary text.
 
 use arbitrary::Arbitrary;
-use seqgen_core::{Check, Overflow, Spec, SpecBuilder, TimeZone};
+use diesel_seqgen_core::{Check, Overflow, Spec, SpecBuilder, TimeZone};
 
 /// Date patterns users write, and arbitrary text beside them.
 const DATES: &[&str] = &[

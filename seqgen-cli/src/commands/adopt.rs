@@ -4,7 +4,7 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use seqgen::admin::{self, CounterCheck, IdColumn, TableCheck};
+use diesel_seqgen::admin::{self, CounterCheck, IdColumn, TableCheck};
 use serde::Serialize;
 
 use super::print_json;
@@ -52,14 +52,14 @@ pub(super) fn adopt<C>(
     json: bool,
 ) -> Result<ExitCode, Failure>
 where
-    C: seqgen::IdConnection,
+    C: diesel_seqgen::IdConnection,
 {
     let key = args.ids.key.as_str();
     let spec = match &args.shape {
-        Some(shape) => seqgen::Spec::from_shape(key, shape)
+        Some(shape) => diesel_seqgen::Spec::from_shape(key, shape)
             .map_err(|e| Failure::Input(format!("--shape: {e}")))?,
         None => admin::recorded_spec(conn, key).map_err(|e| match e {
-            seqgen::Error::UnknownKey { .. } | seqgen::Error::Refused { .. } => Failure::Input(
+            diesel_seqgen::Error::UnknownKey { .. } | diesel_seqgen::Error::Refused { .. } => Failure::Input(
                 format!("{e}; give how its IDs look with --shape, e.g. --shape 'INV{{date:%Y}}{{seq:6}}'"),
             ),
             e => e.into(),
@@ -183,7 +183,7 @@ pub(super) fn renumber<C>(
     min_idle_secs: u64,
 ) -> Result<(), Failure>
 where
-    C: seqgen::IdConnection,
+    C: diesel_seqgen::IdConnection,
 {
     let min_idle = std::time::Duration::from_secs(min_idle_secs);
     let (before, after) = admin::renumber(conn, key, scope, period, to, min_idle)?;

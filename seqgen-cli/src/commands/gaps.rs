@@ -3,7 +3,7 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use seqgen::admin::{self, Missing};
+use diesel_seqgen::admin::{self, Missing};
 use serde::Serialize;
 
 use super::{period_of, print_json};
@@ -49,7 +49,7 @@ pub(super) fn gaps<C>(
     json: bool,
 ) -> Result<ExitCode, Failure>
 where
-    C: seqgen::IdConnection,
+    C: diesel_seqgen::IdConnection,
 {
     let spec = admin::recorded_spec(conn, key)?;
     let period = period_of(&spec, args);
@@ -65,7 +65,7 @@ where
     };
     let report = report.map_err(|e| match e {
         // Most likely a mistyped table or column name.
-        seqgen::Error::Database(e) => {
+        diesel_seqgen::Error::Database(e) => {
             Failure::Input(format!("could not read {table}.{column}: {e}"))
         }
         e => e.into(),

@@ -1,5 +1,5 @@
 //! The commands, once per backend through one generic function: each calls
-//! [`seqgen::admin`] and prints what it returns, as text or JSON.
+//! [`diesel_seqgen::admin`] and prints what it returns, as text or JSON.
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use chrono::Utc;
 use comfy_table::{presets, CellAlignment, Table};
 use diesel_migrations::MigrationHarness;
-use seqgen::admin::{self, Setting};
+use diesel_seqgen::admin::{self, Setting};
 use serde::Serialize;
 
 use crate::connection::{with_connection, AnyConnection};
@@ -33,7 +33,7 @@ pub(crate) fn run(conn: &mut AnyConnection, command: Command) -> Result<ExitCode
 
 fn run_on<C>(conn: &mut C, command: Command) -> Result<ExitCode, Failure>
 where
-    C: seqgen::IdConnection + MigrationHarness<C::Backend>,
+    C: diesel_seqgen::IdConnection + MigrationHarness<C::Backend>,
 {
     match command {
         Command::Migrate => migrate(conn)?,
@@ -68,7 +68,7 @@ where
                     "--reason must say why: the auditor reads it".to_owned(),
                 ));
             }
-            seqgen::ledger::void(conn, spec.scope(&scope), &id, &reason)?;
+            diesel_seqgen::ledger::void(conn, spec.scope(&scope), &id, &reason)?;
             if scope.is_empty() {
                 out!("{key}: {id} voided ({reason})");
             } else {
@@ -115,12 +115,12 @@ where
 
 fn migrate<C>(conn: &mut C) -> Result<(), Failure>
 where
-    C: seqgen::IdConnection + MigrationHarness<C::Backend>,
+    C: diesel_seqgen::IdConnection + MigrationHarness<C::Backend>,
 {
     let pending = conn
-        .pending_migrations(seqgen::migrations::backend_migrations::<C::Backend>())
+        .pending_migrations(diesel_seqgen::migrations::backend_migrations::<C::Backend>())
         .map_err(|e| Failure::Database(format!("could not read the applied migrations: {e}")))?;
-    seqgen::run_migrations(conn)?;
+    diesel_seqgen::run_migrations(conn)?;
     if pending.is_empty() {
         out!("db_key is up to date");
     }
@@ -145,11 +145,11 @@ struct KeyRow {
 
 fn keys<C>(conn: &mut C, key: Option<&str>, json: bool) -> Result<(), Failure>
 where
-    C: seqgen::IdConnection,
+    C: diesel_seqgen::IdConnection,
 {
     let rows = admin::counters(conn, key)?;
     if let (Some(key), true) = (key, rows.is_empty()) {
-        return Err(seqgen::Error::UnknownKey {
+        return Err(diesel_seqgen::Error::UnknownKey {
             key: key.to_owned(),
         }
         .into());
@@ -208,7 +208,7 @@ where
 }
 
 /// The period a command is about: `--period`, or the current one of the key's date pattern.
-pub(super) fn period_of(spec: &seqgen::Spec, args: &PeriodArgs) -> String {
+pub(super) fn period_of(spec: &diesel_seqgen::Spec, args: &PeriodArgs) -> String {
     args.period
         .clone()
         .unwrap_or_else(|| args.tz.format(Utc::now(), spec.date()))
@@ -235,7 +235,7 @@ fn peek<C>(
     json: bool,
 ) -> Result<(), Failure>
 where
-    C: seqgen::IdConnection,
+    C: diesel_seqgen::IdConnection,
 {
     let spec = admin::recorded_spec(conn, key)?;
     let period = period_of(&spec, args);
@@ -274,7 +274,7 @@ where
 
 fn set<C>(conn: &mut C, key: &str, setting: Setting, value: Option<i64>) -> Result<(), Failure>
 where
-    C: seqgen::IdConnection,
+    C: diesel_seqgen::IdConnection,
 {
     let change = admin::set(conn, key, setting, value)?;
     let show = |v: Option<i64>| v.map_or_else(|| "unset".to_owned(), |v| v.to_string());

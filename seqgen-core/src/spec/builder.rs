@@ -92,7 +92,7 @@ impl SpecBuilder {
         self
     }
 
-    /// Gapless mode that fails with [`Error::Busy`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.Busy) instead of waiting
+    /// Gapless mode that fails with [`Error::Busy`](https://docs.rs/diesel-seqgen/latest/diesel_seqgen/enum.Error.html#variant.Busy) instead of waiting
     /// for another transaction holding the counter.
     pub fn gapless_nowait(mut self) -> Self {
         self.mode = Mode::Gapless { nowait: true };
@@ -106,7 +106,7 @@ impl SpecBuilder {
     }
 
     /// Series rollover: counters 1..=`max` show the first code, the next `max` the second,
-    /// and so on; after the last, [`Error::SeriesExhausted`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.SeriesExhausted).
+    /// and so on; after the last, [`Error::SeriesExhausted`](https://docs.rs/diesel-seqgen/latest/diesel_seqgen/enum.Error.html#variant.SeriesExhausted).
     /// Codes must have the same length. Without a [`format`](SpecBuilder::format) the code
     /// sits between the date and the counter.
     pub fn series<I>(mut self, codes: I, max: u64) -> Self
@@ -132,13 +132,13 @@ impl SpecBuilder {
     /// series codes, a date part of numeric fields.
     ///
     /// ```
-    /// use seqgen_core::{Check, Spec};
+    /// use diesel_seqgen_core::{Check, Spec};
     ///
     /// let orders = Spec::builder("orders").prefix("ORD").date("").pad(4).check(Check::Damm).build()?;
     /// assert_eq!(orders.format("", 572), "ORD05724");
     /// assert!(orders.verify("ORD05724"));
     /// assert!(!orders.verify("ORD05274"), "two digits swapped");
-    /// # Ok::<(), seqgen_core::SpecError>(())
+    /// # Ok::<(), diesel_seqgen_core::SpecError>(())
     /// ```
     pub fn check(mut self, check: Check) -> Self {
         self.check = Some(check);
@@ -147,15 +147,15 @@ impl SpecBuilder {
 
     /// Counts per scope: each scope value (a company, an order, a tenant...) gets its own
     /// counter, starting at 1 in every period, as invoice numbers per company do. IDs are then
-    /// taken with a scope ([`next_id_in`](https://docs.rs/seqgen/latest/seqgen/struct.Generator.html#method.next_id_in)); the scope is not printed,
+    /// taken with a scope ([`next_id_in`](https://docs.rs/diesel-seqgen/latest/diesel_seqgen/struct.Generator.html#method.next_id_in)); the scope is not printed,
     /// so IDs repeat across scopes and are unique together with it. Recorded in the
     /// [shape](Spec::shape): a key cannot switch between one counter and counters per scope.
     ///
     /// ```
-    /// let invoices = seqgen_core::Spec::builder("invoices").prefix("INV").date("%Y").scoped().build()?;
+    /// let invoices = diesel_seqgen_core::Spec::builder("invoices").prefix("INV").date("%Y").scoped().build()?;
     /// assert!(invoices.is_scoped());
     /// assert_eq!(invoices.shape(), "INV{date:%Y}{seq:6}{scoped}");
-    /// # Ok::<(), seqgen_core::SpecError>(())
+    /// # Ok::<(), diesel_seqgen_core::SpecError>(())
     /// ```
     pub fn scoped(mut self) -> Self {
         self.scoped = true;

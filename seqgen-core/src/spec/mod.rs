@@ -40,12 +40,12 @@ pub const MAX_PAD: u32 = 18;
 /// ```
 /// use chrono::{TimeZone, Utc};
 ///
-/// let spec = seqgen_core::Spec::builder("users").prefix("U").date("%Y%m%d").pad(6).build()?;
+/// let spec = diesel_seqgen_core::Spec::builder("users").prefix("U").date("%Y%m%d").pad(6).build()?;
 /// let period = spec.period_at(Utc.with_ymd_and_hms(2025, 7, 2, 9, 0, 0).unwrap());
 /// assert_eq!(spec.format(&period, 1), "U20250702000001");
 ///
 /// // A template with a series: series `aa` holds 1..=999, then `bb` starts at 1.
-/// let tickets = seqgen_core::Spec::builder("tickets")
+/// let tickets = diesel_seqgen_core::Spec::builder("tickets")
 ///     .format("T{date}-{series}{seq}")
 ///     .date("%y")
 ///     .pad(3)
@@ -53,7 +53,7 @@ pub const MAX_PAD: u32 = 18;
 ///     .build()?;
 /// assert_eq!(tickets.format("25", 999), "T25-aa999");
 /// assert_eq!(tickets.format("25", 1000), "T25-bb001");
-/// # Ok::<(), seqgen_core::SpecError>(())
+/// # Ok::<(), diesel_seqgen_core::SpecError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spec {
@@ -97,7 +97,7 @@ pub enum Mode {
     /// locked until the transaction ends, and a rollback gives the number back. Committed
     /// numbers are exactly 1..N per period.
     Gapless {
-        /// Fail with [`Error::Busy`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.Busy) instead of waiting when another
+        /// Fail with [`Error::Busy`](https://docs.rs/diesel-seqgen/latest/diesel_seqgen/enum.Error.html#variant.Busy) instead of waiting when another
         /// transaction holds the counter.
         nowait: bool,
     },
@@ -186,7 +186,7 @@ impl Spec {
     /// decides how a counter is printed (prefix, date pattern, pad, overflow policy, series,
     /// template), and nothing that does not (batch, mode, time zone). seqgen records it on the
     /// key's row at first use and refuses a spec of another shape on that key
-    /// ([`Error::ShapeChanged`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.ShapeChanged)): two shapes could print the same ID
+    /// ([`Error::ShapeChanged`](https://docs.rs/diesel-seqgen/latest/diesel_seqgen/enum.Error.html#variant.ShapeChanged)): two shapes could print the same ID
     /// from different counters.
     pub fn shape(&self) -> &str {
         &self.shape

@@ -59,12 +59,12 @@ impl SpecBuilder {
     /// app keeps its secrets, never from source code; every instance of the key must use the
     /// same. The shape recorded on the key's row holds a fingerprint of it (32 bits of an
     /// HMAC), so that a generator given another key is refused
-    /// ([`ShapeChanged`](https://docs.rs/seqgen/latest/seqgen/enum.Error.html#variant.ShapeChanged))
+    /// ([`ShapeChanged`](https://docs.rs/diesel-seqgen/latest/diesel_seqgen/enum.Error.html#variant.ShapeChanged))
     /// rather than hand out other IDs for the same numbers. See also
     /// [`obfuscate_from_env`](Self::obfuscate_from_env).
     ///
     /// ```
-    /// use seqgen_core::Spec;
+    /// use diesel_seqgen_core::Spec;
     ///
     /// let key = b"an example key, of 32 bytes long";
     /// let orders = Spec::builder("orders").prefix("ORD").date("%y%m").pad(4).obfuscate(key).build()?;

@@ -4,11 +4,11 @@ use super::Spec;
 
 /// A spec and the scope to take its numbers in: `spec.scope("acme")` for a
 /// [scoped](super::SpecBuilder::scoped) spec, or the spec alone (`&spec`, which converts) for
-/// one without scopes. Every call of `seqgen` that takes, previews or voids numbers takes one
+/// one without scopes. Every call of `diesel-seqgen` that takes, previews or voids numbers takes one
 /// (`impl Into<Scoped>`), so a scope is a value you pass, not a second function.
 ///
 /// ```
-/// use seqgen_core::{Scoped, Spec};
+/// use diesel_seqgen_core::{Scoped, Spec};
 ///
 /// let invoices = Spec::builder("invoices").date("").pad(4).scoped().build()?;
 /// let acme: Scoped = invoices.scope("acme");
@@ -21,7 +21,7 @@ use super::Spec;
 /// // Shared specs convert too.
 /// let shared = std::sync::Arc::new(orders);
 /// assert_eq!(Scoped::from(&shared).spec().key(), "orders");
-/// # Ok::<(), seqgen_core::SpecError>(())
+/// # Ok::<(), diesel_seqgen_core::SpecError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scoped<'a> {

@@ -14,13 +14,13 @@ impl Spec {
     /// mode, batch 100, UTC (a shape does not say in which time zone periods begin).
     ///
     /// ```
-    /// use seqgen_core::Spec;
+    /// use diesel_seqgen_core::Spec;
     ///
     /// let orders = Spec::builder("orders").prefix("ORD").date("%y%m").pad(4).build()?;
     /// let read_back = Spec::from_shape("orders", orders.shape())?;
     /// assert_eq!(read_back.format("2507", 1), "ORD25070001");
     /// assert_eq!(read_back.shape(), orders.shape());
-    /// # Ok::<(), seqgen_core::SpecError>(())
+    /// # Ok::<(), diesel_seqgen_core::SpecError>(())
     /// ```
     pub fn from_shape(key: &str, shape: &str) -> Result<Spec, SpecError> {
         let malformed = |reason: String| {

@@ -1,7 +1,7 @@
 //! The attribute values whose rules are the derive's own, not the spec's: names of a check
 //! scheme, a time zone, an environment variable.
 
-use seqgen_core::{Check, TimeZone};
+use diesel_seqgen_core::{Check, TimeZone};
 use syn::LitStr;
 
 use crate::errors::Errors;

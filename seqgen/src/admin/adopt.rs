@@ -7,7 +7,7 @@ use super::{number_of, refused, IdColumn};
 use crate::backend::{Backend, Counter as Row, IdConnection};
 use crate::error::{Error, Result};
 use crate::generator::check_scope;
-use seqgen_core::{Overflow, Spec};
+use diesel_seqgen_core::{Overflow, Spec};
 
 /// How many IDs that do not parse a [`TableCheck`] shows.
 const EXAMPLES: usize = 5;
@@ -71,13 +71,13 @@ impl CounterCheck {
 /// ```
 /// use diesel::connection::SimpleConnection;
 /// use diesel::prelude::*;
-/// use seqgen::admin::{self, IdColumn};
+/// use diesel_seqgen::admin::{self, IdColumn};
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// seqgen::run_migrations(&mut conn)?;
+/// diesel_seqgen::run_migrations(&mut conn)?;
 /// conn.batch_execute("CREATE TABLE invoices (id TEXT PRIMARY KEY);
 ///     INSERT INTO invoices VALUES ('INV2026000041'), ('INV2025004180'), ('draft-7');")?;
-/// let spec = seqgen::Spec::builder("invoices").prefix("INV").date("%Y").build()?;
+/// let spec = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("%Y").build()?;
 ///
 /// let found = admin::check(&mut conn, &spec, IdColumn::new("invoices", "id"))?;
 /// assert!(found.is_behind());
@@ -85,7 +85,7 @@ impl CounterCheck {
 ///
 /// admin::adopt(&mut conn, &spec, IdColumn::new("invoices", "id"))?;
 /// assert!(!admin::check(&mut conn, &spec, IdColumn::new("invoices", "id"))?.is_behind());
-/// let next = seqgen::global::next_id(&mut conn, &spec)?;
+/// let next = diesel_seqgen::global::next_id(&mut conn, &spec)?;
 /// assert!(next > "INV2026000041".to_owned(), "{next}");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

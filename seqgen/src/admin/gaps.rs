@@ -7,7 +7,7 @@ use super::{check_period, number_of, refused};
 use crate::backend::{Backend, Counter as Row, IdConnection};
 use crate::error::Result;
 use crate::generator::check_scope;
-use seqgen_core::{Overflow, Scoped, Spec};
+use diesel_seqgen_core::{Overflow, Scoped, Spec};
 
 /// What [`gaps`] found: the numbers of one period of a key, checked against the IDs in a
 /// business table's column.
@@ -67,7 +67,7 @@ pub enum Missing {
 }
 
 /// Where a business table keeps a key's IDs: the table (`table` or `schema.table`), the column
-/// of the IDs, and, for a [scoped](seqgen_core::SpecBuilder::scoped) key, the column holding
+/// of the IDs, and, for a [scoped](diesel_seqgen_core::SpecBuilder::scoped) key, the column holding
 /// each row's scope (one field: a scope made of several fields has no one column to compare
 /// with). Names are quoted as identifiers, never run as SQL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! What an operator does to `db_key` without writing SQL: list the counters, change a key's
 //! settings, delete the rows of old periods, and check a gapless key's numbers against the
-//! business table. The `seqgen` command line (crate `seqgen-cli`) is these functions; an app's
+//! business table. The `seqgen` command line (crate `diesel-seqgen-cli`) is these functions; an app's
 //! own admin screen can call them too.
 //!
 //! Every change runs in one transaction and is checked first: a refused change (an
@@ -8,12 +8,12 @@
 //!
 //! ```
 //! use diesel::prelude::*;
-//! use seqgen::admin::{self, Setting};
+//! use diesel_seqgen::admin::{self, Setting};
 //!
 //! let mut conn = SqliteConnection::establish(":memory:")?;
-//! seqgen::run_migrations(&mut conn)?;
-//! let orders = seqgen::Spec::builder("orders").prefix("ORD").date("").build()?;
-//! seqgen::global::next_id(&mut conn, &orders)?;
+//! diesel_seqgen::run_migrations(&mut conn)?;
+//! let orders = diesel_seqgen::Spec::builder("orders").prefix("ORD").date("").build()?;
+//! diesel_seqgen::global::next_id(&mut conn, &orders)?;
 //!
 //! let change = admin::set(&mut conn, "orders", Setting::BatchSize, Some(1000))?;
 //! assert_eq!((change.before, change.after), (None, Some(1000)));
@@ -37,7 +37,7 @@ pub use crate::backend::Setting;
 use crate::backend::{Backend, IdConnection};
 use crate::error::{Error, Result};
 use crate::generator::peek_of;
-use seqgen_core::{Scoped, Spec};
+use diesel_seqgen_core::{Scoped, Spec};
 
 /// A row of `db_key`: one counter (a key in one scope and period), or a key's row (scope and
 /// period `""`), which holds the key's settings and, for an unscoped key without a date part,

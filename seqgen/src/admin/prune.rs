@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use super::{counters, recorded_spec, refused, Counter};
 use crate::backend::{Backend, Counter as Row, IdConnection};
 use crate::error::Result;
-use seqgen_core::TimeZone;
+use diesel_seqgen_core::TimeZone;
 
 /// Deletes `key`'s counter rows of the periods before `before`, in one transaction, and
 /// returns the periods deleted. A key's counter row is only needed while its period can still

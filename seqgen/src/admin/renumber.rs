@@ -20,15 +20,15 @@ use crate::error::{Error, Result};
 /// use std::time::Duration;
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// seqgen::run_migrations(&mut conn)?;
-/// let spec = seqgen::Spec::builder("demo").prefix("D").date("").pad(4).build()?;
-/// seqgen::Generator::new().next_id(&mut conn, &spec)?; // reserves 1..=100
+/// diesel_seqgen::run_migrations(&mut conn)?;
+/// let spec = diesel_seqgen::Spec::builder("demo").prefix("D").date("").pad(4).build()?;
+/// diesel_seqgen::Generator::new().next_id(&mut conn, &spec)?; // reserves 1..=100
 ///
 /// // An instance may still hold 2..=100: refused unless it has been idle long enough.
-/// assert!(seqgen::admin::renumber(&mut conn, "demo", "", "", 0, Duration::from_secs(60)).is_err());
-/// let (before, after) = seqgen::admin::renumber(&mut conn, "demo", "", "", 0, Duration::ZERO)?;
+/// assert!(diesel_seqgen::admin::renumber(&mut conn, "demo", "", "", 0, Duration::from_secs(60)).is_err());
+/// let (before, after) = diesel_seqgen::admin::renumber(&mut conn, "demo", "", "", 0, Duration::ZERO)?;
 /// assert_eq!((before, after), (100, 0));
-/// assert_eq!(seqgen::Generator::new().next_id(&mut conn, &spec)?, "D0001");
+/// assert_eq!(diesel_seqgen::Generator::new().next_id(&mut conn, &spec)?, "D0001");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn renumber<C>(

@@ -1,8 +1,8 @@
-//! The statements of the admin side (`seqgen::admin`, the CLI, voids, previews), written once
+//! The statements of the admin side (`diesel_seqgen::admin`, the CLI, voids, previews), written once
 //! and stamped into each backend's [`Backend`](super::Backend) impl: only the blocking side
 //! runs them.
 
-/// The queries of the admin side (`seqgen::admin`, the CLI, voids, previews), which only the
+/// The queries of the admin side (`diesel_seqgen::admin`, the CLI, voids, previews), which only the
 /// blocking [`Backend`] runs, the same way on every backend.
 macro_rules! admin_queries {
     ($($lock:ident)?) => {

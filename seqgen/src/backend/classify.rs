@@ -102,7 +102,7 @@ impl Error {
     }
 }
 
-/// Lets `seqgen::Error` be the error type of a Diesel `conn.transaction(|conn| …)`.
+/// Lets `diesel_seqgen::Error` be the error type of a Diesel `conn.transaction(|conn| …)`.
 impl From<diesel::result::Error> for Error {
     fn from(err: diesel::result::Error) -> Self {
         Error::from_db(err)

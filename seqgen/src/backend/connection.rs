@@ -9,13 +9,13 @@ use super::Backend;
 /// connection; it is implemented for every such connection.
 ///
 /// ```
-/// fn first_order<C: seqgen::IdConnection>(conn: &mut C) -> seqgen::Result<String> {
-///     let orders = seqgen::Spec::builder("orders").prefix("ORD").date("%y%m").pad(4).build()?;
-///     seqgen::global::next_id(conn, &orders)
+/// fn first_order<C: diesel_seqgen::IdConnection>(conn: &mut C) -> diesel_seqgen::Result<String> {
+///     let orders = diesel_seqgen::Spec::builder("orders").prefix("ORD").date("%y%m").pad(4).build()?;
+///     diesel_seqgen::global::next_id(conn, &orders)
 /// }
 /// # use diesel::Connection;
 /// # let mut conn = diesel::SqliteConnection::establish(":memory:")?;
-/// # seqgen::run_migrations(&mut conn)?;
+/// # diesel_seqgen::run_migrations(&mut conn)?;
 /// assert!(first_order(&mut conn)?.ends_with("0001"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -58,7 +58,7 @@ where
 
 /// [`RowValues`] for the tuples Diesel's derive makes, up to 64 columns (Diesel's
 /// `64-column-tables`). A model of more columns (`128-column-tables`) does not satisfy
-/// `seqgen::insert::Insert`: insert it with `execute_with`, or split the model.
+/// `diesel_seqgen::insert::Insert`: insert it with `execute_with`, or split the model.
 macro_rules! row_values_tuples {
     ($($name:ident)+) => {
         impl<DB: diesel::backend::Backend, $($name: RowValues<DB>),+> RowValues<DB> for ($($name,)+) {

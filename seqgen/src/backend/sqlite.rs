@@ -154,7 +154,7 @@ pub fn configure(conn: &mut SqliteConnection) -> QueryResult<()> {
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let url = dir.path().join("app.db").display().to_string();
 /// let mut config = ManagerConfig::default();
-/// config.custom_setup = Box::new(seqgen::sqlite::establish_async);
+/// config.custom_setup = Box::new(diesel_seqgen::sqlite::establish_async);
 /// let manager = AsyncDieselConnectionManager::new_with_config(url, config);
 /// let pool = Pool::builder(manager).max_size(8).build()?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -191,7 +191,7 @@ pub fn establish_async(
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("app.db");
 /// let pool = Pool::builder()
-///     .connection_customizer(Box::new(seqgen::sqlite::SqliteSetup))
+///     .connection_customizer(Box::new(diesel_seqgen::sqlite::SqliteSetup))
 ///     .build(ConnectionManager::<SqliteConnection>::new(path.to_str().unwrap()))?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -9,8 +9,8 @@ use crate::capacity::checked;
 use crate::clock::Clock;
 use crate::error::Result;
 use crate::trace::event;
-use seqgen_core::__private::Period;
-use seqgen_core::Spec;
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::Spec;
 
 /// A block of committed numbers `next..end` of one period, the block after it when one was
 /// reserved ahead, and the blocks of ended periods still to be given back to their counters.

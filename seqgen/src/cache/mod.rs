@@ -29,8 +29,8 @@ use crate::sync::{Event, EventListener, Mutex};
 // Leaf locks: held for a few steps, with no other lock taken meanwhile, and ordering no number:
 // the standard library's even under the model check, which then explores only the locks that
 // decide which numbers go where.
-use seqgen_core::__private::Period;
-use seqgen_core::Spec;
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::Spec;
 use std::sync::{Mutex as Leaf, MutexGuard as LeafGuard};
 use window::Window;
 

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use seqgen_core::__private::Period;
+use diesel_seqgen_core::__private::Period;
 
 /// How many periods a thread keeps: a few date patterns in turn stay without the lock.
 const KEPT: usize = 8;

@@ -136,7 +136,7 @@ impl GeneratorBuilder {
 
     #[cfg(seqgen_async_pool)]
     /// A pool of diesel-async connections to the same database (diesel-async's deadpool
-    /// or bb8 pool), for the async API ([`seqgen::nonblocking`](crate::nonblocking)): blocks needed inside your
+    /// or bb8 pool), for the async API ([`diesel_seqgen::nonblocking`](crate::nonblocking)): blocks needed inside your
     /// transactions are reserved on its connections beside them (PostgreSQL, MySQL), and
     /// the next block of a key is reserved on a task before the current one runs dry.
     /// Without it, numbers taken inside a transaction are taken in that transaction,

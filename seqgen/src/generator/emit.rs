@@ -4,8 +4,8 @@
 use std::ops::Range;
 
 use crate::error::{Error, Result};
-use seqgen_core::__private::Period;
-use seqgen_core::Spec;
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::Spec;
 
 /// What hands counters out as formatted IDs, appended to `ids`.
 pub(crate) fn formatted<'a>(
@@ -74,7 +74,7 @@ pub(crate) fn check_scope(spec: &Spec, scope: &str) -> Result<()> {
         });
     }
     // As for keys: MariaDB's PAD SPACE collations compare `"a "` equal to `"a"`.
-    if scope.chars().count() > seqgen_core::MAX_KEY_LEN
+    if scope.chars().count() > diesel_seqgen_core::MAX_KEY_LEN
         || scope.starts_with(char::is_whitespace)
         || scope.ends_with(char::is_whitespace)
         || scope.chars().any(char::is_control)

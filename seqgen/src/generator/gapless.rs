@@ -13,8 +13,8 @@ use crate::capacity::{block_ending_at, checked, largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
 use crate::reserve::{lock_nowait, reserve_fitting, Retry};
-use seqgen_core::__private::Period;
-use seqgen_core::Spec;
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::Spec;
 
 impl Generator {
     /// Gapless mode: the numbers are taken in the caller's transaction, which holds the

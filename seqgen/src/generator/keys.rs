@@ -7,7 +7,7 @@ use std::sync::{Arc, PoisonError};
 
 use super::{Generator, ScopedKeys, MAX_SCOPES};
 use crate::cache::KeyState;
-use seqgen_core::Spec;
+use diesel_seqgen_core::Spec;
 
 impl Generator {
     /// Every key's state, taken out of the maps so that no lock is held while they are used.
@@ -148,7 +148,7 @@ impl Generator {
 fn warn_small_domain(spec: &Spec) {
     if let Some(domain) = spec
         .obfuscation_domain()
-        .filter(|&d| d < seqgen_core::OBFUSCATION_FLOOR)
+        .filter(|&d| d < diesel_seqgen_core::OBFUSCATION_FLOOR)
     {
         crate::trace::event!(
             warn,

@@ -33,8 +33,8 @@ use crate::reserve::pool::PoolReserve;
 use crate::reserve::risks::Acceptance;
 use crate::stats::KeyStats;
 use crate::sync::RwLock;
-use seqgen_core::__private::{CacheKey, PrehashedHasher};
-use seqgen_core::Scoped;
+use diesel_seqgen_core::__private::{CacheKey, PrehashedHasher};
+use diesel_seqgen_core::Scoped;
 
 /// The next generator's [`Inner::uid`].
 static NEXT_UID: AtomicU64 = AtomicU64::new(1);
@@ -62,7 +62,7 @@ static NEXT_UID: AtomicU64 = AtomicU64::new(1);
 /// connection than your threads hold at once.
 ///
 /// # Scopes
-/// A [scoped](seqgen_core::SpecBuilder::scoped) spec has a block per scope value
+/// A [scoped](diesel_seqgen_core::SpecBuilder::scoped) spec has a block per scope value
 /// (`spec.scope("acme")`), reserved and refilled as above. A generator keeps blocks for at
 /// most 4096 scopes of a spec: a new scope past that drops the least recently used half of
 /// those no call is using, whose unused numbers go back to their counters.
@@ -80,10 +80,10 @@ static NEXT_UID: AtomicU64 = AtomicU64::new(1);
 /// use diesel::prelude::*;
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// seqgen::run_migrations(&mut conn)?;
+/// diesel_seqgen::run_migrations(&mut conn)?;
 ///
-/// let spec = seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(10).build()?;
-/// let generator = seqgen::Generator::new();
+/// let spec = diesel_seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(10).build()?;
+/// let generator = diesel_seqgen::Generator::new();
 /// assert_eq!(generator.next_id(&mut conn, &spec)?, "ORD0001");
 /// assert_eq!(generator.next_ids(&mut conn, &spec, 2)?, ["ORD0002", "ORD0003"]);
 /// assert_eq!(generator.reservations(), 1);
@@ -96,7 +96,7 @@ pub struct Generator {
 
 struct Inner {
     /// Unique in the process (never reused): owns the state this generator keeps in specs'
-    /// [memo slots](seqgen_core::__private::Memo).
+    /// [memo slots](diesel_seqgen_core::__private::Memo).
     uid: u64,
     clock: Arc<dyn Clock>,
     keys: RwLock<HashMap<CacheKey, Arc<KeyState>, BuildHasherDefault<PrehashedHasher>>>,
@@ -150,7 +150,7 @@ impl std::fmt::Debug for Generator {
 
 impl Generator {
     /// The next ID of `spec` (`&spec`, or `spec.scope("acme")` for a
-    /// [scoped](seqgen_core::SpecBuilder::scoped) spec: see [`Scoped`]), formatted.
+    /// [scoped](diesel_seqgen_core::SpecBuilder::scoped) spec: see [`Scoped`]), formatted.
     ///
     /// A scope (a company, an order, a tenant: 1 to 191 characters, without control
     /// characters or white space at either end, else [`Error::InvalidScope`]) has its own
@@ -164,10 +164,10 @@ impl Generator {
     /// use diesel::prelude::*;
     ///
     /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// seqgen::run_migrations(&mut conn)?;
-    /// let invoices = seqgen::Spec::builder("invoices").prefix("INV").date("").pad(4).scoped().build()?;
+    /// diesel_seqgen::run_migrations(&mut conn)?;
+    /// let invoices = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("").pad(4).scoped().build()?;
     ///
-    /// let generator = seqgen::Generator::new();
+    /// let generator = diesel_seqgen::Generator::new();
     /// assert_eq!(generator.next_id(&mut conn, invoices.scope("acme"))?, "INV0001");
     /// assert_eq!(generator.next_id(&mut conn, invoices.scope("acme"))?, "INV0002");
     /// assert_eq!(generator.next_id(&mut conn, invoices.scope("globex"))?, "INV0001");
@@ -203,7 +203,7 @@ impl Generator {
     }
 
     /// The next ID of `spec` ([`next_id`](Self::next_id)) in its `i64` form; the spec must be
-    /// [numeric](seqgen_core::Spec::is_numeric).
+    /// [numeric](diesel_seqgen_core::Spec::is_numeric).
     pub fn next_number<'s, C>(&self, conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<i64>
     where
         C: IdConnection,
@@ -247,10 +247,10 @@ impl Generator {
     /// use diesel::prelude::*;
     ///
     /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// seqgen::run_migrations(&mut conn)?;
-    /// let spec = seqgen::Spec::builder("orders").date("").pad(4).batch(10).build()?;
+    /// diesel_seqgen::run_migrations(&mut conn)?;
+    /// let spec = diesel_seqgen::Spec::builder("orders").date("").pad(4).batch(10).build()?;
     ///
-    /// let generator = seqgen::Generator::new();
+    /// let generator = diesel_seqgen::Generator::new();
     /// generator.next_ids(&mut conn, &spec, 3)?; // reserves 1..=10, serves 1..=3
     /// generator.next_id(&mut conn, &spec)?;     // 4, from memory
     /// let stats = &generator.stats()[0];

@@ -5,7 +5,7 @@
 //! preemptions and fails on a deadlock (a caller left waiting for a turn that never ends).
 //! After every interleaving the numbers handed out must be exactly `1..=n` per period once
 //! the generator is released: none twice, none lost while the process lives. Run with
-//! `SEQGEN_LOOM=1 cargo test --all-features -p seqgen --lib model_check -- --nocapture`;
+//! `SEQGEN_LOOM=1 cargo test --all-features -p diesel-seqgen --lib model_check -- --nocapture`;
 //! `LOOM_MAX_PREEMPTIONS` (default 2 here) bounds the search, and CI runs the default.
 
 use std::collections::BTreeMap;
@@ -24,8 +24,8 @@ use crate::driver::{drive, Driver};
 use crate::reserve::pool::{PoolFuture, PoolReserve};
 use crate::reserve::{identity::Identity, reserve_block, risks::Acceptance, Reserved};
 use crate::sync::{loom_thread, EventListener, Listener};
-use seqgen_core::__private::Period;
-use seqgen_core::Spec;
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::Spec;
 
 /// The database: each period's counter, and the key's shape.
 #[derive(Default)]

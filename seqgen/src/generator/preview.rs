@@ -8,8 +8,8 @@ use crate::backend::{Backend, Counter, IdConnection};
 use crate::capacity::capacity_error;
 use crate::error::Result;
 use crate::reserve::same_shape;
-use seqgen_core::__private::Period;
-use seqgen_core::{Scoped, Spec};
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::{Scoped, Spec};
 
 impl Generator {
     /// The last counter the database handed out for `spec`'s current period (on this
@@ -48,10 +48,10 @@ impl Generator {
     /// use diesel::prelude::*;
     ///
     /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// seqgen::run_migrations(&mut conn)?;
-    /// let invoices = seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
+    /// diesel_seqgen::run_migrations(&mut conn)?;
+    /// let invoices = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
     ///
-    /// let generator = seqgen::Generator::new();
+    /// let generator = diesel_seqgen::Generator::new();
     /// assert_eq!(generator.last_value(&mut conn, &invoices)?, None);
     /// assert_eq!(generator.peek_next(&mut conn, &invoices)?, 1);
     /// conn.transaction(|conn| generator.next_id(conn, &invoices))?;

@@ -16,8 +16,8 @@ use crate::error::{Error, Result};
 use crate::reserve::identity::identify;
 use crate::reserve::{check_shape, reserve_block, reserve_fitting, same_shape, Reserved, Retry};
 use crate::trace::event;
-use seqgen_core::__private::Period;
-use seqgen_core::Spec;
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::Spec;
 
 /// Waits for the turn to reserve a block of `state`'s key (see [`KeyState::turn`]).
 pub(super) async fn turn_of<'s, D: Driver>(db: &mut D, state: &'s KeyState) -> Turn<&'s KeyState> {

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::reserve::identity::identify;
 use crate::reserve::retry::retrying;
 use crate::trace::event;
-use seqgen_core::__private::Period;
+use diesel_seqgen_core::__private::Period;
 
 /// How many dropped scopes a reservation gives back before its own: a few statements more
 /// for the caller that meets them, never thousands at once.
@@ -41,14 +41,14 @@ impl Generator {
     /// use diesel::prelude::*;
     ///
     /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// seqgen::run_migrations(&mut conn)?;
-    /// let spec = seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(100).build()?;
+    /// diesel_seqgen::run_migrations(&mut conn)?;
+    /// let spec = diesel_seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(100).build()?;
     ///
-    /// let generator = seqgen::Generator::new();
+    /// let generator = diesel_seqgen::Generator::new();
     /// assert_eq!(generator.next_id(&mut conn, &spec)?, "ORD0001"); // 2..=100 held
     /// assert_eq!(generator.release(&mut conn)?, 99);
     /// // The next instance (here: a new generator) continues without a hole.
-    /// assert_eq!(seqgen::Generator::new().next_id(&mut conn, &spec)?, "ORD0002");
+    /// assert_eq!(diesel_seqgen::Generator::new().next_id(&mut conn, &spec)?, "ORD0002");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn release<C>(&self, conn: &mut C) -> Result<u64>

@@ -10,8 +10,8 @@ use crate::cache::{serve, KeyState, Locked};
 use crate::capacity::{largest, refused};
 use crate::driver::{drive, Blocking, Driver};
 use crate::error::Result;
-use seqgen_core::__private::Period;
-use seqgen_core::{Mode, Spec};
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::{Mode, Spec};
 
 /// What serving from memory left to do.
 pub(super) enum Rest {

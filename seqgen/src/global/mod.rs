@@ -25,7 +25,7 @@ use crate::model::Records;
 use crate::reserve::identity::{identify, Identity};
 pub use crate::reserve::risks::{accept_async_replication, accept_non_durable_server};
 use crate::stats::KeyStats;
-use seqgen_core::Scoped;
+use diesel_seqgen_core::Scoped;
 
 /// The process-wide default generators, one per database.
 fn defaults() -> std::sync::MutexGuard<'static, HashMap<Identity, Generator>> {
@@ -54,10 +54,10 @@ fn defaults() -> std::sync::MutexGuard<'static, HashMap<Identity, Generator>> {
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("app.db");
 /// let pool = Pool::builder()
-///     .connection_customizer(Box::new(seqgen::sqlite::SqliteSetup))
+///     .connection_customizer(Box::new(diesel_seqgen::sqlite::SqliteSetup))
 ///     .build(ConnectionManager::<SqliteConnection>::new(path.to_str().unwrap()))?;
-/// seqgen::run_migrations(&mut *pool.get()?)?;
-/// seqgen::global::use_pool(pool)?;
+/// diesel_seqgen::run_migrations(&mut *pool.get()?)?;
+/// diesel_seqgen::global::use_pool(pool)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[cfg(feature = "r2d2")]
@@ -104,7 +104,7 @@ where
         Some(None) => {} // pooled, met for the first time
         None => say_identified_per_call::<C::Backend>(
             "pass a pooled connection as it comes (`&mut pool.get()?`, not `&mut *conn`), or \
-             hold a `seqgen::Generator` per database (`.with_generator(&generator)`)",
+             hold a `diesel_seqgen::Generator` per database (`.with_generator(&generator)`)",
         ),
     }
     let generator = drive(default_on(&mut Blocking(&mut *conn)))?;
@@ -201,7 +201,7 @@ pub(crate) fn say_identified_per_call<B: Backend>(fix: &'static str) {
         crate::trace::event!(
             warn,
             backend = B::NAME,
-            "seqgen's default generator reads the database's identity with one query on every \
+            "diesel-seqgen's default generator reads the database's identity with one query on every \
              call of this connection (about half the rate of single-row inserts): {fix}"
         );
     }
@@ -226,9 +226,9 @@ where
 /// use diesel::prelude::*;
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// seqgen::run_migrations(&mut conn)?;
-/// let users = seqgen::Spec::builder("users").prefix("U").date("%Y%m%d").pad(6).build()?;
-/// let id = seqgen::global::next_id(&mut conn, &users)?; // e.g. "U20261121000001"
+/// diesel_seqgen::run_migrations(&mut conn)?;
+/// let users = diesel_seqgen::Spec::builder("users").prefix("U").date("%Y%m%d").pad(6).build()?;
+/// let id = diesel_seqgen::global::next_id(&mut conn, &users)?; // e.g. "U20261121000001"
 /// assert!(id.starts_with('U') && id.ends_with("000001"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

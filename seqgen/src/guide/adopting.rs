@@ -21,13 +21,13 @@
 //! ```
 //! use diesel::connection::SimpleConnection;
 //! use diesel::prelude::*;
-//! use seqgen::admin::{self, IdColumn};
+//! use diesel_seqgen::admin::{self, IdColumn};
 //!
 //! let mut conn = SqliteConnection::establish(":memory:")?;
-//! seqgen::run_migrations(&mut conn)?;
+//! diesel_seqgen::run_migrations(&mut conn)?;
 //! conn.batch_execute("CREATE TABLE users (id TEXT PRIMARY KEY);
 //!     INSERT INTO users VALUES ('U20261121000523'), ('U20261120000017');")?;
-//! let spec = seqgen::Spec::builder("users").prefix("U").build()?;
+//! let spec = diesel_seqgen::Spec::builder("users").prefix("U").build()?;
 //!
 //! let found = admin::adopt(&mut conn, &spec, IdColumn::new("users", "id"))?;
 //! assert_eq!(found.counters.len(), 2); // one per period, each raised to its highest number
@@ -77,7 +77,7 @@
 //! `check` and `adopt` keep counting n.
 //!
 //! ```
-//! use seqgen::DistributedId;
+//! use diesel_seqgen::DistributedId;
 //!
 //! #[derive(DistributedId)]
 //! struct NewOrder {
@@ -89,7 +89,7 @@
 //!
 //! // Or with the builder, the key from wherever the app keeps its secrets:
 //! let key = b"0f3a9c1e5b7d2f4a6c8e0b1d3f5a7c9e";
-//! let spec = seqgen::Spec::builder("orders").prefix("ORD").date("%y%m").pad(6).obfuscate(key).build()?;
+//! let spec = diesel_seqgen::Spec::builder("orders").prefix("ORD").date("%y%m").pad(6).obfuscate(key).build()?;
 //! let first = spec.format("2611", 1);
 //! assert_eq!(first.len(), "ORD2611000001".len());
 //! assert_eq!(spec.counter_of(&spec.parse(&first)?), Some(1));

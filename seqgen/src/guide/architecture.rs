@@ -4,10 +4,10 @@
 //!
 //! | crate | what |
 //! |---|---|
-//! | `seqgen-core` | what an ID looks like, no database: `spec/` (the `Spec`, its `builder` with every rule, `period`, `scoped`, `memo`: the slot where the first generator to serve a spec keeps its state), `error` (`SpecError`, one variant per rule, each naming its `Setting`), `policy` (overflow, series), `template`, `date_pattern`, `zone`, `check`, `parse` |
-//! | `seqgen-derive` | `#[derive(DistributedId)]`: `attr` (syntax) → `ast` (model) → `valid` (builds each spec with `seqgen-core`'s builder; a `SpecError` becomes a compile error at its setting's token) → `expand` (code, through `seqgen::__private`, `DistributedId` and `IdValue` only) |
+//! | `diesel-seqgen-core` | what an ID looks like, no database: `spec/` (the `Spec`, its `builder` with every rule, `period`, `scoped`, `memo`: the slot where the first generator to serve a spec keeps its state), `error` (`SpecError`, one variant per rule, each naming its `Setting`), `policy` (overflow, series), `template`, `date_pattern`, `zone`, `check`, `parse` |
+//! | `diesel-seqgen-derive` | `#[derive(DistributedId)]`: `attr` (syntax) → `ast` (model) → `valid` (builds each spec with `diesel-seqgen-core`'s builder; a `SpecError` becomes a compile error at its setting's token) → `expand` (code, through `diesel_seqgen::__private`, `DistributedId` and `IdValue` only) |
 //! | `seqgen` | the runtime, in layers (below) |
-//! | `seqgen-cli` | the `seqgen` command: `main.rs` (arguments, exit codes), `connection.rs` (URL → backend), `commands/` (each command a `seqgen::admin` call, printed) |
+//! | `diesel-seqgen-cli` | the `seqgen` command: `main.rs` (arguments, exit codes), `connection.rs` (URL → backend), `commands/` (each command a `diesel_seqgen::admin` call, printed) |
 //!
 //! The runtime's layers, top to bottom. A file imports its own layer (never in a circle) and
 //! the layers below, never one above; `cache` and `reserve` never import each other. CI checks

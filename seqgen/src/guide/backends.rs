@@ -4,7 +4,7 @@
 //! With `bundled-sqlite`, nothing to install. URL: a file path. A reservation is one
 //! `INSERT … ON CONFLICT DO UPDATE … RETURNING` in autocommit; a single write statement takes the
 //! write lock before it reads, like an immediate transaction. Configure every connection with
-//! `seqgen::sqlite::configure(&mut conn)` (or `seqgen::sqlite::SqliteSetup` as an r2d2 connection
+//! `diesel_seqgen::sqlite::configure(&mut conn)` (or `diesel_seqgen::sqlite::SqliteSetup` as an r2d2 connection
 //! customizer): a 5 s busy timeout so writers queue instead of failing with "database is
 //! locked", and WAL so readers never block the writer. SQLite has one writer per database, so
 //! inside your transaction seqgen always takes the numbers in that transaction (a second
@@ -19,7 +19,7 @@
 //! inside your transaction returns `Error::TransactionConflict` ("roll back and run it again").
 //! Every reservation commits durably whatever `synchronous_commit` says (it sets it `on` for its
 //! own transaction only); a server with `fsync = off` is refused (`Error::NotDurable`).
-//! Give the generator a pool (`Generator::builder().pool(pool)`, or `seqgen::global::use_pool(pool)` for
+//! Give the generator a pool (`Generator::builder().pool(pool)`, or `diesel_seqgen::global::use_pool(pool)` for
 //! the process-wide default behind `next_id` and the derive) so blocks needed inside your
 //! transactions are reserved beside them and your transaction never holds the counter row lock,
 //! and so the next block of a busy key is reserved in the background before the current one runs

@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use diesel::prelude::*;
-//! use seqgen::DistributedId;
+//! use diesel_seqgen::DistributedId;
 //!
 //! diesel::table! { orders (order_no) { order_no -> Text, invoice_no -> Nullable<BigInt>, item -> Text } }
 //!
@@ -20,7 +20,7 @@
 //! }
 //!
 //! let mut conn = SqliteConnection::establish(":memory:")?;
-//! seqgen::run_migrations(&mut conn)?;
+//! diesel_seqgen::run_migrations(&mut conn)?;
 //! diesel::sql_query(
 //!     "CREATE TABLE orders (order_no TEXT PRIMARY KEY, invoice_no BIGINT, item TEXT NOT NULL)",
 //! )
@@ -29,13 +29,13 @@
 //! let mut orders: Vec<NewOrder> = ["tea", "cake"]
 //!     .map(|item| NewOrder { order_no: String::new(), invoice_no: None, item: item.into() })
 //!     .into();
-//! seqgen::insert_into(orders::table).values(&mut orders).execute(&mut conn)?;
+//! diesel_seqgen::insert_into(orders::table).values(&mut orders).execute(&mut conn)?;
 //! assert!(orders[1].order_no.starts_with("ORD") && orders[1].order_no.ends_with("0002"));
 //! assert_eq!(orders[1].invoice_no, Some(2));
 //!
 //! // Or fill first and insert with plain Diesel.
 //! let mut more = NewOrder { order_no: String::new(), invoice_no: None, item: "jam".into() };
-//! seqgen::assign_ids(&mut more, &mut conn)?;
+//! diesel_seqgen::assign_ids(&mut more, &mut conn)?;
 //! diesel::insert_into(orders::table).values(&more).execute(&mut conn)?;
 //! assert_eq!(more.invoice_no, Some(3));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -71,16 +71,16 @@
 //!
 //! ```
 //! # use diesel::prelude::*;
-//! # use seqgen::DistributedId;
+//! # use diesel_seqgen::DistributedId;
 //! # diesel::table! { tags (id) { id -> Text, name -> Text } }
 //! # #[derive(Insertable, DistributedId)]
 //! # #[diesel(table_name = tags)]
 //! # struct NewTag { #[distributed_id(prefix = "T", date = "", pad = 4)] id: String, name: String }
 //! # let mut conn = SqliteConnection::establish(":memory:")?;
-//! # seqgen::run_migrations(&mut conn)?;
+//! # diesel_seqgen::run_migrations(&mut conn)?;
 //! # diesel::sql_query("CREATE TABLE tags (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE)").execute(&mut conn)?;
 //! let mut tag = NewTag { id: String::new(), name: "rust".into() };
-//! let inserted = seqgen::insert_into(tags::table)
+//! let inserted = diesel_seqgen::insert_into(tags::table)
 //!     .values(&mut tag)
 //!     .execute_with(&mut conn, |table, row, conn| {
 //!         diesel::insert_into(table).values(row).on_conflict_do_nothing().execute(conn)
@@ -93,7 +93,7 @@
 //! `#[distributed_id(crate = "my_app::seqgen")]` on the struct names seqgen for crates that
 //! re-export it. Every mistake in the attribute is a compile error pointing at the token (see
 //! `seqgen/tests/ui/`), checked by the same rules as [`SpecBuilder::build`] (the derive builds
-//! each spec with `seqgen-core` at compile time).
+//! each spec with `diesel-seqgen-core` at compile time).
 //!
 //! ## What an ID looks like
 //!
@@ -115,7 +115,7 @@
 //! UTC unless the spec names a [time zone](super::policies).
 //!
 //! ```
-//! use seqgen::Spec;
+//! use diesel_seqgen::Spec;
 //!
 //! let err = Spec::builder("users").date("%Y%Q").build().unwrap_err();
 //! assert!(err.to_string().contains("%Q"), "{err}");

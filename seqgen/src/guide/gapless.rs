@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use diesel::prelude::*;
-//! use seqgen::DistributedId;
+//! use diesel_seqgen::DistributedId;
 //!
 //! diesel::table! { invoices (number) { number -> Text, amount -> BigInt } }
 //!
@@ -18,27 +18,27 @@
 //! }
 //!
 //! let mut conn = SqliteConnection::establish(":memory:")?;
-//! seqgen::run_migrations(&mut conn)?;
+//! diesel_seqgen::run_migrations(&mut conn)?;
 //! diesel::sql_query("CREATE TABLE invoices (number TEXT PRIMARY KEY, amount BIGINT NOT NULL)")
 //!     .execute(&mut conn)?;
 //!
 //! let mut invoice = NewInvoice { number: String::new(), amount: 120 };
-//! seqgen::insert_into(invoices::table).values(&mut invoice).execute(&mut conn)?;
+//! diesel_seqgen::insert_into(invoices::table).values(&mut invoice).execute(&mut conn)?;
 //! assert_eq!(invoice.number, "INV000001");
 //!
 //! // A rolled-back transaction gives its number to the next one: no gap.
 //! let rolled_back = conn.transaction(|conn| {
 //!     let mut invoice = NewInvoice { number: String::new(), amount: 7 };
-//!     seqgen::insert_into(invoices::table).values(&mut invoice).execute(conn)?;
-//!     Err::<(), _>(seqgen::Error::Database(diesel::result::Error::RollbackTransaction))
+//!     diesel_seqgen::insert_into(invoices::table).values(&mut invoice).execute(conn)?;
+//!     Err::<(), _>(diesel_seqgen::Error::Database(diesel::result::Error::RollbackTransaction))
 //! });
 //! assert!(rolled_back.is_err());
 //! let mut next = NewInvoice { number: String::new(), amount: 8 };
-//! seqgen::insert_into(invoices::table).values(&mut next).execute(&mut conn)?;
+//! diesel_seqgen::insert_into(invoices::table).values(&mut next).execute(&mut conn)?;
 //! assert_eq!(next.number, "INV000002");
 //!
-//! let n = conn.transaction(|conn| seqgen::sequence::next_value(conn, "receipt"))?; // 1, 2, 3, …
-//! let v = conn.transaction(|conn| seqgen::sequence::next_values(conn, "receipt", 5))?;
+//! let n = conn.transaction(|conn| diesel_seqgen::sequence::next_value(conn, "receipt"))?; // 1, 2, 3, …
+//! let v = conn.transaction(|conn| diesel_seqgen::sequence::next_values(conn, "receipt", 5))?;
 //! assert_eq!((n, v), (1, vec![2, 3, 4, 5, 6]));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -46,7 +46,7 @@
 //! - The counter row is locked and incremented **inside the caller's transaction**; the ID and the
 //!   row commit or roll back together. A rollback gives the number to the next caller: the
 //!   committed numbers of a period are exactly 1..N, no gap, no repeat.
-//! - `seqgen::insert_into(..)` opens a transaction around fill + insert when none is open; if it
+//! - `diesel_seqgen::insert_into(..)` opens a transaction around fill + insert when none is open; if it
 //!   fails, the fields it filled are set back to unset, so a retry takes a fresh number. When a
 //!   transaction of your own rolls back, do the same before retrying (clear the gapless fields,
 //!   or build the records again): the rollback gave their numbers to the next caller. The
@@ -64,8 +64,8 @@
 //!   `db_key` table.
 //! - Cost: the counter row is locked until your transaction commits, so a hot key allows one
 //!   transaction at a time. Keep those transactions short.
-//! - **On PostgreSQL the insert takes the number itself.** `seqgen::insert_into(..).execute(..)`
-//!   (and `seqgen::nonblocking::insert_into(..).execute(..)` on diesel-async)
+//! - **On PostgreSQL the insert takes the number itself.** `diesel_seqgen::insert_into(..).execute(..)`
+//!   (and `diesel_seqgen::nonblocking::insert_into(..).execute(..)` on diesel-async)
 //!   of records whose only ID field is gapless, with a spec of prefix, date part and zero-padded
 //!   number (`widen` included; no template, series, check characters, letters, cycle, scope or
 //!   `nowait`), is one statement: a data-modifying CTE advances the counter and the `INSERT`
@@ -100,7 +100,7 @@
 //! periods never deadlock each other (`tests/suite/new_keys.rs`). Transactions under
 //! SERIALIZABLE (plain reads take share locks) and transactions that lock rows in opposite
 //! orders can still be aborted by InnoDB (1213, `Error::TransactionConflict`): run the transaction again —
-//! [`seqgen::retry_transaction(&mut conn, |conn| { … })`](crate::retry_transaction) does that in
+//! [`diesel_seqgen::retry_transaction(&mut conn, |conn| { … })`](crate::retry_transaction) does that in
 //! one call (up to 30 attempts, with a growing jittered pause). Batched mode's own reservations
 //! run in autocommit and retry these conflicts themselves.
 //!

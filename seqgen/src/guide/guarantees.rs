@@ -61,7 +61,7 @@
 //!   MySQL/MariaDB with `innodb_flush_log_at_trx_commit` other than 1, PostgreSQL with
 //!   `fsync = off`. For a development database, accept it with
 //!   `Generator::builder().accept_non_durable_server()` or
-//!   `seqgen::global::accept_non_durable_server()`.
+//!   `diesel_seqgen::global::accept_non_durable_server()`.
 //! - **A counter that went back is refused.** A generator remembers the highest number it held
 //!   per key and period (the last 16 periods); a reservation that returns a block at or below it
 //!   (an operator lowered `current_value`, `db_key` was restored from an old backup) is
@@ -75,7 +75,7 @@
 //! - **Keys are exact.** A key with leading or trailing whitespace or a control character is
 //!   refused by `Spec::build` and by the derive (MariaDB's `PAD SPACE` collations compare `"pk "`
 //!   equal to `"pk"`, and `" "` to the reserved row `''`).
-//! - **Gapless numbers of a failed insert go back.** `seqgen::insert_into` runs the fill and the
+//! - **Gapless numbers of a failed insert go back.** `diesel_seqgen::insert_into` runs the fill and the
 //!   insert of a gapless record in a savepoint when a transaction is open, so an insert that fails
 //!   (a unique violation you catch) gives its number back on every backend; on PostgreSQL, where
 //!   the insert takes the number in the same statement (see [gapless](super::gapless)), the failed statement
@@ -121,7 +121,7 @@
 //! - **Switching database on a connection** (`USE other` on MySQL) after a `Generator` was bound
 //!   to it, or after a pooled connection was identified: seqgen checks the database at each
 //!   reservation and once per pooled connection, not at every cached number.
-//! - **SQLite with `synchronous = NORMAL`** (what `seqgen::sqlite::configure` sets, with WAL)
+//! - **SQLite with `synchronous = NORMAL`** (what `diesel_seqgen::sqlite::configure` sets, with WAL)
 //!   survives a crash of the process, not a power cut: the last commits can be lost with the
 //!   machine. Use `PRAGMA synchronous = FULL` where the machine can lose power.
 //! - **Servers configured not to be durable** that you accepted with
@@ -140,19 +140,19 @@
 //!
 //! ## Voiding a number
 //!
-//! Auditors ask "why is 1041 missing?". `seqgen::ledger::void(&mut conn, &spec,
+//! Auditors ask "why is 1041 missing?". `diesel_seqgen::ledger::void(&mut conn, &spec,
 //! "INV2026001041", "customer cancelled")?` records an issued number as cancelled, with its reason, in the `db_key_void`
 //! ledger (migration `00000000000400`), on your connection: inside your transaction it commits or
 //! rolls back with the rest. It refuses an ID the spec could not have produced
 //! (`Error::InvalidId`), a number the counter never handed out (`Error::NotIssued`) and a second
-//! void (`Error::AlreadyVoided`); `seqgen::ledger::voided(&mut conn, &spec, period)?` lists the
+//! void (`Error::AlreadyVoided`); `diesel_seqgen::ledger::voided(&mut conn, &spec, period)?` lists the
 //! ledger of a period. For a scoped key, pass `spec.scope("acme")`: each scope has its ledger.
 //! Voiding explains a gap, it does not fill it: the number is never handed out again.
 //!
 //! ## Looking without taking
 //!
-//! `seqgen::global::last_value(&mut conn, &spec)?` is the last counter the database handed out in the
-//! current period (`None` before the first), `seqgen::global::peek_next(&mut conn, &spec)?` the one it
+//! `diesel_seqgen::global::last_value(&mut conn, &spec)?` is the last counter the database handed out in the
+//! current period (`None` before the first), `diesel_seqgen::global::peek_next(&mut conn, &spec)?` the one it
 //! hands out next if nothing else takes one first (after the last, or at the key's `start_value`);
 //! neither reserves nor locks anything (`Generator::last_value` / `peek_next` use a generator's
 //! clock). In gapless mode they show what committed: the next committing transaction gets
@@ -163,7 +163,7 @@
 //!
 //! ## Giving numbers back
 //!
-//! On a clean shutdown, `generator.release(&mut conn)?` (or `seqgen::global::release(&mut conn)?` for
+//! On a clean shutdown, `generator.release(&mut conn)?` (or `diesel_seqgen::global::release(&mut conn)?` for
 //! the process-wide default) gives each block's unused tail back to its counter with one
 //! compare-and-set per key (`SET current_value = <first unused - 1> WHERE current_value = <block
 //! end>`): it succeeds only when no other instance reserved after this one, and then the next
@@ -183,17 +183,17 @@
 //! use diesel::prelude::*;
 //!
 //! let mut conn = SqliteConnection::establish(":memory:")?;
-//! seqgen::run_migrations(&mut conn)?;
-//! let orders = seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).build()?;
+//! diesel_seqgen::run_migrations(&mut conn)?;
+//! let orders = diesel_seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).build()?;
 //!
-//! let generator = seqgen::Generator::new();
+//! let generator = diesel_seqgen::Generator::new();
 //! assert_eq!(generator.next_id(&mut conn, &orders)?, "ORD0001"); // a block of 100: 2..=100 held
 //! assert_eq!(generator.release(&mut conn)?, 99);
-//! assert_eq!(seqgen::global::peek_next(&mut conn, &orders)?, 2); // the next instance goes on at 2
+//! assert_eq!(diesel_seqgen::global::peek_next(&mut conn, &orders)?, 2); // the next instance goes on at 2
 //!
 //! // An auditor's answer for a number that was issued and cancelled.
-//! seqgen::ledger::void(&mut conn, &orders, "ORD0001", "entered twice; cancelled")?;
-//! let ledger = seqgen::ledger::voided(&mut conn, &orders, "")?;
+//! diesel_seqgen::ledger::void(&mut conn, &orders, "ORD0001", "entered twice; cancelled")?;
+//! let ledger = diesel_seqgen::ledger::voided(&mut conn, &orders, "")?;
 //! assert_eq!((ledger[0].number, ledger[0].reason.as_str()), (1, "entered twice; cancelled"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

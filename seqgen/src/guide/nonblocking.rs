@@ -1,7 +1,7 @@
 //! # Async (diesel-async)
 //!
 //! The same API on [diesel-async](https://docs.rs/diesel-async) 0.9's connections, in
-//! [`seqgen::nonblocking`](crate::nonblocking): `AsyncPgConnection` (`async-postgres`), `AsyncMysqlConnection`
+//! [`diesel_seqgen::nonblocking`](crate::nonblocking): `AsyncPgConnection` (`async-postgres`), `AsyncMysqlConnection`
 //! (`async-mysql`) and SQLite through `SyncConnectionWrapper` (`async-sqlite`, which turns on
 //! `sqlite`), plain or from a deadpool or bb8 pool. The features follow diesel-async's names and
 //! are additive with the blocking ones; `async-postgres` and `async-mysql` alone link no C
@@ -14,7 +14,7 @@
 //! use diesel::prelude::*;
 //! use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 //! use diesel_async::AsyncConnection;
-//! use seqgen::{nonblocking, DistributedId, Spec};
+//! use diesel_seqgen::{nonblocking, DistributedId, Spec};
 //!
 //! diesel::table! { orders (order_no) { order_no -> Text, item -> Text } }
 //!
@@ -30,7 +30,7 @@
 //! # let url = dir.path().join("app.db").display().to_string();
 //! // Migrations on a blocking connection, at start-up.
 //! let mut setup = SqliteConnection::establish(&url)?;
-//! seqgen::run_migrations(&mut setup)?;
+//! diesel_seqgen::run_migrations(&mut setup)?;
 //! diesel::sql_query("CREATE TABLE orders (order_no TEXT PRIMARY KEY, item TEXT NOT NULL)")
 //!     .execute(&mut setup)?;
 //!
@@ -56,9 +56,9 @@
 //!   checks and every [guarantee](super::guarantees) are the blocking code, not a copy: the logic
 //!   that decides is written once over a driver that runs its statements (`driver.rs`); the
 //!   blocking driver's futures are ready at once, the async one awaits diesel-async. What you
-//!   get: `seqgen::nonblocking::{insert_into, assign_ids, next_id(s), next_number(s),
+//!   get: `diesel_seqgen::nonblocking::{insert_into, assign_ids, next_id(s), next_number(s),
 //!   next_value(s), next_values_of, release}` on the process-wide default generators, and
-//!   `seqgen::nonblocking::Generator` (`From<seqgen::Generator>`: configure it with
+//!   `diesel_seqgen::nonblocking::Generator` (`From<diesel_seqgen::Generator>`: configure it with
 //!   `Generator::builder()`, and it shares its blocks with the blocking face). The derive is the
 //!   same.
 //! - **Tasks.** When a key's block runs dry, one task reserves and the others await that
@@ -71,7 +71,7 @@
 //!   connection), and sets the records' IDs back to unset, as a rollback does: a retry of the same
 //!   records takes new numbers rather than inserting ones the next caller also gets. Tested by dropping a reservation and a task waiting for its turn while another
 //!   connection holds the counter row.
-//! - **Pools.** `Generator::builder().async_pool(pool)` (or `seqgen::nonblocking::use_pool(pool).await`
+//! - **Pools.** `Generator::builder().async_pool(pool)` (or `diesel_seqgen::nonblocking::use_pool(pool).await`
 //!   for the default generators) takes diesel-async's deadpool or bb8 pool: on PostgreSQL and MySQL
 //!   blocks needed inside your transactions are then reserved beside them, and the next block of a
 //!   busy key on a Tokio task before the current one runs dry. **Give the generator a pool of its
@@ -80,15 +80,15 @@
 //!   transaction are taken in it, uncached, and refills happen in the foreground.
 //! - **Migrations.** Run them on a blocking connection at start-up, as diesel-async advises:
 //!   diesel-async's `AsyncConnectionWrapper` (its `async-connection-wrapper` feature) is one
-//!   without a C library: `seqgen::run_migrations(&mut AsyncConnectionWrapper::<AsyncPgConnection>::establish(url)?)`
+//!   without a C library: `diesel_seqgen::run_migrations(&mut AsyncConnectionWrapper::<AsyncPgConnection>::establish(url)?)`
 //!   inside `spawn_blocking`; with the blocking features, `PgConnection` does as well. SQLite pools:
-//!   `ManagerConfig { custom_setup: Box::new(seqgen::sqlite::establish_async), .. }` applies the
+//!   `ManagerConfig { custom_setup: Box::new(diesel_seqgen::sqlite::establish_async), .. }` applies the
 //!   busy timeout and WAL, as `SqliteSetup` does for r2d2.
 //! - **The default generators** serve `insert_into(..).execute` on async connections (plain,
 //!   deadpool's, bb8's) without a query for cached IDs: the insert checks the database it
 //!   reaches itself (see `guide::guarantees`). Their other functions (`next_id`, `assign_ids`,
 //!   `get_result`) tell databases apart with one query per call: hold a
-//!   `seqgen::nonblocking::Generator` per database, as the example does, and cached IDs cost no
+//!   `diesel_seqgen::nonblocking::Generator` per database, as the example does, and cached IDs cost no
 //!   query anywhere.
 //!
 //! What async costs against blocking, with numbers: `BENCHMARKS.md`.

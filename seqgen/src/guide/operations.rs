@@ -2,13 +2,13 @@
 //!
 //! ## The `seqgen` command
 //!
-//! An operator looks at and changes the counters with `seqgen` (crate `seqgen-cli`), without
+//! An operator looks at and changes the counters with `seqgen` (crate `diesel-seqgen-cli`), without
 //! writing SQL against `db_key`. Like the diesel CLI it takes `--url` or `DATABASE_URL`:
 //! `postgres://…`, `mysql://…`, or a SQLite file.
 //!
 //! ```sh
-//! cargo install seqgen-cli                                # SQLite (built in, nothing to install)
-//! cargo install seqgen-cli --features postgres,mysql      # and the servers (libpq, libmariadb)
+//! cargo install diesel-seqgen-cli                                # SQLite (built in, nothing to install)
+//! cargo install diesel-seqgen-cli --features postgres,mysql      # and the servers (libpq, libmariadb)
 //! ```
 //!
 //! | command | what it does |
@@ -19,7 +19,7 @@
 //! | `seqgen set-batch --key K N\|default` | the key's `batch_size`, printed before -> after |
 //! | `seqgen set-start --key K N\|default` | the key's `start_value`, refused past what its IDs can print |
 //! | `seqgen gaps --key K --table T --column C [--scope S --scope-column SC] [--period P] [--json]` | the numbers of a period missing from your table, each voided (with its reason) or unexplained; duplicates and IDs past the counter too. For a scoped key, one scope: the rows whose `SC` holds `S` |
-//! | `seqgen void --key K [--scope S] --reason R ID` | records in the void ledger that an issued ID was cancelled, and why (`seqgen::ledger::void`): refused for an ID the key could not have issued, a number past the counter, or one voided already |
+//! | `seqgen void --key K [--scope S] --reason R ID` | records in the void ledger that an issued ID was cancelled, and why (`diesel_seqgen::ledger::void`): refused for an ID the key could not have issued, a number past the counter, or one voided already |
 //! | `seqgen adopt --key K --table T --column C [--scope-column SC] [--shape S] [--dry-run] [--json]` | raises every counter of the key (each period, each scope) past the highest ID the table holds; never lowers one ([`adopting`](super::adopting)) |
 //! | `seqgen check --key K --table T --column C [--scope-column SC] [--shape S] [--json]` | exit code 1 when a counter is behind its table, with the rows and counters |
 //! | `seqgen renumber --key K [--scope S] [--period P] --to N [--min-idle-secs S]` | sets a counter back deliberately, for a key nobody uses: refused while it took a number within `S` seconds (default 3600); the database refuses any other lowering |
@@ -61,7 +61,7 @@
 //! reserved a block of 100, of which it used four.
 //!
 //! After `cargo run --example audit` (five gapless invoices; the second voided with
-//! `seqgen::ledger::void` and deleted, the fourth deleted by hand), and once the fourth is accounted for:
+//! `diesel_seqgen::ledger::void` and deleted, the fourth deleted by hand), and once the fourth is accounted for:
 //!
 //! ```text
 //! $ seqgen gaps --url /tmp/seqgen-audit.db --key invoices --table invoices --column number
@@ -102,17 +102,17 @@
 //!
 //! ## Statistics
 //!
-//! `Generator::stats()` (and `seqgen::global::stats()` for the process-wide default generators, summed
+//! `Generator::stats()` (and `diesel_seqgen::global::stats()` for the process-wide default generators, summed
 //! over databases) tells what a generator did for each key since it was built:
 //!
 //! ```
 //! use diesel::prelude::*;
 //!
 //! let mut conn = SqliteConnection::establish(":memory:")?;
-//! seqgen::run_migrations(&mut conn)?;
-//! let spec = seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(10).build()?;
+//! diesel_seqgen::run_migrations(&mut conn)?;
+//! let spec = diesel_seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(10).build()?;
 //!
-//! let generator = seqgen::Generator::new();
+//! let generator = diesel_seqgen::Generator::new();
 //! generator.next_ids(&mut conn, &spec, 3)?; // one reservation: 1..=10, serves 1..=3
 //! generator.next_id(&mut conn, &spec)?;     // 4, from memory
 //! for key in generator.stats() {

@@ -19,7 +19,7 @@
 //! counters through `format` and `parse`.
 //!
 //! ```
-//! use seqgen::{Overflow, Spec};
+//! use diesel_seqgen::{Overflow, Spec};
 //!
 //! let widen = Spec::builder("w").prefix("U").date("").pad(2).overflow(Overflow::Widen).build()?;
 //! assert_eq!((widen.format("", 99), widen.format("", 100)), ("U99".into(), "U100".into()));
@@ -44,8 +44,8 @@
 //!
 //! ```
 //! // On a model: #[distributed_id(prefix = "ORD", date = "%y%m", pad = 4, check = "damm")]
-//! let spec = seqgen::Spec::builder("orders").prefix("ORD").date("%y%m").pad(4)
-//!     .check(seqgen::Check::Damm).build()?;
+//! let spec = diesel_seqgen::Spec::builder("orders").prefix("ORD").date("%y%m").pad(4)
+//!     .check(diesel_seqgen::Check::Damm).build()?;
 //! assert!(spec.verify("ORD251100414"));
 //! assert!(!spec.verify("ORD251100144")); // two digits swapped
 //! # Ok::<(), Box<dyn std::error::Error>>(())

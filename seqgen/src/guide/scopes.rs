@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use diesel::prelude::*;
-//! use seqgen::{DistributedId, Spec};
+//! use diesel_seqgen::{DistributedId, Spec};
 //!
 //! diesel::table! { invoices (company_id, number) { company_id -> BigInt, number -> Text, amount -> BigInt } }
 //!
@@ -21,7 +21,7 @@
 //! }
 //!
 //! let mut conn = SqliteConnection::establish(":memory:")?;
-//! seqgen::run_migrations(&mut conn)?;
+//! diesel_seqgen::run_migrations(&mut conn)?;
 //! diesel::sql_query(
 //!     "CREATE TABLE invoices (company_id BIGINT NOT NULL, number TEXT NOT NULL, \
 //!      amount BIGINT NOT NULL, PRIMARY KEY (company_id, number))",
@@ -31,13 +31,13 @@
 //! let mut invoices: Vec<NewInvoice> = [1, 2, 1]
 //!     .map(|company_id| NewInvoice { company_id, number: String::new(), amount: 10 })
 //!     .into();
-//! seqgen::insert_into(invoices::table).values(&mut invoices).execute(&mut conn)?;
+//! diesel_seqgen::insert_into(invoices::table).values(&mut invoices).execute(&mut conn)?;
 //! let numbers: Vec<&str> = invoices.iter().map(|i| i.number.as_str()).collect();
 //! assert_eq!(numbers, ["INV0001", "INV0001", "INV0002"]);
 //!
 //! // The same counters without a model: the scope is a value you pass.
 //! let spec = Spec::builder("invoices").prefix("INV").date("").pad(4).gapless().scoped().build()?;
-//! let id = conn.transaction(|conn| seqgen::global::next_id(conn, spec.scope("2")))?;
+//! let id = conn.transaction(|conn| diesel_seqgen::global::next_id(conn, spec.scope("2")))?;
 //! assert_eq!(id, "INV0002");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -16,7 +16,7 @@
 //! ALTER TABLE db_key ADD COLUMN shape TEXT;          -- what the key's IDs look like, see below
 //! -- CHECK (current_value >= 0), CHECK (batch_size IS NULL OR batch_size > 0),
 //! -- CHECK (start_value IS NULL OR start_value >= 1); on SQLite also an integer current_value
-//! -- 00000000000400: the void ledger (seqgen::ledger)
+//! -- 00000000000400: the void ledger (diesel_seqgen::ledger)
 //! CREATE TABLE db_key_void (key_name, period, number, reason, voided_at,
 //!                           PRIMARY KEY (key_name, period, number));
 //! -- 00000000000500: scoped counters; '' for every row before it
@@ -31,7 +31,7 @@
 //! which means "the spec's own".
 //!
 //! The migrations live in `seqgen/migrations/{sqlite,postgres,mysql}/` and are embedded in the crate:
-//! [`seqgen::run_migrations(&mut conn)`](crate::run_migrations) runs them (idempotent; safe when several processes start
+//! [`diesel_seqgen::run_migrations(&mut conn)`](crate::run_migrations) runs them (idempotent; safe when several processes start
 //! at once). The row with an empty key and period is reserved: it identifies the database to
 //! seqgen's caches. MySQL and MariaDB run DDL outside the migration's transaction, so a run cut
 //! off midway (a process killed at start-up, a Galera conflict) leaves part of a migration
@@ -50,8 +50,8 @@
 //! const APP: EmbeddedMigrations = embed_migrations!("tests/app_migrations/sqlite");
 //!
 //! let mut conn = SqliteConnection::establish(":memory:")?;
-//! conn.run_pending_migrations(seqgen::migrations::with_app_migrations(APP))?;
-//! conn.revert_all_migrations(seqgen::migrations::with_app_migrations(APP))?; // yours, then db_key
+//! conn.run_pending_migrations(diesel_seqgen::migrations::with_app_migrations(APP))?;
+//! conn.revert_all_migrations(diesel_seqgen::migrations::with_app_migrations(APP))?; // yours, then db_key
 //! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
 //! ```
 //!

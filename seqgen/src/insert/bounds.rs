@@ -1,4 +1,4 @@
-//! What `seqgen::insert_into(table).values(&mut records)` needs of the records, the table and
+//! What `diesel_seqgen::insert_into(table).values(&mut records)` needs of the records, the table and
 //! the connection, as traits a user can name: code generic over the connection writes
 //! `R: Insert<T, C>` where Diesel code writes the insert statement's `ExecuteDsl<C>`. Each is
 //! implemented for every records type Diesel can insert there; their items are seqgen's own.
@@ -17,12 +17,12 @@ use crate::model::Records;
 /// Records that [`InsertWithIds::execute`](crate::insert::InsertWithIds::execute) can insert
 /// into table `T` on connection `C`: those whose Diesel insert
 /// (`diesel::insert_into(T).values(&records)`) runs on `C`. Write
-/// `Vec<NewUser>: seqgen::insert::Insert<users::table, C>` in a generic function's `where`
+/// `Vec<NewUser>: diesel_seqgen::insert::Insert<users::table, C>` in a generic function's `where`
 /// clause:
 ///
 /// ```
 /// use diesel::prelude::*;
-/// use seqgen::DistributedId;
+/// use diesel_seqgen::DistributedId;
 ///
 /// diesel::table! { users (id) { id -> Text, name -> Text } }
 ///
@@ -35,16 +35,16 @@ use crate::model::Records;
 /// }
 ///
 /// /// Saves `rows` on any of seqgen's databases.
-/// fn save<C>(conn: &mut C, rows: &mut Vec<NewUser>) -> seqgen::Result<usize>
+/// fn save<C>(conn: &mut C, rows: &mut Vec<NewUser>) -> diesel_seqgen::Result<usize>
 /// where
-///     C: seqgen::IdConnection,
-///     Vec<NewUser>: seqgen::insert::Insert<users::table, C>,
+///     C: diesel_seqgen::IdConnection,
+///     Vec<NewUser>: diesel_seqgen::insert::Insert<users::table, C>,
 /// {
-///     seqgen::insert_into(users::table).values(rows).execute(conn)
+///     diesel_seqgen::insert_into(users::table).values(rows).execute(conn)
 /// }
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// seqgen::run_migrations(&mut conn)?;
+/// diesel_seqgen::run_migrations(&mut conn)?;
 /// diesel::sql_query("CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT NOT NULL)").execute(&mut conn)?;
 /// let mut rows = vec![NewUser { id: String::new(), name: "Ada".into() }];
 /// assert_eq!(save(&mut conn, &mut rows)?, 1);

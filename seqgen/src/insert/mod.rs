@@ -1,4 +1,4 @@
-//! `seqgen::insert_into(table).values(&mut rows)`: fills the ID fields of
+//! `diesel_seqgen::insert_into(table).values(&mut rows)`: fills the ID fields of
 //! `#[derive(DistributedId)]` models and inserts them on the same connection, in Diesel's
 //! shape, with an escape hatch for any other Diesel statement.
 
@@ -16,12 +16,12 @@ use crate::global::default_generator;
 use crate::model::one_statement::{self, Numbering};
 use crate::model::{fill, gapless_field, unfill, Records};
 
-/// Starts an insert that fills ID fields first: `seqgen::insert_into(table).values(&mut
+/// Starts an insert that fills ID fields first: `diesel_seqgen::insert_into(table).values(&mut
 /// rows).execute(conn)`, the same shape as Diesel's `insert_into`.
 ///
 /// ```
 /// use diesel::prelude::*;
-/// use seqgen::DistributedId;
+/// use diesel_seqgen::DistributedId;
 ///
 /// diesel::table! { users (id) { id -> Text, name -> Text } }
 ///
@@ -34,17 +34,17 @@ use crate::model::{fill, gapless_field, unfill, Records};
 /// }
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// seqgen::run_migrations(&mut conn)?;
+/// diesel_seqgen::run_migrations(&mut conn)?;
 /// diesel::sql_query("CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT NOT NULL)").execute(&mut conn)?;
 ///
 /// let mut ada = NewUser { id: String::new(), name: "Ada".into() };
-/// seqgen::insert_into(users::table).values(&mut ada).execute(&mut conn)?;
+/// diesel_seqgen::insert_into(users::table).values(&mut ada).execute(&mut conn)?;
 /// assert!(ada.id.starts_with('U') && ada.id.ends_with("000001"));
 ///
 /// let mut more: Vec<NewUser> = ["Grace", "Edsger"]
 ///     .map(|name| NewUser { id: String::new(), name: name.into() })
 ///     .into();
-/// let inserted = seqgen::insert_into(users::table).values(&mut more).execute(&mut conn)?;
+/// let inserted = diesel_seqgen::insert_into(users::table).values(&mut more).execute(&mut conn)?;
 /// assert_eq!(inserted, 2);
 /// assert!(more[1].id.ends_with("000003"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -180,7 +180,7 @@ where
     ///
     /// ```
     /// use diesel::prelude::*;
-    /// use seqgen::DistributedId;
+    /// use diesel_seqgen::DistributedId;
     ///
     /// diesel::table! { tags (id) { id -> Text, name -> Text } }
     ///
@@ -193,14 +193,14 @@ where
     /// }
     ///
     /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// seqgen::run_migrations(&mut conn)?;
+    /// diesel_seqgen::run_migrations(&mut conn)?;
     /// diesel::sql_query("CREATE TABLE tags (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE)")
     ///     .execute(&mut conn)?;
     ///
     /// let mut inserted = 0;
     /// for name in ["rust", "diesel", "rust"] {
     ///     let mut tag = NewTag { id: String::new(), name: name.into() };
-    ///     inserted += seqgen::insert_into(tags::table)
+    ///     inserted += diesel_seqgen::insert_into(tags::table)
     ///         .values(&mut tag)
     ///         .execute_with(&mut conn, |table, row, conn| {
     ///             diesel::insert_into(table).values(row).on_conflict_do_nothing().execute(conn)

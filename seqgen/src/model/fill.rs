@@ -9,7 +9,7 @@ use crate::backend::IdConnection;
 use crate::driver::{drive, in_transaction, Blocking, Driver};
 use crate::error::{Error, Result};
 use crate::generator::{check_scope, formatted, numeric, Generator};
-use seqgen_core::Mode;
+use diesel_seqgen_core::Mode;
 
 impl Generator {
     /// Fills the unset ID fields of `records` (one record, a slice or a `Vec` of them) from
@@ -19,7 +19,7 @@ impl Generator {
     ///
     /// ```
     /// use diesel::prelude::*;
-    /// use seqgen::DistributedId;
+    /// use diesel_seqgen::DistributedId;
     ///
     /// diesel::table! { menus (id) { id -> Text, title -> Text } }
     ///
@@ -32,13 +32,13 @@ impl Generator {
     /// }
     ///
     /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// seqgen::run_migrations(&mut conn)?;
+    /// diesel_seqgen::run_migrations(&mut conn)?;
     /// diesel::sql_query("CREATE TABLE menus (id TEXT PRIMARY KEY, title TEXT NOT NULL)").execute(&mut conn)?;
     ///
     /// let mut rows: Vec<NewMenu> = ["Tea", "Cake"]
     ///     .map(|title| NewMenu { id: String::new(), title: title.into() })
     ///     .into();
-    /// seqgen::Generator::new().assign_ids(&mut rows, &mut conn)?;
+    /// diesel_seqgen::Generator::new().assign_ids(&mut rows, &mut conn)?;
     /// diesel::insert_into(menus::table).values(&rows).execute(&mut conn)?;
     /// assert_eq!(rows[1].id, "MENU000002");
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -9,7 +9,7 @@ pub(crate) use fill::{fill, gapless_field, unfill};
 #[cfg(seqgen_async)]
 pub(crate) use fill::{fill_on, plan_fill};
 
-use seqgen_core::Spec;
+use diesel_seqgen_core::Spec;
 
 /// A Diesel model whose ID fields seqgen fills. Implement it with
 /// `#[derive(DistributedId)]` (see [the derive](derive@crate::DistributedId)).
@@ -102,16 +102,16 @@ pub struct IdField {
     /// Why the spec the attribute asks for could not be built at run time (the obfuscation
     /// key missing from the environment): `spec` is then that spec without the key, and
     /// every fill of the model fails with this instead of handing out other IDs.
-    pub unbuilt: Option<seqgen_core::SpecError>,
+    pub unbuilt: Option<diesel_seqgen_core::SpecError>,
 }
 
 /// The spec of a derived field and why it is unbuilt (see [`IdField::unbuilt`]): `builder`,
 /// with the obfuscation key of environment variable `obfuscate_from` if one is named.
 #[doc(hidden)]
 pub fn build_field_spec(
-    builder: seqgen_core::SpecBuilder,
+    builder: diesel_seqgen_core::SpecBuilder,
     obfuscate_from: Option<&str>,
-) -> (Spec, Option<seqgen_core::SpecError>) {
+) -> (Spec, Option<diesel_seqgen_core::SpecError>) {
     const CHECKED: &str = "checked by #[derive(DistributedId)]";
     let Some(var) = obfuscate_from else {
         return (builder.build().expect(CHECKED), None);
@@ -128,7 +128,7 @@ pub fn build_field_spec(
 ///
 /// ```
 /// use diesel::prelude::*;
-/// use seqgen::{DistributedId, IdSlot, IdValue};
+/// use diesel_seqgen::{DistributedId, IdSlot, IdValue};
 ///
 /// /// An order number, a type of its own.
 /// #[derive(Debug, Default, diesel::expression::AsExpression)]
@@ -157,17 +157,17 @@ pub fn build_field_spec(
 /// }
 ///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
-/// seqgen::run_migrations(&mut conn)?;
+/// diesel_seqgen::run_migrations(&mut conn)?;
 /// diesel::sql_query("CREATE TABLE orders (order_no TEXT PRIMARY KEY)").execute(&mut conn)?;
 /// let mut order = NewOrder { order_no: OrderNo::default() };
-/// seqgen::insert_into(orders::table).values(&mut order).execute(&mut conn)?;
+/// diesel_seqgen::insert_into(orders::table).values(&mut order).execute(&mut conn)?;
 /// assert_eq!(order.order_no.0, "ORD0001");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an ID field type seqgen can fill",
     label = "not `String`, `Option<String>`, `i64` or `Option<i64>`",
-    note = "a type of your own can implement `seqgen::IdValue` by handing out the slot of the value it wraps"
+    note = "a type of your own can implement `diesel_seqgen::IdValue` by handing out the slot of the value it wraps"
 )]
 pub trait IdValue {
     /// Whether the field holds the `i64` form of an ID: its spec must then be

@@ -17,7 +17,7 @@ use crate::backend::Backend;
 use crate::capacity::largest;
 use crate::error::Result;
 use crate::generator::{formatted, numeric, Generator, InInsert};
-use seqgen_core::{Mode, Overflow, Spec};
+use diesel_seqgen_core::{Mode, Overflow, Spec};
 
 /// Whether IDs of `spec` can be taken by the insert itself, which prints them in SQL: a
 /// gapless spec that waits, of a plain form ([`Spec::is_plain`]).

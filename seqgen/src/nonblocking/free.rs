@@ -11,7 +11,7 @@ use crate::model::{fill_on, plan_fill, DistributedId, Records};
 #[cfg(seqgen_async_pool)]
 pub use crate::reserve::pool::async_pools::AsyncPool;
 use crate::sequence::{ScopedSequence, Sequence};
-use seqgen_core::Scoped;
+use diesel_seqgen_core::Scoped;
 
 /// Gives the process-wide default generator of the pool's database (the one behind this
 /// module's free functions, [`assign_ids`] and [`insert_into`](super::insert_into)) a pool of diesel-async

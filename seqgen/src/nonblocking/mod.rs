@@ -18,7 +18,7 @@
 //! use diesel::prelude::*;
 //! use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 //! use diesel_async::AsyncConnection;
-//! use seqgen::DistributedId;
+//! use diesel_seqgen::DistributedId;
 //!
 //! diesel::table! { orders (order_no) { order_no -> Text, item -> Text } }
 //!
@@ -35,17 +35,17 @@
 //! # let dir = tempfile::tempdir()?;
 //! # let url = dir.path().join("app.db").display().to_string();
 //! let mut setup = SqliteConnection::establish(&url)?;
-//! seqgen::run_migrations(&mut setup)?;
+//! diesel_seqgen::run_migrations(&mut setup)?;
 //! diesel::sql_query("CREATE TABLE orders (order_no TEXT PRIMARY KEY, item TEXT NOT NULL)")
 //!     .execute(&mut setup)?;
 //!
 //! let mut conn = SyncConnectionWrapper::<SqliteConnection>::establish(&url).await?;
 //! let mut order = NewOrder { order_no: String::new(), item: "tea".into() };
-//! seqgen::nonblocking::insert_into(orders::table).values(&mut order).execute(&mut conn).await?;
+//! diesel_seqgen::nonblocking::insert_into(orders::table).values(&mut order).execute(&mut conn).await?;
 //! assert_eq!(order.order_no, "ORD0001");
 //!
-//! let spec = seqgen::Spec::builder("tickets").prefix("T").date("").pad(3).build()?;
-//! assert_eq!(seqgen::nonblocking::next_id(&mut conn, &spec).await?, "T001");
+//! let spec = diesel_seqgen::Spec::builder("tickets").prefix("T").date("").pad(3).build()?;
+//! assert_eq!(diesel_seqgen::nonblocking::next_id(&mut conn, &spec).await?, "T001");
 //! # Ok(())
 //! # }
 //! ```
@@ -86,9 +86,9 @@ use crate::error::Result;
 use crate::generator::{formatted, formatted_one, numeric};
 use crate::model::Records;
 use crate::stats::KeyStats;
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::Scoped;
 use free::fill;
-use seqgen_core::__private::Period;
-use seqgen_core::Scoped;
 
 /// Hands out IDs for one database on diesel-async connections: [`crate::Generator`]'s blocks
 /// and configuration, its methods `.await`ed.
@@ -102,11 +102,11 @@ use seqgen_core::Scoped;
 ///
 /// # let dir = tempfile::tempdir()?;
 /// # let url = dir.path().join("app.db").display().to_string();
-/// # seqgen::run_migrations(&mut SqliteConnection::establish(&url)?)?;
+/// # diesel_seqgen::run_migrations(&mut SqliteConnection::establish(&url)?)?;
 /// let mut conn = SyncConnectionWrapper::<SqliteConnection>::establish(&url).await?;
-/// let spec = seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(10).build()?;
+/// let spec = diesel_seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(10).build()?;
 ///
-/// let generator = seqgen::nonblocking::Generator::new();
+/// let generator = diesel_seqgen::nonblocking::Generator::new();
 /// assert_eq!(generator.next_id(&mut conn, &spec).await?, "ORD0001");
 /// assert_eq!(generator.next_ids(&mut conn, &spec, 2).await?, ["ORD0002", "ORD0003"]);
 /// assert_eq!(generator.reservations(), 1);

@@ -17,11 +17,11 @@ use crate::batch::{block_size, Batch};
 use crate::capacity::{largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::Spec;
 use identity::{identify, Identity};
 use retry::retrying;
 use risks::Acceptance;
-use seqgen_core::__private::Period;
-use seqgen_core::Spec;
 use timeline::{check_timeline, reserve_in_transaction};
 
 /// Reserves a committed block of at least `need` numbers on `conn`, outside any transaction,

@@ -1,11 +1,11 @@
-//! `seqgen::admin`, what the `seqgen` command runs: listing counters, changing settings,
+//! `diesel_seqgen::admin`, what the `seqgen` command runs: listing counters, changing settings,
 //! pruning old periods, and the gap report against a business table.
 
 use crate::common;
 
 use chrono::{TimeZone as _, Utc};
-use seqgen::admin::{self, Missing, Setting};
-use seqgen::{Error, Spec, TimeZone};
+use diesel_seqgen::admin::{self, Missing, Setting};
+use diesel_seqgen::{Error, Spec, TimeZone};
 
 use common::{generator_on_fixed_clock, TestConnection, TestDb};
 
@@ -74,7 +74,7 @@ fn settings_are_checked_then_changed<C: TestConnection>(db: TestDb<C>) {
         .batch(10)
         .build()
         .unwrap();
-    let generator = seqgen::Generator::builder().fixed_batch().build();
+    let generator = diesel_seqgen::Generator::builder().fixed_batch().build();
     assert_eq!(generator.next_id(&mut conn, &spec).unwrap(), "0001");
 
     let err = admin::set(&mut conn, spec.key(), Setting::BatchSize, Some(0)).unwrap_err();
@@ -92,7 +92,7 @@ fn settings_are_checked_then_changed<C: TestConnection>(db: TestDb<C>) {
 
     let change = admin::set(&mut conn, spec.key(), Setting::BatchSize, Some(25)).unwrap();
     assert_eq!((change.before, change.after), (None, Some(25)));
-    let fresh = seqgen::Generator::builder().fixed_batch().build();
+    let fresh = diesel_seqgen::Generator::builder().fixed_batch().build();
     assert_eq!(fresh.next_id(&mut conn, &spec).unwrap(), "0011");
     assert_eq!(
         admin::peek(&mut conn, &spec, "").unwrap().last,
@@ -101,7 +101,7 @@ fn settings_are_checked_then_changed<C: TestConnection>(db: TestDb<C>) {
     );
 
     admin::set(&mut conn, spec.key(), Setting::StartValue, Some(500)).unwrap();
-    let fresh = seqgen::Generator::builder().fixed_batch().build();
+    let fresh = diesel_seqgen::Generator::builder().fixed_batch().build();
     assert_eq!(fresh.next_id(&mut conn, &spec).unwrap(), "0500");
     let change = admin::set(&mut conn, spec.key(), Setting::StartValue, None).unwrap();
     assert_eq!((change.before, change.after), (Some(500), None));
@@ -178,7 +178,7 @@ fn prune_deletes_past_periods_only<C: TestConnection>(db: TestDb<C>) {
     assert_eq!(deleted, ["20261123", "20261124"]);
     assert_eq!(periods(&mut conn), ["", "20261125"]);
     // The row kept still counts on: a new instance continues after the block taken.
-    let restarted = seqgen::Generator::builder()
+    let restarted = diesel_seqgen::Generator::builder()
         .clock(std::sync::Arc::clone(&clock))
         .fixed_batch()
         .build();
@@ -232,7 +232,8 @@ fn gaps_explain_each_missing_number<C: TestConnection>(db: TestDb<C>) {
         .unwrap();
     let ids: Vec<String> = (0..10)
         .map(|_| {
-            seqgen::retry_transaction(&mut conn, |conn| generator.next_id(conn, &spec)).unwrap()
+            diesel_seqgen::retry_transaction(&mut conn, |conn| generator.next_id(conn, &spec))
+                .unwrap()
         })
         .collect();
     let table = db.key("gap_invoices");
@@ -243,7 +244,7 @@ fn gaps_explain_each_missing_number<C: TestConnection>(db: TestDb<C>) {
         held.join("), (")
     ))
     .unwrap();
-    seqgen::ledger::void(&mut conn, &spec, &ids[1], "customer cancelled").unwrap();
+    diesel_seqgen::ledger::void(&mut conn, &spec, &ids[1], "customer cancelled").unwrap();
 
     let report = admin::gaps(
         &mut conn,
@@ -271,7 +272,7 @@ fn gaps_explain_each_missing_number<C: TestConnection>(db: TestDb<C>) {
 
     // Explained once every missing number is voided and the strays are gone.
     for n in [4, 7, 8, 9] {
-        seqgen::ledger::void(&mut conn, &spec, &ids[n - 1], "test run").unwrap();
+        diesel_seqgen::ledger::void(&mut conn, &spec, &ids[n - 1], "test run").unwrap();
     }
     conn.batch_execute(&format!(
         "DELETE FROM {table} WHERE number IN ('{}', 'INV2026000012'); \
@@ -313,7 +314,8 @@ fn gaps_read_integer_columns<C: TestConnection>(db: TestDb<C>) {
         .unwrap();
     let numbers: Vec<i64> = (0..3)
         .map(|_| {
-            seqgen::retry_transaction(&mut conn, |conn| generator.next_number(conn, &spec)).unwrap()
+            diesel_seqgen::retry_transaction(&mut conn, |conn| generator.next_number(conn, &spec))
+                .unwrap()
         })
         .collect();
     assert_eq!(numbers, [110001, 110002, 110003]);
@@ -362,7 +364,10 @@ fn changes_wait_for_a_busy_app<C: TestConnection>(db: TestDb<C>) {
         .build()
         .unwrap();
     let mut conn = db.connect();
-    seqgen::retry_transaction(&mut conn, |conn| seqgen::global::next_id(conn, &spec)).unwrap();
+    diesel_seqgen::retry_transaction(&mut conn, |conn| {
+        diesel_seqgen::global::next_id(conn, &spec)
+    })
+    .unwrap();
     let (stop, commits) = (
         Arc::new(AtomicBool::new(false)),
         Arc::new(AtomicU64::new(0)),
@@ -373,7 +378,7 @@ fn changes_wait_for_a_busy_app<C: TestConnection>(db: TestDb<C>) {
         std::thread::spawn(move || {
             let mut failures = Vec::new();
             while !stop.load(Ordering::Relaxed) {
-                match app.transaction(|conn| seqgen::global::next_id(conn, &spec)) {
+                match app.transaction(|conn| diesel_seqgen::global::next_id(conn, &spec)) {
                     Ok(_) => commits.fetch_add(1, Ordering::Relaxed),
                     Err(e) => {
                         failures.push(e);
@@ -422,20 +427,20 @@ fn prune_keeps_a_row_that_took_a_number_since_it_was_read<C: TestConnection>(db:
     let read = admin::counters(&mut conn, Some(spec.key())).unwrap();
     let row = read.iter().find(|r| r.period == "20261123").unwrap();
     // Another instance, on the same late day, takes the next block after the read.
-    seqgen::Generator::builder()
-        .clock(seqgen::clock::FixedClock::new(
+    diesel_seqgen::Generator::builder()
+        .clock(diesel_seqgen::clock::FixedClock::new(
             Utc.with_ymd_and_hms(2026, 11, 23, 10, 0, 0).unwrap(),
         ))
         .fixed_batch()
         .build()
         .next_id(&mut conn, &spec)
         .unwrap();
-    let counter = seqgen::backend::Counter {
+    let counter = diesel_seqgen::backend::Counter {
         key: spec.key(),
         scope: "",
         period: &row.period,
     };
-    let stale = <C::B as seqgen::Backend>::delete_row(&mut conn, counter, row.current_value);
+    let stale = <C::B as diesel_seqgen::Backend>::delete_row(&mut conn, counter, row.current_value);
     assert_eq!(
         stale.unwrap(),
         0,
@@ -444,6 +449,7 @@ fn prune_keeps_a_row_that_took_a_number_since_it_was_read<C: TestConnection>(db:
     let fresh = admin::counters(&mut conn, Some(spec.key())).unwrap();
     let now = fresh.iter().find(|r| r.period == "20261123").unwrap();
     assert_eq!(now.current_value, 20);
-    let deleted = <C::B as seqgen::Backend>::delete_row(&mut conn, counter, now.current_value);
+    let deleted =
+        <C::B as diesel_seqgen::Backend>::delete_row(&mut conn, counter, now.current_value);
     assert_eq!(deleted.unwrap(), 1);
 }

@@ -8,8 +8,8 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 
 use common::{TestConnection, TestDb};
-use seqgen::admin::{self, IdColumn};
-use seqgen::{Generator, Spec};
+use diesel_seqgen::admin::{self, IdColumn};
+use diesel_seqgen::{Generator, Spec};
 
 backend_tests!(
     adoption_raises_every_period_and_scope,
@@ -106,7 +106,7 @@ fn adoption_raises_every_period_and_scope<C: TestConnection>(db: TestDb<C>) {
         ("202610", "globex"),
         ("202611", "globex"),
     ] {
-        let n = seqgen::admin::peek(&mut conn, spec.scope(company), period)
+        let n = diesel_seqgen::admin::peek(&mut conn, spec.scope(company), period)
             .unwrap()
             .next;
         let highest = after
@@ -245,7 +245,10 @@ fn adoption_never_lowers_and_refuses_another_shape<C: TestConnection>(db: TestDb
         .build()
         .unwrap();
     let err = admin::adopt(&mut conn, &other, ids).unwrap_err();
-    assert!(matches!(err, seqgen::Error::ShapeChanged { .. }), "{err:?}");
+    assert!(
+        matches!(err, diesel_seqgen::Error::ShapeChanged { .. }),
+        "{err:?}"
+    );
     let missing = admin::check(&mut conn, &spec, IdColumn::new("no_such_table", "id")).unwrap_err();
     assert!(missing.to_string().contains("no_such_table"), "{missing}");
     conn.batch_execute(&format!("DROP TABLE {table}")).unwrap();

@@ -14,8 +14,8 @@ use diesel::connection::{Instrumentation, InstrumentationEvent};
 use diesel::prelude::*;
 use diesel::query_dsl::methods::LoadQuery;
 use diesel_async::AsyncConnection;
-use seqgen::nonblocking as sq;
-use seqgen::DistributedId;
+use diesel_seqgen::nonblocking as sq;
+use diesel_seqgen::DistributedId;
 
 diesel::table! {
     seqgen_async_guess (id) {

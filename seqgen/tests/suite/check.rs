@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::{generator_on_fixed_clock, TestConnection, TestDb};
-use seqgen::{Check, Overflow, Spec};
+use diesel_seqgen::{Check, Overflow, Spec};
 
 backend_tests!(
     ids_from_the_database_carry_their_check,
@@ -68,36 +68,40 @@ fn voids_and_gap_reports_read_checked_ids<C: TestConnection>(db: TestDb<C>) {
         .unwrap();
     let ids: Vec<String> = (0..3)
         .map(|_| {
-            seqgen::retry_transaction(&mut conn, |conn| generator.next_id(conn, &invoices)).unwrap()
+            diesel_seqgen::retry_transaction(&mut conn, |conn| generator.next_id(conn, &invoices))
+                .unwrap()
         })
         .collect();
     let typo = swap_before_last(&ids[1], 1);
     if typo != ids[1] {
-        let err = seqgen::ledger::void(&mut conn, &invoices, &typo, "x").unwrap_err();
-        assert!(matches!(err, seqgen::Error::InvalidId { .. }), "{err:?}");
+        let err = diesel_seqgen::ledger::void(&mut conn, &invoices, &typo, "x").unwrap_err();
+        assert!(
+            matches!(err, diesel_seqgen::Error::InvalidId { .. }),
+            "{err:?}"
+        );
     }
-    seqgen::ledger::void(&mut conn, &invoices, &ids[1], "cancelled").unwrap();
+    diesel_seqgen::ledger::void(&mut conn, &invoices, &ids[1], "cancelled").unwrap();
     let table = db.key("checked");
     conn.batch_execute(&format!(
         "CREATE TABLE {table} (number VARCHAR(64)); INSERT INTO {table} (number) VALUES ('{}');",
         ids[0]
     ))
     .unwrap();
-    let report = seqgen::admin::gaps(
+    let report = diesel_seqgen::admin::gaps(
         &mut conn,
         &invoices,
-        seqgen::admin::IdColumn::new(&table, "number"),
+        diesel_seqgen::admin::IdColumn::new(&table, "number"),
         "2026",
     )
     .unwrap();
     assert_eq!(
         report.missing,
         [
-            seqgen::admin::Missing::Voided {
+            diesel_seqgen::admin::Missing::Voided {
                 number: 2,
                 reason: "cancelled".into()
             },
-            seqgen::admin::Missing::Unexplained { from: 3, to: 3 },
+            diesel_seqgen::admin::Missing::Unexplained { from: 3, to: 3 },
         ]
     );
     conn.batch_execute(&format!("DROP TABLE {table}")).unwrap();

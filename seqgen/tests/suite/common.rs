@@ -18,8 +18,8 @@ use diesel_migrations::MigrationHarness;
 pub trait TestConnection:
     R2D2Connection + LoadConnection<Backend = Self::B> + MigrationHarness<Self::B> + 'static
 {
-    /// The backend, restated so that `seqgen::Backend` is known to hold for it.
-    type B: seqgen::Backend;
+    /// The backend, restated so that `diesel_seqgen::Backend` is known to hold for it.
+    type B: diesel_seqgen::Backend;
     /// The backend's name in test output.
     const NAME: &'static str;
     /// Where to connect, or `None` when this backend is not configured.
@@ -77,7 +77,7 @@ impl TestConnection for diesel::SqliteConnection {
         Some(dir.join("test.db").to_str().unwrap().to_owned())
     }
     fn setup(conn: &mut Self) {
-        seqgen::sqlite::configure(conn).unwrap();
+        diesel_seqgen::sqlite::configure(conn).unwrap();
     }
     fn short_lock_wait(conn: &mut Self) {
         conn.batch_execute("PRAGMA busy_timeout = 1000").unwrap();
@@ -258,7 +258,7 @@ impl<C: TestConnection> TestDb<C> {
             _dir: dir,
             _conn: std::marker::PhantomData,
         };
-        seqgen::run_migrations(&mut db.connect()).unwrap();
+        diesel_seqgen::run_migrations(&mut db.connect()).unwrap();
         Some(db)
     }
 
@@ -461,20 +461,22 @@ pub fn scratch_with_table<'a, C: TestConnection>(
 ) -> Scratch<'a, C> {
     let scratch = db.scratch(name);
     let mut conn = scratch.connect();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     conn.batch_execute(create_table).unwrap();
     if let Some((key, value)) = start {
-        let spec = seqgen::Spec::builder(key)
+        let spec = diesel_seqgen::Spec::builder(key)
             .prefix("G")
             .date("")
             .pad(7)
             .build()
             .unwrap();
-        seqgen::Generator::new().next_id(&mut conn, &spec).unwrap();
-        seqgen::admin::set(
+        diesel_seqgen::Generator::new()
+            .next_id(&mut conn, &spec)
+            .unwrap();
+        diesel_seqgen::admin::set(
             &mut conn,
             key,
-            seqgen::admin::Setting::StartValue,
+            diesel_seqgen::admin::Setting::StartValue,
             Some(value),
         )
         .unwrap();
@@ -504,15 +506,17 @@ pub fn assert_distinct<T: std::hash::Hash + Eq + std::fmt::Debug + Clone>(ids: &
 /// 2026-11-23 10:00 UTC, and that clock, to move it: for tests that count blocks,
 /// reservations or counter values, where fixed sizes are the point. What the defaults do under
 /// load is `invariant.rs`' job (and the seed's cyclic test, `policies.rs`).
-pub fn generator_on_fixed_clock() -> (std::sync::Arc<seqgen::clock::FixedClock>, seqgen::Generator)
-{
+pub fn generator_on_fixed_clock() -> (
+    std::sync::Arc<diesel_seqgen::clock::FixedClock>,
+    diesel_seqgen::Generator,
+) {
     use chrono::TimeZone;
-    let clock = std::sync::Arc::new(seqgen::clock::FixedClock::new(
+    let clock = std::sync::Arc::new(diesel_seqgen::clock::FixedClock::new(
         chrono::Utc
             .with_ymd_and_hms(2026, 11, 23, 10, 0, 0)
             .unwrap(),
     ));
-    let generator = seqgen::Generator::builder()
+    let generator = diesel_seqgen::Generator::builder()
         .clock(std::sync::Arc::clone(&clock))
         .fixed_batch()
         .build();
@@ -520,8 +524,8 @@ pub fn generator_on_fixed_clock() -> (std::sync::Arc<seqgen::clock::FixedClock>,
 }
 
 /// An undated spec of `key`, pad 6, blocks of 10: small blocks for counting reservations.
-pub fn blocks_of_ten(key: &str) -> seqgen::Spec {
-    seqgen::Spec::builder(key)
+pub fn blocks_of_ten(key: &str) -> diesel_seqgen::Spec {
+    diesel_seqgen::Spec::builder(key)
         .date("")
         .pad(6)
         .batch(10)

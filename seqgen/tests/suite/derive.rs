@@ -1,5 +1,5 @@
 //! `#[derive(DistributedId)]` end to end on SQLite files: IDs filled on the insert's own
-//! connection, through `seqgen::insert_into` and through the explicit hook.
+//! connection, through `diesel_seqgen::insert_into` and through the explicit hook.
 #![cfg(feature = "sqlite")]
 
 use crate::common;
@@ -8,7 +8,7 @@ use std::thread;
 
 use common::{assert_distinct, TestDb};
 use diesel::prelude::*;
-use seqgen::{DistributedId, Generator};
+use diesel_seqgen::{DistributedId, Generator};
 
 diesel::table! {
     users (id) {
@@ -105,7 +105,7 @@ fn stored_ids(conn: &mut SqliteConnection) -> Vec<String> {
 fn insert_into_fills_one_row_and_a_bulk() {
     let (_db, mut conn) = open("insert_into");
     let mut ada = user("Ada");
-    let n = seqgen::insert_into(users::table)
+    let n = diesel_seqgen::insert_into(users::table)
         .values(&mut ada)
         .execute(&mut conn)
         .unwrap();
@@ -117,12 +117,12 @@ fn insert_into_fills_one_row_and_a_bulk() {
     );
 
     let mut bulk: Vec<NewUser> = (0..5).map(|i| user(&format!("u{i}"))).collect();
-    seqgen::insert_into(users::table)
+    diesel_seqgen::insert_into(users::table)
         .values(&mut bulk)
         .execute(&mut conn)
         .unwrap();
     let slice: &mut [NewUser] = &mut [user("s1"), user("s2")];
-    seqgen::insert_into(users::table)
+    diesel_seqgen::insert_into(users::table)
         .values(slice)
         .execute(&mut conn)
         .unwrap();
@@ -141,14 +141,14 @@ fn insert_into_fills_one_row_and_a_bulk() {
 fn explicit_hook_then_plain_diesel() {
     let (_db, mut conn) = open("explicit_hook");
     let mut grace = user("Grace");
-    seqgen::assign_ids(&mut grace, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut grace, &mut conn).unwrap();
     diesel::insert_into(users::table)
         .values(&grace)
         .execute(&mut conn)
         .unwrap();
 
     let mut rows = vec![user("a"), user("b"), user("c")];
-    seqgen::assign_ids(&mut rows, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut rows, &mut conn).unwrap();
     diesel::insert_into(users::table)
         .values(&rows)
         .execute(&mut conn)
@@ -170,7 +170,7 @@ fn ids_set_by_the_caller_are_kept() {
         },
         user("filled"),
     ];
-    seqgen::insert_into(users::table)
+    diesel_seqgen::insert_into(users::table)
         .values(&mut rows)
         .execute(&mut conn)
         .unwrap();
@@ -183,7 +183,7 @@ fn ids_set_by_the_caller_are_kept() {
         invoice_no: Some(42),
         amount: 0,
     };
-    seqgen::assign_ids(&mut order, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut order, &mut conn).unwrap();
     assert_eq!(
         (order.order_no.as_str(), order.invoice_no),
         ("ORD-MANUAL", Some(42))
@@ -200,7 +200,7 @@ fn two_fields_draw_from_two_keys() {
             amount,
         })
         .collect();
-    let stored: Vec<(String, Option<i64>, i64)> = seqgen::insert_into(orders::table)
+    let stored: Vec<(String, Option<i64>, i64)> = diesel_seqgen::insert_into(orders::table)
         .values(&mut orders)
         .get_results(&mut conn)
         .unwrap();
@@ -217,7 +217,7 @@ fn two_fields_draw_from_two_keys() {
 fn get_result_returns_the_inserted_row() {
     let (_db, mut conn) = open("get_result");
     let mut ada = user("Ada");
-    let row: User = seqgen::insert_into(users::table)
+    let row: User = diesel_seqgen::insert_into(users::table)
         .values(&mut ada)
         .get_result(&mut conn)
         .unwrap();
@@ -231,7 +231,7 @@ fn a_thousand_rows_at_batch_100_cost_at_most_ten_reservations() {
     let mut ids = Vec::new();
     for chunk in 0..10 {
         let mut rows: Vec<NewUser> = (0..100).map(|i| user(&format!("{chunk}-{i}"))).collect();
-        seqgen::insert_into(users::table)
+        diesel_seqgen::insert_into(users::table)
             .values(&mut rows)
             .with_generator(&generator)
             .execute(&mut conn)
@@ -264,7 +264,7 @@ fn eight_threads_insert_without_a_constraint_violation() {
                     if i % 5 == 0 {
                         rows.push(user(&format!("{t}-{i}-extra")));
                     }
-                    seqgen::insert_into(users::table)
+                    diesel_seqgen::insert_into(users::table)
                         .values(&mut rows)
                         .with_generator(&generator)
                         .execute(&mut *conn)
@@ -293,7 +293,7 @@ fn gapless_and_batched_fields_in_one_struct() {
         order_no: order_no.to_owned(),
     };
     let mut first = invoice("");
-    seqgen::insert_into(invoices::table)
+    diesel_seqgen::insert_into(invoices::table)
         .values(&mut first)
         .execute(&mut conn)
         .unwrap();
@@ -302,18 +302,18 @@ fn gapless_and_batched_fields_in_one_struct() {
 
     // The same order number again: the insert fails, and its invoice number is given back.
     let mut clash = invoice(&first.order_no);
-    let err = seqgen::insert_into(invoices::table)
+    let err = diesel_seqgen::insert_into(invoices::table)
         .values(&mut clash)
         .execute(&mut conn)
         .unwrap_err();
-    assert!(matches!(err, seqgen::Error::Database(_)), "{err:?}");
+    assert!(matches!(err, diesel_seqgen::Error::Database(_)), "{err:?}");
     // The record is as it was given: a retry must not reuse a number the rollback gave back.
     assert_eq!(clash.number, "");
     assert_eq!(clash.order_no, first.order_no);
 
     // A statement that skips the record: the closure says so, and the number goes back too.
     let mut skipped = invoice(&first.order_no);
-    let err = seqgen::insert_into(invoices::table)
+    let err = diesel_seqgen::insert_into(invoices::table)
         .values(&mut skipped)
         .execute_with(&mut conn, |table, row, conn| {
             match diesel::insert_into(table)
@@ -326,11 +326,11 @@ fn gapless_and_batched_fields_in_one_struct() {
             }
         })
         .unwrap_err();
-    assert!(matches!(err, seqgen::Error::Database(_)), "{err:?}");
+    assert!(matches!(err, diesel_seqgen::Error::Database(_)), "{err:?}");
     assert_eq!(skipped.number, "");
 
     let mut bulk = vec![invoice(""), invoice("")];
-    seqgen::insert_into(invoices::table)
+    diesel_seqgen::insert_into(invoices::table)
         .values(&mut bulk)
         .execute(&mut conn)
         .unwrap();
@@ -341,9 +341,9 @@ fn gapless_and_batched_fields_in_one_struct() {
 
     // The explicit hook refuses to take a gapless number outside a transaction.
     let mut lone = invoice("");
-    let err = seqgen::assign_ids(&mut lone, &mut conn).unwrap_err();
+    let err = diesel_seqgen::assign_ids(&mut lone, &mut conn).unwrap_err();
     assert!(
-        matches!(err, seqgen::Error::OutsideTransaction { .. }),
+        matches!(err, diesel_seqgen::Error::OutsideTransaction { .. }),
         "{err:?}"
     );
     assert!(
@@ -389,7 +389,7 @@ fn policies_through_the_derive() {
             code: String::new(),
         })
         .collect();
-    seqgen::assign_ids(&mut tickets, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut tickets, &mut conn).unwrap();
     let year = chrono::Utc::now()
         .with_timezone(&chrono::FixedOffset::east_opt(8 * 3600).unwrap())
         .format("%Y")
@@ -418,16 +418,16 @@ fn policies_through_the_derive() {
             code: String::new(),
         })
         .collect();
-    seqgen::assign_ids(&mut more, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut more, &mut conn).unwrap();
     assert_eq!(more.last().unwrap().code, "A", "after 9 comes A");
     let mut full = Ticket {
         ticket: "kept".into(),
         r#box: String::new(),
         code: "kept".into(),
     };
-    let err = seqgen::assign_ids(&mut full, &mut conn).unwrap_err();
+    let err = diesel_seqgen::assign_ids(&mut full, &mut conn).unwrap_err();
     assert!(
-        matches!(err, seqgen::Error::SeriesExhausted { .. }),
+        matches!(err, diesel_seqgen::Error::SeriesExhausted { .. }),
         "{err:?}"
     );
 }
@@ -443,7 +443,7 @@ struct Counter {
 fn a_plain_i64_field_is_unset_at_zero() {
     let (_db, mut conn) = open("plain_i64");
     let mut rows = vec![Counter { n: 0 }, Counter { n: 77 }, Counter { n: 0 }];
-    seqgen::assign_ids(&mut rows, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut rows, &mut conn).unwrap();
     assert_eq!(rows.iter().map(|r| r.n).collect::<Vec<_>>(), [1, 77, 2]);
 }
 
@@ -454,9 +454,9 @@ type TicketNo = Option<String>;
 #[derive(Debug, Default, PartialEq)]
 struct Serial(i64);
 
-impl seqgen::IdValue for Serial {
+impl diesel_seqgen::IdValue for Serial {
     const NUMERIC: bool = true;
-    fn id_slot(&mut self) -> seqgen::IdSlot<'_> {
+    fn id_slot(&mut self) -> diesel_seqgen::IdSlot<'_> {
         self.0.id_slot()
     }
 }
@@ -482,7 +482,7 @@ fn aliases_and_newtypes_are_filled_through_id_value() {
             serial: Serial(0),
         },
     ];
-    seqgen::assign_ids(&mut rows, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut rows, &mut conn).unwrap();
     assert_eq!(rows[0].no.as_deref(), Some("T0001"));
     assert_eq!(rows[1].no.as_deref(), Some("KEPT"));
     assert_eq!((rows[0].serial.0, rows[1].serial.0), (1, 2));
@@ -490,7 +490,7 @@ fn aliases_and_newtypes_are_filled_through_id_value() {
 
 /// `#[distributed_id(crate = "...")]`: a crate that re-exports seqgen names it by its path.
 mod reexported {
-    pub use seqgen as ids;
+    pub use diesel_seqgen as ids;
 }
 
 #[derive(DistributedId, Debug)]
@@ -504,6 +504,6 @@ struct Receipt {
 fn the_crate_path_can_be_renamed() {
     let (_db, mut conn) = open("crate_path");
     let mut receipt = Receipt { no: String::new() };
-    seqgen::assign_ids(&mut receipt, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut receipt, &mut conn).unwrap();
     assert_eq!(receipt.no, "R001");
 }

@@ -9,7 +9,7 @@
 use crate::servers::PgCluster;
 
 use diesel::{Connection, PgConnection, RunQueryDsl};
-use seqgen::{DistributedId, Error, Generator, Spec};
+use diesel_seqgen::{DistributedId, Error, Generator, Spec};
 
 diesel::table! {
     receipts (number) {
@@ -31,7 +31,7 @@ fn receipt(conn: &mut PgConnection) -> Result<String, Error> {
         let mut receipt = Receipt {
             number: String::new(),
         };
-        seqgen::insert_into(receipts::table)
+        diesel_seqgen::insert_into(receipts::table)
             .values(&mut receipt)
             .execute(conn)?;
         Ok(receipt.number)
@@ -100,7 +100,7 @@ fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
     );
     let mut conn = PgConnection::establish(&both).unwrap();
     assert_eq!(port_of(&mut conn), primary.port);
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     diesel::sql_query("CREATE TABLE receipts (number TEXT PRIMARY KEY)")
         .execute(&mut conn)
         .unwrap();
@@ -150,7 +150,7 @@ fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
     );
     // Another generator (another instance) goes on there too, right after the block the
     // first one reserved there.
-    let reserved = seqgen::global::last_value(&mut promoted, &orders)
+    let reserved = diesel_seqgen::global::last_value(&mut promoted, &orders)
         .unwrap()
         .unwrap();
     let other = Generator::new().next_id(&mut promoted, &orders).unwrap();
@@ -177,7 +177,7 @@ fn a_promoted_standby_goes_on_and_the_old_primary_is_refused() {
         ),
         (
             "the default one",
-            seqgen::global::next_ids(&mut old, &orders, 1),
+            diesel_seqgen::global::next_ids(&mut old, &orders, 1),
         ),
     ] {
         match result {

@@ -7,7 +7,7 @@ use std::thread;
 use std::time::Duration;
 
 use common::{assert_distinct, TestConnection, TestDb};
-use seqgen::{Generator, Spec};
+use diesel_seqgen::{Generator, Spec};
 
 backend_tests!(a_connection_killed_mid_reservation_caches_nothing);
 
@@ -42,7 +42,7 @@ fn a_connection_killed_mid_reservation_caches_nothing<C: TestConnection>(db: Tes
                 let id = Generator::new().next_id(conn, &spec)?;
                 locked_tx.send(()).unwrap();
                 release_rx.recv().unwrap();
-                Ok::<_, seqgen::Error>(id)
+                Ok::<_, diesel_seqgen::Error>(id)
             })
             .unwrap()
         })

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use common::assert_distinct;
 use diesel::{Connection as _, MysqlConnection};
-use seqgen::{Generator, Spec};
+use diesel_seqgen::{Generator, Spec};
 
 #[test]
 fn a_galera_cluster_is_one_database() {
@@ -30,7 +30,7 @@ fn a_galera_cluster_is_one_database() {
             thread::spawn(move || {
                 let mut conn = MysqlConnection::establish(&urls[i % 3]).unwrap();
                 barrier.wait();
-                seqgen::run_migrations(&mut conn).map_err(|e| {
+                diesel_seqgen::run_migrations(&mut conn).map_err(|e| {
                     // With its causes: the point of the error is to say why.
                     let mut why = format!("node {}: {e}", i % 3);
                     let mut source = std::error::Error::source(&e);
@@ -131,7 +131,7 @@ fn a_galera_cluster_is_one_database() {
     // is refused.
     let refused = cut.next_ids(&mut on_cut, &spec, 200);
     assert!(
-        matches!(refused, Err(seqgen::Error::NodeOutOfCluster(_))),
+        matches!(refused, Err(diesel_seqgen::Error::NodeOutOfCluster(_))),
         "{refused:?}"
     );
     taken.extend(other.next_ids(&mut on_other, &spec, 200).unwrap());

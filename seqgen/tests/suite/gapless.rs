@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use chrono::{TimeZone, Utc};
 use common::{assert_distinct, TestConnection, TestDb};
 use diesel::result::Error as DieselError;
-use seqgen::clock::FixedClock;
-use seqgen::sequence::Sequence;
-use seqgen::{DistributedId, Error, Generator, Spec};
+use diesel_seqgen::clock::FixedClock;
+use diesel_seqgen::sequence::Sequence;
+use diesel_seqgen::{DistributedId, Error, Generator, Spec};
 
 backend_tests!(
     committed_numbers_are_exactly_one_to_n,
@@ -100,7 +100,7 @@ fn committed_numbers_are_exactly_one_to_n<C: TestConnection>(db: TestDb<C>) {
 
 /// Without a pool, transactions racing for a period's very first number may deadlock on
 /// MySQL (InnoDB gap locks while creating the row): the database aborts one of them, the
-/// caller gets `Error::TransactionConflict` and runs it again (`seqgen::retry_transaction`),
+/// caller gets `Error::TransactionConflict` and runs it again (`diesel_seqgen::retry_transaction`),
 /// as it would for any deadlock. Never a gap, never a repeat.
 fn first_numbers_of_a_period_without_a_pool<C: TestConnection>(db: TestDb<C>) {
     let pool = db.pool(8);
@@ -112,8 +112,10 @@ fn first_numbers_of_a_period_without_a_pool<C: TestConnection>(db: TestDb<C>) {
             thread::spawn(move || {
                 let mut conn = pool.get().unwrap();
                 start.wait();
-                seqgen::retry_transaction(&mut *conn, |conn| Generator::new().next_id(conn, &spec))
-                    .unwrap()
+                diesel_seqgen::retry_transaction(&mut *conn, |conn| {
+                    Generator::new().next_id(conn, &spec)
+                })
+                .unwrap()
             })
         })
         .collect();
@@ -247,7 +249,7 @@ fn two_keys_in_opposite_declaration_order_never_deadlock<C: TestConnection>(db: 
             b: String::new(),
         };
         move |conn: &mut C| {
-            seqgen::assign_ids(&mut row, conn).map(|()| (row.a.clone(), row.b.clone()))
+            diesel_seqgen::assign_ids(&mut row, conn).map(|()| (row.a.clone(), row.b.clone()))
         }
     });
     let backward = writer(&db, &barrier, || {
@@ -256,7 +258,7 @@ fn two_keys_in_opposite_declaration_order_never_deadlock<C: TestConnection>(db: 
             a: String::new(),
         };
         move |conn: &mut C| {
-            seqgen::assign_ids(&mut row, conn).map(|()| (row.a.clone(), row.b.clone()))
+            diesel_seqgen::assign_ids(&mut row, conn).map(|()| (row.a.clone(), row.b.clone()))
         }
     });
     let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -289,7 +291,7 @@ where
     thread::spawn(move || {
         barrier.wait();
         // MariaDB may still abort a transaction now and then on gap locks that other tests'
-        // new `db_key` rows take (what `seqgen::retry_transaction` is for); a lock-order
+        // new `db_key` rows take (what `diesel_seqgen::retry_transaction` is for); a lock-order
         // cycle between the two writers would abort most of their 30 overlapping ones.
         let mut conflicts = 0;
         (0..30)
@@ -322,9 +324,9 @@ fn outside_a_transaction_is_refused_unless_allowed<C: TestConnection>(db: TestDb
     assert!(err.to_string().contains("inside a transaction"), "{err}");
 
     let key = db.key("sequence");
-    assert!(seqgen::sequence::next_value(&mut conn, &key).is_err());
+    assert!(diesel_seqgen::sequence::next_value(&mut conn, &key).is_err());
     let values = conn
-        .transaction(|conn| seqgen::sequence::next_values(conn, &key, 3))
+        .transaction(|conn| diesel_seqgen::sequence::next_values(conn, &key, 3))
         .unwrap();
     assert_eq!(values, [1, 2, 3]);
     let sequence = Sequence::new(&key).unwrap().allow_outside_transaction();

@@ -7,8 +7,8 @@ use std::thread;
 
 use chrono::{TimeDelta, TimeZone, Utc};
 use common::{assert_distinct, TestConnection, TestDb};
-use seqgen::clock::FixedClock;
-use seqgen::{Error, Generator, Spec};
+use diesel_seqgen::clock::FixedClock;
+use diesel_seqgen::{Error, Generator, Spec};
 
 backend_tests!(
     formats_the_source_examples,
@@ -297,7 +297,7 @@ fn a_busy_key_reserves_growing_blocks<C: TestConnection>(db: TestDb<C>) {
             ids.push(generator.next_id(&mut conn, &spec).unwrap());
         }
         last_values.push(
-            seqgen::global::last_value(&mut conn, &spec)
+            diesel_seqgen::global::last_value(&mut conn, &spec)
                 .unwrap()
                 .unwrap(),
         );
@@ -315,7 +315,7 @@ fn a_busy_key_reserves_growing_blocks<C: TestConnection>(db: TestDb<C>) {
     let before = generator.reservations();
     generator.next_id(&mut conn, &spec).unwrap();
     assert_eq!(
-        seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        diesel_seqgen::global::last_value(&mut conn, &spec).unwrap(),
         Some(315)
     );
     generator.next_ids(&mut conn, &spec, 500).unwrap();
@@ -344,7 +344,7 @@ fn with_a_pool_the_next_block_is_reserved_ahead<C: TestConnection>(db: TestDb<C>
     let expected: Vec<String> = (1..=300).map(|n| format!("H{n:08}")).collect();
     assert_eq!(ids, expected);
     let sent = queries.load(std::sync::atomic::Ordering::Relaxed);
-    if <C::B as seqgen::Backend>::RESERVE_BESIDE_TRANSACTION {
+    if <C::B as diesel_seqgen::Backend>::RESERVE_BESIDE_TRANSACTION {
         assert_eq!(sent, 0, "the caller's connection reserved");
     } else {
         assert!(sent > 0);
@@ -393,7 +393,7 @@ fn statements_per_reservation<C: TestConnection>(db: TestDb<C>) {
     }
     assert_eq!(generator.reservations(), 4);
     assert_eq!(
-        seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        diesel_seqgen::global::last_value(&mut conn, &spec).unwrap(),
         Some(40)
     );
 
@@ -415,7 +415,7 @@ fn statements_per_reservation<C: TestConnection>(db: TestDb<C>) {
         };
         assert_eq!(queries.load(std::sync::atomic::Ordering::Relaxed), expected);
         assert_eq!(
-            seqgen::global::last_value(&mut conn, &spec).unwrap(),
+            diesel_seqgen::global::last_value(&mut conn, &spec).unwrap(),
             Some(last)
         );
     }
@@ -427,7 +427,7 @@ fn statements_per_reservation<C: TestConnection>(db: TestDb<C>) {
     .unwrap();
     generator.next_ids(&mut conn, &spec, 10).unwrap();
     assert_eq!(
-        seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        diesel_seqgen::global::last_value(&mut conn, &spec).unwrap(),
         Some(100)
     );
 }
@@ -484,11 +484,20 @@ fn default_generator_keeps_databases_apart<C: TestConnection>(db: TestDb<C>) {
     let other = TestDb::<C>::open("default_generator_other").unwrap();
     let (mut a, mut b) = (db.connect(), other.connect());
     let spec = spec("same_key_in_two_databases", "D", "", 6, 100);
-    assert_eq!(seqgen::global::next_id(&mut a, &spec).unwrap(), "D000001");
-    assert_eq!(seqgen::global::next_id(&mut b, &spec).unwrap(), "D000001");
-    assert_eq!(seqgen::global::next_id(&mut a, &spec).unwrap(), "D000002");
     assert_eq!(
-        seqgen::global::next_ids(&mut b, &spec, 2).unwrap(),
+        diesel_seqgen::global::next_id(&mut a, &spec).unwrap(),
+        "D000001"
+    );
+    assert_eq!(
+        diesel_seqgen::global::next_id(&mut b, &spec).unwrap(),
+        "D000001"
+    );
+    assert_eq!(
+        diesel_seqgen::global::next_id(&mut a, &spec).unwrap(),
+        "D000002"
+    );
+    assert_eq!(
+        diesel_seqgen::global::next_ids(&mut b, &spec, 2).unwrap(),
         ["D000002", "D000003"]
     );
 }

@@ -1,5 +1,5 @@
 //! Repository functions generic over the connection, written with seqgen's public bounds only
-//! (`seqgen::IdConnection`, `seqgen::insert::{Insert, InsertReturning}`; issue 30), compiled
+//! (`diesel_seqgen::IdConnection`, `diesel_seqgen::insert::{Insert, InsertReturning}`; issue 30), compiled
 //! for every backend and run against each one's database. The README's "Generic code" shows
 //! the same `where` clauses.
 
@@ -7,7 +7,7 @@ use crate::common;
 
 use common::{TestConnection, TestDb};
 use diesel::prelude::*;
-use seqgen::DistributedId;
+use diesel_seqgen::DistributedId;
 
 diesel::table! {
     users (id) {
@@ -33,40 +33,45 @@ struct NewInvoice {
 }
 
 /// Inserts rows with their IDs, the way a repository does it on any of seqgen's databases.
-fn save<C>(conn: &mut C, rows: &mut Vec<NewUser>) -> seqgen::Result<usize>
+fn save<C>(conn: &mut C, rows: &mut Vec<NewUser>) -> diesel_seqgen::Result<usize>
 where
-    C: seqgen::IdConnection,
-    Vec<NewUser>: seqgen::insert::Insert<users::table, C>,
+    C: diesel_seqgen::IdConnection,
+    Vec<NewUser>: diesel_seqgen::insert::Insert<users::table, C>,
 {
-    seqgen::insert_into(users::table).values(rows).execute(conn)
+    diesel_seqgen::insert_into(users::table)
+        .values(rows)
+        .execute(conn)
 }
 
 /// A gapless insert, one record: the same bound.
-fn save_invoice<C>(conn: &mut C, invoice: &mut NewInvoice) -> seqgen::Result<usize>
+fn save_invoice<C>(conn: &mut C, invoice: &mut NewInvoice) -> diesel_seqgen::Result<usize>
 where
-    C: seqgen::IdConnection,
-    NewInvoice: seqgen::insert::Insert<users::table, C>,
+    C: diesel_seqgen::IdConnection,
+    NewInvoice: diesel_seqgen::insert::Insert<users::table, C>,
 {
-    seqgen::insert_into(users::table)
+    diesel_seqgen::insert_into(users::table)
         .values(invoice)
         .execute(conn)
 }
 
 /// Inserts and loads the row back (`RETURNING`: PostgreSQL and SQLite).
-fn save_returning<C>(conn: &mut C, row: &mut NewUser) -> seqgen::Result<NewUser>
+fn save_returning<C>(conn: &mut C, row: &mut NewUser) -> diesel_seqgen::Result<NewUser>
 where
-    C: seqgen::IdConnection,
-    NewUser: seqgen::insert::InsertReturning<users::table, C, NewUser>,
+    C: diesel_seqgen::IdConnection,
+    NewUser: diesel_seqgen::insert::InsertReturning<users::table, C, NewUser>,
 {
-    seqgen::insert_into(users::table)
+    diesel_seqgen::insert_into(users::table)
         .values(row)
         .get_result(conn)
 }
 
 /// Fills the IDs only (the default generator, then one of the app's own).
-fn fill<C: seqgen::IdConnection>(conn: &mut C, rows: &mut [NewUser]) -> seqgen::Result<()> {
-    seqgen::assign_ids(&mut rows[..1], conn)?;
-    seqgen::Generator::new().assign_ids(&mut rows[1..], conn)
+fn fill<C: diesel_seqgen::IdConnection>(
+    conn: &mut C,
+    rows: &mut [NewUser],
+) -> diesel_seqgen::Result<()> {
+    diesel_seqgen::assign_ids(&mut rows[..1], conn)?;
+    diesel_seqgen::Generator::new().assign_ids(&mut rows[1..], conn)
 }
 
 fn user(name: &str) -> NewUser {
@@ -86,9 +91,9 @@ backend_tests!(the_generic_repository_works_on_every_backend);
 
 fn the_generic_repository_works_on_every_backend<C>(db: TestDb<C>)
 where
-    C: TestConnection + seqgen::IdConnection,
-    Vec<NewUser>: seqgen::insert::Insert<users::table, C>,
-    NewInvoice: seqgen::insert::Insert<users::table, C>,
+    C: TestConnection + diesel_seqgen::IdConnection,
+    Vec<NewUser>: diesel_seqgen::insert::Insert<users::table, C>,
+    NewInvoice: diesel_seqgen::insert::Insert<users::table, C>,
     for<'a> users::table: diesel::query_dsl::methods::LoadQuery<'a, C, (String, String)>,
 {
     let scratch = database(&db);
@@ -127,8 +132,8 @@ where
 /// `get_result` through the generic function, where the backend has `RETURNING`.
 fn returning<C>(db: TestDb<C>)
 where
-    C: TestConnection + seqgen::IdConnection,
-    NewUser: seqgen::insert::InsertReturning<users::table, C, NewUser>,
+    C: TestConnection + diesel_seqgen::IdConnection,
+    NewUser: diesel_seqgen::insert::InsertReturning<users::table, C, NewUser>,
 {
     let scratch = database(&db);
     let mut conn = scratch.connect();

@@ -12,8 +12,8 @@ use std::sync::atomic::Ordering::Relaxed;
 use common::{TestConnection, TestDb};
 use diesel::prelude::*;
 use diesel::query_dsl::methods::LoadQuery;
-use seqgen::insert::Insert;
-use seqgen::DistributedId;
+use diesel_seqgen::insert::Insert;
+use diesel_seqgen::DistributedId;
 
 /// The ID column of every row.
 type IdColumn = diesel::dsl::Select<seqgen_guess_rows::table, seqgen_guess_rows::id>;
@@ -96,13 +96,13 @@ where
     // Counted from the first insert: its guess (from other tests' connections of this type,
     // running beside this one) may have prepared the checking insert already.
     let (queries, prepared) = common::count_statements(&mut conn, "seqgen_guess_rows");
-    seqgen::insert_into(seqgen_guess_rows::table)
+    diesel_seqgen::insert_into(seqgen_guess_rows::table)
         .values(&mut rows(1))
         .execute(&mut conn)
         .unwrap();
     let first = queries.load(Relaxed);
     for _ in 0..10 {
-        seqgen::insert_into(seqgen_guess_rows::table)
+        diesel_seqgen::insert_into(seqgen_guess_rows::table)
             .values(&mut rows(1))
             .execute(&mut conn)
             .unwrap();
@@ -114,7 +114,7 @@ where
         1,
         "the single-row insert is prepared once"
     );
-    seqgen::insert_into(seqgen_guess_rows::table)
+    diesel_seqgen::insert_into(seqgen_guess_rows::table)
         .values(&mut rows(5))
         .execute(&mut conn)
         .unwrap();
@@ -129,13 +129,13 @@ where
     let pool = scratch.pool(1);
     let mut pooled = pool.get().unwrap();
     let plain: &mut C = &mut pooled;
-    seqgen::insert_into(seqgen_guess_rows::table)
+    diesel_seqgen::insert_into(seqgen_guess_rows::table)
         .values(&mut rows(1))
         .execute(plain)
         .unwrap();
     let queries = common::count_queries(plain);
     for _ in 0..5 {
-        seqgen::insert_into(seqgen_guess_rows::table)
+        diesel_seqgen::insert_into(seqgen_guess_rows::table)
             .values(&mut rows(1))
             .execute(plain)
             .unwrap();
@@ -174,7 +174,7 @@ where
             far.connect()
         };
         for n in [1, 1, 3] {
-            seqgen::insert_into(seqgen_guess_rows::table)
+            diesel_seqgen::insert_into(seqgen_guess_rows::table)
                 .values(&mut rows(n))
                 .execute(&mut *slot)
                 .unwrap();
@@ -189,7 +189,7 @@ where
                 name: Some("n".into()),
             },
         ];
-        seqgen::insert_into(seqgen_guess_rows::table)
+        diesel_seqgen::insert_into(seqgen_guess_rows::table)
             .values(&mut maybe)
             .execute(&mut *slot)
             .unwrap();
@@ -211,14 +211,14 @@ where
     let near = database(&db, "guess_lost", false);
     let mut conn = near.connect();
     let _ = conn.transaction(|conn| {
-        seqgen::insert_into(seqgen_guess_rows::table)
+        diesel_seqgen::insert_into(seqgen_guess_rows::table)
             .values(&mut rows(1))
             .execute(conn)
             .unwrap();
         Err::<(), _>(diesel::result::Error::RollbackTransaction)
     });
     for _ in 0..3 {
-        seqgen::insert_into(seqgen_guess_rows::table)
+        diesel_seqgen::insert_into(seqgen_guess_rows::table)
             .values(&mut rows(1))
             .execute(&mut conn)
             .unwrap();

@@ -7,8 +7,8 @@ use crate::common;
 use chrono::TimeDelta;
 use common::{assert_distinct, TestConnection, TestDb};
 use diesel::prelude::*;
-use seqgen::clock::Clock;
-use seqgen::{DistributedId, Error, Generator, Overflow, Spec, SpecError};
+use diesel_seqgen::clock::Clock;
+use diesel_seqgen::{DistributedId, Error, Generator, Overflow, Spec, SpecError};
 
 backend_tests!(
     a_copied_database_is_another_database,
@@ -45,25 +45,25 @@ fn a_copied_database_is_another_database<C: TestConnection>(db: TestDb<C>) {
     let spec = batched("copied", 6, 100);
     {
         let mut conn = original.connect();
-        seqgen::run_migrations(&mut conn).unwrap();
+        diesel_seqgen::run_migrations(&mut conn).unwrap();
         // The token row exists before the copy, as in a template that was used once.
-        seqgen::global::next_id(&mut conn, &batched("warm_up", 6, 1)).unwrap();
+        diesel_seqgen::global::next_id(&mut conn, &batched("warm_up", 6, 1)).unwrap();
     } // PostgreSQL copies only a database nobody is connected to.
     let copy = db.copy(&original, "copy");
     let (mut on_original, mut on_copy) = (original.connect(), copy.connect());
 
     // The default generator, on the original and on the copy; then other instances (fresh
     // generators) on each, which only know what the database's own counter says.
-    let mut original_ids = seqgen::global::next_ids(&mut on_original, &spec, 5).unwrap();
-    let mut copy_ids = seqgen::global::next_ids(&mut on_copy, &spec, 5).unwrap();
+    let mut original_ids = diesel_seqgen::global::next_ids(&mut on_original, &spec, 5).unwrap();
+    let mut copy_ids = diesel_seqgen::global::next_ids(&mut on_copy, &spec, 5).unwrap();
     original_ids.extend(
         Generator::new()
             .next_ids(&mut on_original, &spec, 20)
             .unwrap(),
     );
     copy_ids.extend(Generator::new().next_ids(&mut on_copy, &spec, 20).unwrap());
-    original_ids.extend(seqgen::global::next_ids(&mut on_original, &spec, 5).unwrap());
-    copy_ids.extend(seqgen::global::next_ids(&mut on_copy, &spec, 5).unwrap());
+    original_ids.extend(diesel_seqgen::global::next_ids(&mut on_original, &spec, 5).unwrap());
+    copy_ids.extend(diesel_seqgen::global::next_ids(&mut on_copy, &spec, 5).unwrap());
     assert_distinct(&original_ids);
     assert_distinct(&copy_ids);
     // Each database started at 1: the copy was not served from the original's block.
@@ -77,8 +77,8 @@ fn a_copied_database_is_another_database<C: TestConnection>(db: TestDb<C>) {
 fn a_spec_serves_each_generator_from_its_own_block<C: TestConnection>(db: TestDb<C>) {
     let (first, second) = (db.scratch("memo_a"), db.scratch("memo_b"));
     let (mut on_first, mut on_second) = (first.connect(), second.connect());
-    seqgen::run_migrations(&mut on_first).unwrap();
-    seqgen::run_migrations(&mut on_second).unwrap();
+    diesel_seqgen::run_migrations(&mut on_first).unwrap();
+    diesel_seqgen::run_migrations(&mut on_second).unwrap();
     let spec = batched("memo", 6, 100);
     let (a, b) = (Generator::new(), Generator::new());
     assert_eq!(a.next_id(&mut on_first, &spec).unwrap(), "N000001");
@@ -102,8 +102,8 @@ fn a_pooled_connection_remembers_its_database<C: TestConnection>(db: TestDb<C>) 
     let original = db.scratch("pool_orig");
     {
         let mut conn = original.connect();
-        seqgen::run_migrations(&mut conn).unwrap();
-        seqgen::global::next_id(&mut conn, &batched("warm_up", 6, 1)).unwrap();
+        diesel_seqgen::run_migrations(&mut conn).unwrap();
+        diesel_seqgen::global::next_id(&mut conn, &batched("warm_up", 6, 1)).unwrap();
     }
     let copy = db.copy(&original, "pool_copy");
     let spec = batched("pooled", 6, 100);
@@ -119,9 +119,9 @@ fn a_pooled_connection_remembers_its_database<C: TestConnection>(db: TestDb<C>) 
         );
         for _ in 0..5 {
             ids.0
-                .push(seqgen::global::next_id(&mut on_original, &spec).unwrap());
+                .push(diesel_seqgen::global::next_id(&mut on_original, &spec).unwrap());
             ids.1
-                .push(seqgen::global::next_id(&mut on_copy, &spec).unwrap());
+                .push(diesel_seqgen::global::next_id(&mut on_copy, &spec).unwrap());
         }
         let queries = (original_queries.load(Relaxed), copy_queries.load(Relaxed));
         if round == 0 {
@@ -143,7 +143,7 @@ fn a_pooled_connection_remembers_its_database<C: TestConnection>(db: TestDb<C>) 
     let mut pooled = original_pool.get().unwrap();
     let plain: &mut C = &mut pooled;
     let queries = common::count_queries(plain);
-    seqgen::global::next_id(plain, &spec).unwrap();
+    diesel_seqgen::global::next_id(plain, &spec).unwrap();
     assert!(queries.load(Relaxed) >= 1);
 }
 
@@ -229,7 +229,7 @@ fn one_key_one_shape<C: TestConnection>(db: TestDb<C>) {
     let err = Generator::new().next_id(&mut conn, &narrow).unwrap_err();
     assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
     // The recorded shape still works, from any generator.
-    seqgen::global::next_id(&mut conn, &daily).unwrap();
+    diesel_seqgen::global::next_id(&mut conn, &daily).unwrap();
 }
 
 /// Counters at the end of `i64`: an operator's `batch_size` of `i64::MAX`, or a `start_value`
@@ -367,17 +367,17 @@ struct Titled {
     title: String,
 }
 
-/// `seqgen::insert_into` of a `Titled`, per backend (Diesel's insert bounds are concrete).
+/// `diesel_seqgen::insert_into` of a `Titled`, per backend (Diesel's insert bounds are concrete).
 trait InsertTitled {
-    fn insert_titled(&mut self, record: &mut Titled) -> seqgen::Result<usize>;
+    fn insert_titled(&mut self, record: &mut Titled) -> diesel_seqgen::Result<usize>;
 }
 
 macro_rules! insert_titled {
     ($($feature:literal => $conn:ty),*) => {$(
         #[cfg(feature = $feature)]
         impl InsertTitled for $conn {
-            fn insert_titled(&mut self, record: &mut Titled) -> seqgen::Result<usize> {
-                seqgen::insert_into(seqgen_titled::table).values(record).execute(self)
+            fn insert_titled(&mut self, record: &mut Titled) -> diesel_seqgen::Result<usize> {
+                diesel_seqgen::insert_into(seqgen_titled::table).values(record).execute(self)
             }
         }
     )*};
@@ -409,7 +409,7 @@ fn a_failed_gapless_insert_gives_its_number_back<C: TestConnection + InsertTitle
     .unwrap();
     // Run again on a deadlock: without a pool, MySQL may deadlock creating a new key's rows
     // beside another test (gap locks).
-    seqgen::retry_transaction(&mut conn, |conn| {
+    diesel_seqgen::retry_transaction(&mut conn, |conn| {
         conn.insert_titled(&mut titled("first"))?;
         let mut again = titled("first");
         let failed = if C::NAME == "postgres" {
@@ -446,7 +446,7 @@ fn many_gapless_inserts_in_one_transaction_number_consecutively<
         "CREATE TEMPORARY TABLE seqgen_titled (number VARCHAR(32) PRIMARY KEY, title VARCHAR(32) UNIQUE)",
     )
     .unwrap();
-    seqgen::retry_transaction(&mut conn, |conn| {
+    diesel_seqgen::retry_transaction(&mut conn, |conn| {
         for i in 0..50 {
             conn.insert_titled(&mut titled(&format!("t{i}")))?;
         }
@@ -483,7 +483,7 @@ fn the_upgrade_keeps_every_counter<C: TestConnection>(db: TestDb<C>) {
          ('bad_settings', '', 3, 0, 0)",
     )
     .unwrap();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     let spec = batched("kept", 6, 10);
     assert_eq!(
         Generator::new().next_id(&mut conn, &spec).unwrap(),
@@ -504,12 +504,12 @@ fn the_upgrade_keeps_every_counter<C: TestConnection>(db: TestDb<C>) {
 /// Runs the migrations before `version` only.
 fn migrate_before<C: TestConnection>(conn: &mut C, version: &str) {
     while conn
-        .pending_migrations(seqgen::migrations::backend_migrations::<C::B>())
+        .pending_migrations(diesel_seqgen::migrations::backend_migrations::<C::B>())
         .unwrap()
         .first()
         .is_some_and(|m| m.name().version().to_string().as_str() < version)
     {
-        conn.run_next_migration(seqgen::migrations::backend_migrations::<C::B>())
+        conn.run_next_migration(diesel_seqgen::migrations::backend_migrations::<C::B>())
             .unwrap();
     }
 }
@@ -540,7 +540,7 @@ fn the_scope_upgrade_keeps_every_counter_and_voided_number<C: TestConnection>(db
         dated.shape()
     ))
     .unwrap();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
 
     assert_eq!(
         Generator::new().next_id(&mut conn, &kept).unwrap(),
@@ -550,15 +550,15 @@ fn the_scope_upgrade_keeps_every_counter_and_voided_number<C: TestConnection>(db
         .next_id(&mut conn, &batched("kept", 7, 10))
         .unwrap_err();
     assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
-    let err = seqgen::ledger::void(&mut conn, &dated, "D20250006", "again").unwrap_err();
+    let err = diesel_seqgen::ledger::void(&mut conn, &dated, "D20250006", "again").unwrap_err();
     assert!(matches!(err, Error::AlreadyVoided { .. }), "{err:?}");
     assert_eq!(
-        seqgen::ledger::voided(&mut conn, &dated, "2025")
+        diesel_seqgen::ledger::voided(&mut conn, &dated, "2025")
             .unwrap()
             .len(),
         1
     );
-    let admin_rows = seqgen::admin::counters(&mut conn, Some("kept_dated")).unwrap();
+    let admin_rows = diesel_seqgen::admin::counters(&mut conn, Some("kept_dated")).unwrap();
     let rows: Vec<_> = admin_rows
         .iter()
         .map(|r| {
@@ -596,12 +596,12 @@ fn the_scope_upgrade_keeps_every_counter_and_voided_number<C: TestConnection>(db
 fn the_migrations_revert_and_run_again<C: TestConnection>(db: TestDb<C>) {
     let fresh = db.scratch("revert");
     let mut conn = fresh.connect();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     let spec = batched("reverted", 6, 10);
     Generator::new().next_id(&mut conn, &spec).unwrap();
-    conn.revert_all_migrations(seqgen::migrations::backend_migrations::<C::B>())
+    conn.revert_all_migrations(diesel_seqgen::migrations::backend_migrations::<C::B>())
         .unwrap();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     assert_eq!(
         Generator::new().next_id(&mut conn, &spec).unwrap(),
         "N000001"
@@ -612,17 +612,17 @@ fn the_migrations_revert_and_run_again<C: TestConnection>(db: TestDb<C>) {
 #[test]
 fn a_huge_clock_offset_saturates() {
     for offset in [TimeDelta::MAX, TimeDelta::MIN] {
-        let clock = seqgen::clock::OffsetClock(offset);
+        let clock = diesel_seqgen::clock::OffsetClock(offset);
         let now = clock.now();
         for zone in ["utc", "local", "+14:00", "-12:00"] {
             let spec = Spec::builder("far")
                 .date("%Y%m%d%H")
-                .time_zone(seqgen::TimeZone::parse(zone).unwrap())
+                .time_zone(diesel_seqgen::TimeZone::parse(zone).unwrap())
                 .build()
                 .unwrap();
             let _ = spec.format(&spec.period_at(now), 1);
         }
-        let fixed = seqgen::clock::FixedClock::new(chrono::Utc::now());
+        let fixed = diesel_seqgen::clock::FixedClock::new(chrono::Utc::now());
         fixed.advance(offset);
         fixed.advance(offset);
         let _ = fixed.now();

@@ -13,7 +13,7 @@ use std::thread;
 
 use common::{TestConnection, TestDb};
 use diesel::r2d2::{ConnectionManager, Pool};
-use seqgen::{Generator, Spec};
+use diesel_seqgen::{Generator, Spec};
 
 backend_tests!(
     the_default_generator_on_plain_connections,
@@ -77,46 +77,48 @@ fn assert_exact<C: TestConnection>(conn: &mut C, spec: &Spec, mut got: Vec<u64>)
         C::NAME,
         got.last()
     );
-    let last = seqgen::Generator::new().last_value(conn, spec).unwrap();
+    let last = diesel_seqgen::Generator::new()
+        .last_value(conn, spec)
+        .unwrap();
     assert_eq!(last, Some(n), "{}: the counter after release", C::NAME);
 }
 
-/// `seqgen::global::next_id(&mut *conn, ..)`: the process-wide default, told the database by one
+/// `diesel_seqgen::global::next_id(&mut *conn, ..)`: the process-wide default, told the database by one
 /// query per call, no pool: the caller that finds a block empty reserves the next.
 fn the_default_generator_on_plain_connections<C: TestConnection>(db: TestDb<C>) {
     // A database of its own: the default generator is per database, and another test here
     // gives its database's default a pool.
     let scratch = db.scratch("plain");
     let mut conn = scratch.connect();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     let spec = spec(&db, "plain");
     let pool = scratch.pool(THREADS as u32);
     let s = Arc::clone(&spec);
     let got = on_threads(&pool, move |conn| {
         (0..IDS)
-            .map(|_| number(&seqgen::global::next_id(&mut **conn, &s).unwrap()))
+            .map(|_| number(&diesel_seqgen::global::next_id(&mut **conn, &s).unwrap()))
             .collect()
     });
-    seqgen::global::release(&mut conn).unwrap();
+    diesel_seqgen::global::release(&mut conn).unwrap();
     assert_exact(&mut conn, &spec, got);
 }
 
-/// `seqgen::use_pool` and pooled connections passed as they come: the next block is reserved
+/// `diesel_seqgen::use_pool` and pooled connections passed as they come: the next block is reserved
 /// ahead on the pool (PostgreSQL, MySQL), and `release` gives back the spare too.
 fn the_default_generator_with_a_pool_on_pooled_connections<C: TestConnection>(db: TestDb<C>) {
     let scratch = db.scratch("pooled");
     let mut conn = scratch.connect();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     let spec = spec(&db, "pooled");
     let pool = scratch.pool(THREADS as u32 + 2);
-    seqgen::global::use_pool(pool.clone()).unwrap();
+    diesel_seqgen::global::use_pool(pool.clone()).unwrap();
     let s = Arc::clone(&spec);
     let got = on_threads(&pool, move |conn| {
         (0..IDS)
-            .map(|_| number(&seqgen::global::next_id(conn, &s).unwrap()))
+            .map(|_| number(&diesel_seqgen::global::next_id(conn, &s).unwrap()))
             .collect()
     });
-    seqgen::global::release(&mut conn).unwrap();
+    diesel_seqgen::global::release(&mut conn).unwrap();
     assert_exact(&mut conn, &spec, got);
 }
 

@@ -2,7 +2,7 @@
 //! compiled and linked once per feature set rather than once per file. Each module is one
 //! concern; most run every test on every enabled backend (`common::backend_tests!`).
 //!
-//! Run one module: `cargo test -p seqgen --test suite gapless::`.
+//! Run one module: `cargo test -p diesel-seqgen --test suite gapless::`.
 
 #[macro_use]
 mod common;

@@ -5,8 +5,8 @@
 use crate::common;
 
 use common::{TestConnection, TestDb};
+use diesel_seqgen::{meter, Generator};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
-use seqgen::{meter, Generator};
 
 backend_tests!(the_statistics_reach_the_recorder);
 

@@ -8,7 +8,7 @@
 use crate::common::TestDb;
 
 use diesel::{MysqlConnection, RunQueryDsl};
-use seqgen::{Generator, Spec};
+use diesel_seqgen::{Generator, Spec};
 
 #[test]
 fn a_migration_cut_off_midway_completes_at_the_next_run() {
@@ -17,7 +17,7 @@ fn a_migration_cut_off_midway_completes_at_the_next_run() {
     };
     let fresh = db.scratch("cut_off");
     let mut conn = fresh.connect();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     let spec = Spec::builder("cut_off").date("").build().unwrap();
     assert_eq!(Generator::new().next_number(&mut conn, &spec).unwrap(), 1);
     // Every migration that alters a table applied but not recorded, and the last one cut off
@@ -29,7 +29,7 @@ fn a_migration_cut_off_midway_completes_at_the_next_run() {
     ] {
         diesel::sql_query(sql).execute(&mut conn).unwrap();
     }
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     // The trigger is back: a counter cannot be lowered by hand.
     let lowered =
         diesel::sql_query("UPDATE db_key SET current_value = 0 WHERE key_name = 'cut_off'")

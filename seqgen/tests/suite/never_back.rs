@@ -9,7 +9,7 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 
 use common::{TestConnection, TestDb};
-use seqgen::{Generator, Spec};
+use diesel_seqgen::{Generator, Spec};
 
 backend_tests!(
     a_lowering_edit_fails_and_says_what_to_do,

@@ -11,7 +11,7 @@ use std::thread;
 
 use common::{TestConnection, TestDb};
 use diesel::connection::TransactionManager;
-use seqgen::{Generator, Spec};
+use diesel_seqgen::{Generator, Spec};
 
 backend_tests!(
     many_new_keys_at_once_never_deadlock,
@@ -56,7 +56,7 @@ fn many_new_keys_at_once_never_deadlock<C: TestConnection>(db: TestDb<C>) {
                     let scope = format!("tenant{round}_{t}");
                     barrier.wait();
                     let taken = conn.transaction(|conn| {
-                        Ok::<_, seqgen::Error>([
+                        Ok::<_, diesel_seqgen::Error>([
                             generator.next_id(conn, &gapless)?,
                             generator.next_id(conn, tenants.scope(&scope))?,
                             generator.next_id(conn, &inside)?,

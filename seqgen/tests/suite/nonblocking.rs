@@ -20,13 +20,13 @@ use common::{assert_distinct, TestConnection, TestDb};
 use diesel::connection::SimpleConnection;
 use diesel::{Connection, ExpressionMethods, Insertable, QueryDsl};
 use diesel_async::{AsyncConnection, RunQueryDsl, TransactionManager};
-use seqgen::clock::FixedClock;
-use seqgen::nonblocking as sq;
-use seqgen::sequence::Sequence;
-use seqgen::{DistributedId, Error, Spec};
+use diesel_seqgen::clock::FixedClock;
+use diesel_seqgen::nonblocking as sq;
+use diesel_seqgen::sequence::Sequence;
+use diesel_seqgen::{DistributedId, Error, Spec};
 
 /// An async connection the suite runs on, beside the blocking one its database is set up with.
-trait AsyncTest: AsyncConnection<Backend: seqgen::backend::AsyncBackend> + 'static {
+trait AsyncTest: AsyncConnection<Backend: diesel_seqgen::backend::AsyncBackend> + 'static {
     /// The blocking connection of the same backend (migrations, lock holders, checks).
     type Sync: TestConnection;
     /// A new connection to the test database at `url`.
@@ -44,7 +44,7 @@ impl AsyncTest for AsyncSqlite {
     type Sync = diesel::SqliteConnection;
     async fn open(url: &str) -> Self {
         let mut conn = diesel::SqliteConnection::establish(url).unwrap();
-        seqgen::sqlite::configure(&mut conn).unwrap();
+        diesel_seqgen::sqlite::configure(&mut conn).unwrap();
         AsyncSqlite::new(conn)
     }
     async fn execute(&mut self, sql: String) -> usize {
@@ -153,7 +153,7 @@ fn counter(id: &str) -> u64 {
 
 /// A generator whose blocks are always the spec's `batch`.
 fn fixed() -> sq::Generator {
-    sq::Generator::from(seqgen::Generator::builder().fixed_batch().build())
+    sq::Generator::from(diesel_seqgen::Generator::builder().fixed_batch().build())
 }
 
 fn rollback() -> Error {
@@ -287,7 +287,7 @@ async fn every_period_starts_at_one<A: AsyncTest>(db: TestDb<A::Sync>) {
         Utc.with_ymd_and_hms(2026, 11, 23, 23, 59, 0).unwrap(),
     ));
     let generator = sq::Generator::from(
-        seqgen::Generator::builder()
+        diesel_seqgen::Generator::builder()
             .clock(Arc::clone(&clock))
             .build(),
     );
@@ -502,7 +502,7 @@ async fn numeric_ids_check_digits_and_scopes<A: AsyncTest>(db: TestDb<A::Sync>) 
         .prefix("C")
         .date("")
         .pad(5)
-        .check(seqgen::Check::Luhn)
+        .check(diesel_seqgen::Check::Luhn)
         .build()
         .unwrap();
     let id = generator.next_id(&mut conn, &checked).await.unwrap();
@@ -547,7 +547,7 @@ async fn numeric_ids_check_digits_and_scopes<A: AsyncTest>(db: TestDb<A::Sync>) 
 /// A generator that reserved on one database refuses to reserve on another.
 async fn a_generator_refuses_another_database<A: AsyncTest>(db: TestDb<A::Sync>) {
     let other = db.scratch("other");
-    seqgen::run_migrations(&mut other.connect()).unwrap();
+    diesel_seqgen::run_migrations(&mut other.connect()).unwrap();
     let spec = spec(&db, "identity", 1);
     let generator = fixed();
     let mut conn = A::open(&db.url).await;
@@ -843,8 +843,8 @@ macro_rules! pool_tests {
                     .build(manager())
                     .await
                     .unwrap();
-                let deadpool = seqgen::Generator::builder().fixed_batch().async_pool(deadpool);
-                let bb8 = seqgen::Generator::builder().fixed_batch().async_pool(bb8);
+                let deadpool = diesel_seqgen::Generator::builder().fixed_batch().async_pool(deadpool);
+                let bb8 = diesel_seqgen::Generator::builder().fixed_batch().async_pool(bb8);
                 for (name, builder) in [("deadpool", deadpool), ("bb8", bb8)] {
                     let generator = sq::Generator::from(builder.build());
                     beside_and_ahead(&db, &generator, name).await;
@@ -854,7 +854,7 @@ macro_rules! pool_tests {
                 // generator of one's own given the pool...
                 let deadpool = deadpool::Pool::<A>::builder(manager()).max_size(4).build().unwrap();
                 let generator = sq::Generator::from(
-                    seqgen::Generator::builder().async_pool(deadpool).build(),
+                    diesel_seqgen::Generator::builder().async_pool(deadpool).build(),
                 );
                 let exact = Arc::new(Spec::builder(db.key("exact_pool")).date("").build().unwrap());
                 let got = on_tasks::<A>(&db.url, Some(&generator), &exact).await;
@@ -864,7 +864,7 @@ macro_rules! pool_tests {
                 // generator, given the pool by `use_pool`. A database of its own: the default
                 // generator is per database, and the rest of this test gives this one's a pool.
                 let scratch = db.scratch("exact_default_pool");
-                seqgen::run_migrations(&mut scratch.connect()).unwrap();
+                diesel_seqgen::run_migrations(&mut scratch.connect()).unwrap();
                 let scratch_manager = AsyncDieselConnectionManager::<A>::new(&scratch.url);
                 let pool = deadpool::Pool::<A>::builder(scratch_manager).max_size(4).build().unwrap();
                 sq::use_pool(pool).await.unwrap();
@@ -938,7 +938,7 @@ macro_rules! wrapper_migration_tests {
                 tokio::task::spawn_blocking(move || {
                     let mut conn =
                         <AsyncConnectionWrapper<A> as Connection>::establish(&url).unwrap();
-                    seqgen::run_migrations(&mut conn).unwrap();
+                    diesel_seqgen::run_migrations(&mut conn).unwrap();
                 })
                 .await
                 .unwrap();
@@ -1029,7 +1029,7 @@ async fn a_gapless_insert_is_one_statement_on_postgres() {
     )
     .await
     .unwrap();
-    let generator = sq::Generator::from(seqgen::Generator::new());
+    let generator = sq::Generator::from(diesel_seqgen::Generator::new());
     let statements = Arc::new(std::sync::Mutex::new(Vec::new()));
     let mut rows: Vec<Row> = (0..3)
         .map(|i| Row {

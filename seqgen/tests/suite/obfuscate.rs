@@ -6,8 +6,8 @@ use crate::common;
 
 use common::{TestConnection, TestDb};
 use diesel::Connection;
-use seqgen::admin::{self, IdColumn};
-use seqgen::{DistributedId, Error, Generator, Spec};
+use diesel_seqgen::admin::{self, IdColumn};
+use diesel_seqgen::{DistributedId, Error, Generator, Spec};
 
 backend_tests!(
     a_whole_pad_3_period_obfuscated,
@@ -85,7 +85,7 @@ fn gapless_obfuscated_numbers_count_without_gaps<C: TestConnection>(db: TestDb<C
     .unwrap();
     let take = |conn: &mut C, commit: bool| -> Option<String> {
         let result = conn.transaction::<_, Error, _>(|conn| {
-            let id = seqgen::global::next_id(conn, &spec)?;
+            let id = diesel_seqgen::global::next_id(conn, &spec)?;
             diesel::connection::SimpleConnection::batch_execute(
                 conn,
                 &format!("INSERT INTO {table} (id) VALUES ('{id}')"),
@@ -150,9 +150,9 @@ struct Voucher {
 #[test]
 fn a_missing_key_in_the_environment_fails_the_fill() {
     let mut conn = diesel::SqliteConnection::establish(":memory:").unwrap();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     let mut voucher = Voucher::default();
-    let err = seqgen::assign_ids(&mut voucher, &mut conn).unwrap_err();
+    let err = diesel_seqgen::assign_ids(&mut voucher, &mut conn).unwrap_err();
     assert!(matches!(err, Error::InvalidSpec(_)), "{err:?}");
     assert!(
         err.to_string().contains("SEQGEN_TEST_UNSET_VOUCHER_KEY"),

@@ -8,7 +8,7 @@ use crate::common;
 
 use common::{assert_distinct, TestConnection, TestDb};
 use diesel::prelude::*;
-use seqgen::{DistributedId, Error, Generator, Spec};
+use diesel_seqgen::{DistributedId, Error, Generator, Spec};
 
 backend_tests!(
     another_shape_is_refused_while_a_block_is_held,
@@ -27,14 +27,14 @@ pub const MUTATIONS: usize = 5;
 pub fn mutation(
     i: usize,
     key: &str,
-    build: impl Fn(seqgen::SpecBuilder) -> seqgen::SpecBuilder,
+    build: impl Fn(diesel_seqgen::SpecBuilder) -> diesel_seqgen::SpecBuilder,
 ) -> (&'static str, Spec, Spec) {
     mutations(key, build).swap_remove(i)
 }
 
 fn mutations(
     key: &str,
-    build: impl Fn(seqgen::SpecBuilder) -> seqgen::SpecBuilder,
+    build: impl Fn(diesel_seqgen::SpecBuilder) -> diesel_seqgen::SpecBuilder,
 ) -> Vec<(&'static str, Spec, Spec)> {
     let base = |prefix: &str, date: &str, pad: u32| {
         build(Spec::builder(key).prefix(prefix).date(date).pad(pad))
@@ -71,7 +71,7 @@ pub fn counter(spec: &Spec, id: &str) -> u64 {
 
 /// Asserts that `result` is the refusal of `second` in favour of `first`'s recorded shape.
 pub fn assert_refused<T: std::fmt::Debug>(
-    result: seqgen::Result<T>,
+    result: diesel_seqgen::Result<T>,
     first: &Spec,
     second: &Spec,
     case: &str,
@@ -98,7 +98,7 @@ fn another_shape_is_refused_while_a_block_is_held<C: TestConnection>(db: TestDb<
         let own = Generator::new();
         let next_id = |conn: &mut C, spec: &Spec| match door {
             "own" => own.next_id(conn, spec),
-            _ => seqgen::global::next_id(conn, spec),
+            _ => diesel_seqgen::global::next_id(conn, spec),
         };
         for i in 0..MUTATIONS {
             let (case, first, second) = mutation(i, &db.key(&format!("{door}_{i}")), |b| b);
@@ -176,7 +176,7 @@ fn another_shape_is_refused_in_bulks_scopes_gapless_and_peeks<C: TestConnection>
             case,
         );
         ids.push(
-            conn.transaction(|conn| seqgen::global::next_id(conn, &first))
+            conn.transaction(|conn| diesel_seqgen::global::next_id(conn, &first))
                 .unwrap(),
         );
         let counters: Vec<u64> = ids.iter().map(|id| counter(&first, id)).collect();
@@ -209,14 +209,14 @@ struct RenamedPart {
     name: String,
 }
 
-/// The derive's doors: `seqgen::insert_into` (a row and a bulk) and `assign_ids`, on the default
+/// The derive's doors: `diesel_seqgen::insert_into` (a row and a bulk) and `assign_ids`, on the default
 /// generator and one of one's own. The second model is refused while the first model's block
 /// is held, nothing of it is inserted, and the first model's IDs go on without a repeat.
 fn two_models_on_one_key_are_one_shape<C>(db: TestDb<C>)
 where
-    C: TestConnection + seqgen::IdConnection,
-    Vec<NewPart>: seqgen::insert::Insert<parts::table, C>,
-    Vec<RenamedPart>: seqgen::insert::Insert<parts::table, C>,
+    C: TestConnection + diesel_seqgen::IdConnection,
+    Vec<NewPart>: diesel_seqgen::insert::Insert<parts::table, C>,
+    Vec<RenamedPart>: diesel_seqgen::insert::Insert<parts::table, C>,
     for<'a> parts::table: diesel::query_dsl::methods::LoadQuery<'a, C, (String, String)>,
 {
     let table = "CREATE TABLE parts (id VARCHAR(20) PRIMARY KEY, name VARCHAR(20) NOT NULL)";
@@ -237,7 +237,7 @@ where
             })
             .collect::<Vec<_>>()
     };
-    fn refused<T: std::fmt::Debug>(result: seqgen::Result<T>) {
+    fn refused<T: std::fmt::Debug>(result: diesel_seqgen::Result<T>) {
         match result {
             Err(Error::ShapeChanged { recorded, .. }) => assert_eq!(recorded, "Q{date:}{seq:4}"),
             other => panic!("the second model was not refused: {other:?}"),
@@ -245,32 +245,32 @@ where
     }
     for round in 0..2 {
         let mut first = part();
-        seqgen::insert_into(parts::table)
+        diesel_seqgen::insert_into(parts::table)
             .values(&mut first)
             .execute(&mut conn)
             .unwrap();
         refused(
-            seqgen::insert_into(parts::table)
+            diesel_seqgen::insert_into(parts::table)
                 .values(&mut renamed(1))
                 .execute(&mut conn),
         );
         refused(
-            seqgen::insert_into(parts::table)
+            diesel_seqgen::insert_into(parts::table)
                 .values(&mut renamed(3))
                 .with_generator(&own)
                 .execute(&mut conn),
         );
-        refused(seqgen::assign_ids(&mut renamed(2), &mut conn));
+        refused(diesel_seqgen::assign_ids(&mut renamed(2), &mut conn));
         refused(own.assign_ids(&mut renamed(2), &mut conn));
         let mut mine = part();
-        seqgen::insert_into(parts::table)
+        diesel_seqgen::insert_into(parts::table)
             .values(&mut mine)
             .with_generator(&own)
             .execute(&mut conn)
             .unwrap();
         // The default generator's block goes on after the first row: 2, then 3 in round two.
         let mut second = part();
-        seqgen::assign_ids(&mut second, &mut conn).unwrap();
+        diesel_seqgen::assign_ids(&mut second, &mut conn).unwrap();
         assert_eq!(
             [first[0].id.as_str(), &second[0].id],
             [

@@ -14,8 +14,8 @@ use common::TestDb;
 use diesel::connection::{InstrumentationEvent, SimpleConnection};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
-use seqgen::clock::FixedClock;
-use seqgen::{DistributedId, Error, Generator};
+use diesel_seqgen::clock::FixedClock;
+use diesel_seqgen::{DistributedId, Error, Generator};
 
 diesel::table! {
     /// Temporary per connection, except in the test with several workers.
@@ -206,7 +206,7 @@ backend_tests_postgres!(
 fn alone_it_is_one_statement_and_its_own_transaction(db: TestDb<PgConnection>) {
     let (mut conn, generator) = setup(&db, &["seqgen_one_invoice"]);
     let insert = |conn: &mut PgConnection, record: &mut Invoice| {
-        seqgen::insert_into(seqgen_one_rows::table)
+        diesel_seqgen::insert_into(seqgen_one_rows::table)
             .values(record)
             .with_generator(&generator)
             .execute(conn)
@@ -255,7 +255,7 @@ fn one_row_is_prepared_once_per_connection(db: TestDb<PgConnection>) {
     let (mut conn, generator) = setup(&db, &["seqgen_one_invoice"]);
     conn.transaction(|conn| {
         let mut first = invoice("a");
-        seqgen::insert_into(seqgen_one_rows::table)
+        diesel_seqgen::insert_into(seqgen_one_rows::table)
             .values(&mut first)
             .with_generator(&generator)
             .execute(conn)?;
@@ -267,17 +267,17 @@ fn one_row_is_prepared_once_per_connection(db: TestDb<PgConnection>) {
             }
         });
         for code in ["b", "c", "d"] {
-            seqgen::insert_into(seqgen_one_rows::table)
+            diesel_seqgen::insert_into(seqgen_one_rows::table)
                 .values(&mut invoice(code))
                 .with_generator(&generator)
                 .execute(conn)?;
-            seqgen::insert_into(seqgen_one_rows::table)
+            diesel_seqgen::insert_into(seqgen_one_rows::table)
                 .values(&mut vec![invoice(&code.to_uppercase())])
                 .with_generator(&generator)
                 .execute(conn)?;
         }
         let mut bulk: Vec<Invoice> = ["x", "y"].map(invoice).into();
-        seqgen::insert_into(seqgen_one_rows::table)
+        diesel_seqgen::insert_into(seqgen_one_rows::table)
             .values(&mut bulk)
             .with_generator(&generator)
             .execute(conn)?;
@@ -296,7 +296,7 @@ fn one_row_and_a_bulk_are_each_one_statement(db: TestDb<PgConnection>) {
     let (mut conn, generator) = setup(&db, &["seqgen_one_invoice"]);
     conn.transaction(|conn| {
         let mut first = invoice("a");
-        seqgen::insert_into(seqgen_one_rows::table)
+        diesel_seqgen::insert_into(seqgen_one_rows::table)
             .values(&mut first)
             .with_generator(&generator)
             .execute(conn)?;
@@ -304,12 +304,12 @@ fn one_row_and_a_bulk_are_each_one_statement(db: TestDb<PgConnection>) {
 
         let statements = record_statements(conn);
         let mut one = invoice("b");
-        seqgen::insert_into(seqgen_one_rows::table)
+        diesel_seqgen::insert_into(seqgen_one_rows::table)
             .values(&mut one)
             .with_generator(&generator)
             .execute(conn)?;
         let mut bulk: Vec<Invoice> = ["c", "d", "e"].map(invoice).into();
-        let inserted = seqgen::insert_into(seqgen_one_rows::table)
+        let inserted = diesel_seqgen::insert_into(seqgen_one_rows::table)
             .values(&mut bulk)
             .with_generator(&generator)
             .execute(conn)?;
@@ -353,7 +353,7 @@ fn the_i64_form_and_a_default_column(db: TestDb<PgConnection>) {
     conn.transaction(|conn| {
         let statements = record_statements(conn);
         for record in &mut records {
-            seqgen::insert_into(seqgen_one_numeric::table)
+            diesel_seqgen::insert_into(seqgen_one_numeric::table)
                 .values(record)
                 .with_generator(&generator)
                 .execute(conn)?;
@@ -387,7 +387,7 @@ fn a_widened_number_prints_in_full(db: TestDb<PgConnection>) {
         .collect();
     conn.transaction(|conn| {
         for record in &mut records {
-            seqgen::insert_into(seqgen_one_rows::table)
+            diesel_seqgen::insert_into(seqgen_one_rows::table)
                 .values(record)
                 .with_generator(&generator)
                 .execute(conn)?;
@@ -414,7 +414,7 @@ fn a_full_period_refuses_and_writes_nothing(db: TestDb<PgConnection>) {
     conn.transaction(|conn| {
         for i in 1..=9 {
             let mut record = small(&format!("s{i}"));
-            seqgen::insert_into(seqgen_one_rows::table)
+            diesel_seqgen::insert_into(seqgen_one_rows::table)
                 .values(&mut record)
                 .with_generator(&generator)
                 .execute(conn)?;
@@ -422,7 +422,7 @@ fn a_full_period_refuses_and_writes_nothing(db: TestDb<PgConnection>) {
         }
         let statements = record_statements(conn);
         let mut tenth = small("s10");
-        let refused = seqgen::insert_into(seqgen_one_rows::table)
+        let refused = diesel_seqgen::insert_into(seqgen_one_rows::table)
             .values(&mut tenth)
             .with_generator(&generator)
             .execute(conn);
@@ -454,7 +454,7 @@ fn a_full_period_refuses_and_writes_nothing(db: TestDb<PgConnection>) {
 fn a_failed_insert_aborts_the_transaction_and_its_number_comes_back(db: TestDb<PgConnection>) {
     let (mut conn, generator) = setup(&db, &["seqgen_one_invoice"]);
     let insert = |conn: &mut PgConnection, record: &mut Invoice| {
-        seqgen::insert_into(seqgen_one_rows::table)
+        diesel_seqgen::insert_into(seqgen_one_rows::table)
             .values(record)
             .with_generator(&generator)
             .execute(conn)
@@ -494,7 +494,7 @@ fn two_models_of_one_insert_type_number_their_own_column(db: TestDb<PgConnection
     conn.transaction(|conn| {
         for i in 1..=3 {
             let mut a = invoice(&format!("given{i}"));
-            seqgen::insert_into(seqgen_one_rows::table)
+            diesel_seqgen::insert_into(seqgen_one_rows::table)
                 .values(&mut a)
                 .with_generator(&generator)
                 .execute(conn)?;
@@ -502,7 +502,7 @@ fn two_models_of_one_insert_type_number_their_own_column(db: TestDb<PgConnection
                 number: format!("GIVEN{i}"),
                 code: String::new(),
             };
-            seqgen::insert_into(seqgen_one_rows::table)
+            diesel_seqgen::insert_into(seqgen_one_rows::table)
                 .values(&mut b)
                 .with_generator(&generator)
                 .execute(conn)?;
@@ -557,7 +557,7 @@ fn eight_workers_with_rollbacks_commit_one_to_n(db: TestDb<PgConnection>) {
                         code: format!("t{t}i{i}"),
                     };
                     let result = conn.transaction(|conn| {
-                        seqgen::insert_into(seqgen_one_workers::table)
+                        diesel_seqgen::insert_into(seqgen_one_workers::table)
                             .values(&mut row)
                             .with_generator(&generator)
                             .execute(conn)?;
@@ -613,7 +613,7 @@ fn a_column_found_by_name_at_another_fields_place_is_not_taken(db: TestDb<PgConn
                 kind: String::new(),
                 a: format!("given{i}"),
             };
-            seqgen::insert_into(seqgen_one_swapped::table)
+            diesel_seqgen::insert_into(seqgen_one_swapped::table)
                 .values(&mut record)
                 .with_generator(&generator)
                 .execute(conn)?;

@@ -2,8 +2,8 @@
 //! and so two different counters of a period never format to the same ID.
 
 use chrono::{TimeZone as _, Utc};
+use diesel_seqgen::{Overflow, Spec};
 use proptest::prelude::*;
-use seqgen::{Overflow, Spec};
 
 const DATES: [&str; 7] = ["", "%Y%m%d", "%y%m", "%Y", "%d%m%Y", "%Y-%m-%d", "%-d"];
 

@@ -13,7 +13,7 @@ use std::thread;
 
 use diesel::connection::{CacheSize, SimpleConnection};
 use diesel::prelude::*;
-use seqgen::{DistributedId, Generator, Spec};
+use diesel_seqgen::{DistributedId, Generator, Spec};
 
 diesel::table! {
     bounced (id) {
@@ -44,7 +44,7 @@ fn batched_and_gapless_through_transaction_pooling() {
         conn
     };
     let mut conn = connect();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     conn.batch_execute("CREATE TABLE bounced (id TEXT PRIMARY KEY)")
         .unwrap();
 
@@ -68,16 +68,16 @@ fn batched_and_gapless_through_transaction_pooling() {
                 for n in 0..BATCHED {
                     let id = match &own {
                         Some(generator) => generator.next_id(&mut conn, &batched),
-                        None => seqgen::global::next_id(&mut conn, &batched),
+                        None => diesel_seqgen::global::next_id(&mut conn, &batched),
                     };
                     ids.push(id.unwrap_or_else(|e| panic!("instance {i}, batched {n}: {e}")));
                     let mut row = Bounced { id: String::new() };
                     let inserted = match &own {
-                        Some(generator) => seqgen::insert_into(bounced::table)
+                        Some(generator) => diesel_seqgen::insert_into(bounced::table)
                             .values(&mut row)
                             .with_generator(generator)
                             .execute(&mut conn),
-                        None => seqgen::insert_into(bounced::table)
+                        None => diesel_seqgen::insert_into(bounced::table)
                             .values(&mut row)
                             .execute(&mut conn),
                     };
@@ -86,7 +86,7 @@ fn batched_and_gapless_through_transaction_pooling() {
                 for n in 0..GAPLESS {
                     let number = conn.transaction(|conn| match &own {
                         Some(generator) => generator.next_number(conn, &gapless),
-                        None => seqgen::global::next_number(conn, &gapless),
+                        None => diesel_seqgen::global::next_number(conn, &gapless),
                     });
                     numbers
                         .push(number.unwrap_or_else(|e| panic!("instance {i}, gapless {n}: {e}")));

@@ -9,8 +9,8 @@ use std::thread;
 
 use chrono::{TimeDelta, TimeZone as _, Utc};
 use common::{assert_distinct, TestConnection, TestDb};
-use seqgen::clock::FixedClock;
-use seqgen::{Error, Generator, Overflow, Spec, TimeZone};
+use diesel_seqgen::clock::FixedClock;
+use diesel_seqgen::{Error, Generator, Overflow, Spec, TimeZone};
 
 backend_tests!(
     each_policy_at_its_boundary,
@@ -22,7 +22,7 @@ backend_tests!(
     settings_in_the_table_apply_at_the_next_reservation,
 );
 
-fn pad2(db: &TestDb<impl TestConnection>, name: &str) -> seqgen::SpecBuilder {
+fn pad2(db: &TestDb<impl TestConnection>, name: &str) -> diesel_seqgen::SpecBuilder {
     Spec::builder(db.key(name))
         .prefix("P")
         .date("")
@@ -278,7 +278,7 @@ fn settings_in_the_table_apply_at_the_next_reservation<C: TestConnection>(db: Te
 }
 
 /// Source 3's test as the seed wrote it, on everything a user gets by default: the default
-/// generator behind `seqgen::next_id`, the spec's default batch (adaptive blocks), a pool of
+/// generator behind `diesel_seqgen::next_id`, the spec's default batch (adaptive blocks), a pool of
 /// 20 connections passed dereferenced, 20 threads x 100 IDs. With a maximum of 100 every
 /// value appears exactly 20 times (pad 3, as the seed wrote it); with 2,000, exactly once (pad
 /// 4: 3 digits cannot hold 2,000).
@@ -301,7 +301,7 @@ fn the_seed_cyclic_test_on_the_defaults<C: TestConnection>(db: TestDb<C>) {
                     let mut conn = pool.get().unwrap();
                     start.wait();
                     (0..100)
-                        .map(|_| seqgen::global::next_id(&mut *conn, &spec).unwrap())
+                        .map(|_| diesel_seqgen::global::next_id(&mut *conn, &spec).unwrap())
                         .collect::<Vec<_>>()
                 })
             })

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use chrono::{TimeZone, Utc};
 use common::{TestConnection, TestDb};
-use seqgen::clock::FixedClock;
-use seqgen::{Error, Generator, Spec};
+use diesel_seqgen::clock::FixedClock;
+use diesel_seqgen::{Error, Generator, Spec};
 
 backend_tests!(
     batched_keys_show_the_database_view,
@@ -31,20 +31,29 @@ fn undated(key: &str, pad: u32) -> Spec {
 fn batched_keys_show_the_database_view<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let spec = undated(&db.key("peek_batched"), 6);
-    assert_eq!(seqgen::global::last_value(&mut conn, &spec).unwrap(), None);
-    assert_eq!(seqgen::global::peek_next(&mut conn, &spec).unwrap(), 1);
     assert_eq!(
-        seqgen::global::peek_next(&mut conn, &spec).unwrap(),
+        diesel_seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        None
+    );
+    assert_eq!(
+        diesel_seqgen::global::peek_next(&mut conn, &spec).unwrap(),
+        1
+    );
+    assert_eq!(
+        diesel_seqgen::global::peek_next(&mut conn, &spec).unwrap(),
         1,
         "looking moves nothing"
     );
     let generator = Generator::new();
     assert_eq!(generator.next_id(&mut conn, &spec).unwrap(), "N000001");
     assert_eq!(
-        seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        diesel_seqgen::global::last_value(&mut conn, &spec).unwrap(),
         Some(10)
     );
-    assert_eq!(seqgen::global::peek_next(&mut conn, &spec).unwrap(), 11);
+    assert_eq!(
+        diesel_seqgen::global::peek_next(&mut conn, &spec).unwrap(),
+        11
+    );
     assert_eq!(
         Generator::new().next_id(&mut conn, &spec).unwrap(),
         "N000011"
@@ -62,22 +71,22 @@ fn gapless_keys_show_what_committed<C: TestConnection>(db: TestDb<C>) {
         .build()
         .unwrap();
     for _ in 0..2 {
-        conn.transaction(|conn| seqgen::global::next_id(conn, &spec))
+        conn.transaction(|conn| diesel_seqgen::global::next_id(conn, &spec))
             .unwrap();
     }
     let rolled_back = conn.transaction(|conn| {
-        seqgen::global::next_id(conn, &spec)?;
+        diesel_seqgen::global::next_id(conn, &spec)?;
         Err::<(), _>(Error::Database(diesel::result::Error::RollbackTransaction))
     });
     assert!(rolled_back.is_err());
     assert_eq!(
-        seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        diesel_seqgen::global::last_value(&mut conn, &spec).unwrap(),
         Some(2)
     );
-    let next = seqgen::global::peek_next(&mut conn, &spec).unwrap();
+    let next = diesel_seqgen::global::peek_next(&mut conn, &spec).unwrap();
     assert_eq!(spec.format("", next), "G000003");
     let taken = conn
-        .transaction(|conn| seqgen::global::next_id(conn, &spec))
+        .transaction(|conn| diesel_seqgen::global::next_id(conn, &spec))
         .unwrap();
     assert_eq!(taken, "G000003");
 }
@@ -101,10 +110,10 @@ fn a_start_value_ahead_is_the_next_number<C: TestConnection>(db: TestDb<C>) {
     assert_eq!(generator.next_id(&mut conn, &spec).unwrap(), "2031000500");
     // A start value raised once the period's row exists applies to the next period, not to
     // this one: the preview says what the next reservation does.
-    seqgen::admin::set(
+    diesel_seqgen::admin::set(
         &mut conn,
         &key,
-        seqgen::admin::Setting::StartValue,
+        diesel_seqgen::admin::Setting::StartValue,
         Some(9000),
     )
     .unwrap();
@@ -119,9 +128,9 @@ fn a_full_period_is_an_error<C: TestConnection>(db: TestDb<C>) {
     let spec = undated(&db.key("peek_full"), 1);
     Generator::new().next_ids(&mut conn, &spec, 9).unwrap();
     assert_eq!(
-        seqgen::global::last_value(&mut conn, &spec).unwrap(),
+        diesel_seqgen::global::last_value(&mut conn, &spec).unwrap(),
         Some(9)
     );
-    let err = seqgen::global::peek_next(&mut conn, &spec).unwrap_err();
+    let err = diesel_seqgen::global::peek_next(&mut conn, &spec).unwrap_err();
     assert!(matches!(err, Error::Overflow { max: 9, .. }), "{err:?}");
 }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::thread;
 
 use common::{assert_distinct, TestConnection, TestDb};
+use diesel_seqgen::{Generator, Spec};
 use proptest::prelude::*;
-use seqgen::{Generator, Spec};
 
 backend_tests!(never_a_duplicate);
 

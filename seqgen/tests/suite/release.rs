@@ -1,10 +1,10 @@
-//! Giving unused numbers back on a clean shutdown (`Generator::release`, `seqgen::release`):
+//! Giving unused numbers back on a clean shutdown (`Generator::release`, `diesel_seqgen::release`):
 //! only the instance that reserved last can, and nothing is ever issued twice.
 
 use crate::common;
 
 use common::{assert_distinct, TestConnection, TestDb};
-use seqgen::{Error, Generator, Spec};
+use diesel_seqgen::{Error, Generator, Spec};
 
 backend_tests!(
     a_released_block_is_where_the_next_instance_continues,
@@ -56,7 +56,7 @@ fn the_block_reserved_ahead_goes_back_too<C: TestConnection>(db: TestDb<C>) {
     ids.push(first.next_id(&mut conn, &spec).unwrap()); // 80 % served: 11..=20 reserved ahead
                                                         // 10 and the spare 11..=20 held (on SQLite nothing is reserved ahead: 10 alone); release
                                                         // waits for the reservation under way.
-    let ahead = <C::B as seqgen::Backend>::RESERVE_BESIDE_TRANSACTION;
+    let ahead = <C::B as diesel_seqgen::Backend>::RESERVE_BESIDE_TRANSACTION;
     assert_eq!(
         first.release(&mut conn).unwrap(),
         if ahead { 11 } else { 1 }
@@ -86,23 +86,23 @@ fn only_the_last_reservation_goes_back<C: TestConnection>(db: TestDb<C>) {
     assert_distinct(&ids);
 }
 
-/// `seqgen::release` gives back what the process-wide default generator holds for the
+/// `diesel_seqgen::release` gives back what the process-wide default generator holds for the
 /// connection's database: a database of its own, as other tests of this binary hold blocks
 /// of the default generator in the shared one.
 fn the_default_generator_releases_too<C: TestConnection>(db: TestDb<C>) {
     let own = db.scratch("default_release");
     let mut conn = own.connect();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     let spec = spec(&db.key("default_release"));
-    let first = seqgen::global::next_id(&mut conn, &spec).unwrap();
+    let first = diesel_seqgen::global::next_id(&mut conn, &spec).unwrap();
     assert_eq!(first, "N000001");
-    assert_eq!(seqgen::global::release(&mut conn).unwrap(), 9);
+    assert_eq!(diesel_seqgen::global::release(&mut conn).unwrap(), 9);
     assert_eq!(
         Generator::new().next_id(&mut conn, &spec).unwrap(),
         "N000002"
     );
     // The default generator reserves again afterwards, past what the other one took.
-    let again = seqgen::global::next_id(&mut conn, &spec).unwrap();
+    let again = diesel_seqgen::global::next_id(&mut conn, &spec).unwrap();
     assert_distinct(&[first, again]);
 }
 
@@ -111,7 +111,7 @@ fn the_default_generator_releases_too<C: TestConnection>(db: TestDb<C>) {
 fn another_database_is_refused<C: TestConnection>(db: TestDb<C>) {
     let other = db.scratch("other");
     let mut other_conn = other.connect();
-    seqgen::run_migrations(&mut other_conn).unwrap();
+    diesel_seqgen::run_migrations(&mut other_conn).unwrap();
     let (mut conn, spec) = (db.connect(), spec(&db.key("elsewhere")));
     let generator = Generator::new();
     generator.next_id(&mut conn, &spec).unwrap();

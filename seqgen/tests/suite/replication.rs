@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use seqgen::{Error, Generator, Spec};
+use diesel_seqgen::{Error, Generator, Spec};
 
 /// Waits until the primary lists a standby.
 fn wait_for_standby(conn: &mut PgConnection) {
@@ -37,7 +37,7 @@ fn gapless_keys_are_refused_on_an_asynchronous_primary() {
     let primary = cluster.primary("primary", false);
     let url = format!("postgres://postgres@127.0.0.1:{}/postgres", primary.port);
     let mut conn = PgConnection::establish(&url).unwrap();
-    seqgen::run_migrations(&mut conn).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
     let invoices = Spec::builder("invoices")
         .date("")
         .gapless()
@@ -59,7 +59,7 @@ fn gapless_keys_are_refused_on_an_asynchronous_primary() {
         matches!(&refused, Err(Error::AsyncReplication { key }) if key == "invoices"),
         "{refused:?}"
     );
-    let refused = conn.transaction(|conn| seqgen::global::next_number(conn, &invoices));
+    let refused = conn.transaction(|conn| diesel_seqgen::global::next_number(conn, &invoices));
     assert!(
         matches!(refused, Err(Error::AsyncReplication { .. })),
         "{refused:?}"

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::{TestConnection, TestDb};
 use diesel::prelude::*;
-use seqgen::{DistributedId, Error, Generator, Spec};
+use diesel_seqgen::{DistributedId, Error, Generator, Spec};
 
 backend_tests!(
     each_scope_counts_on_its_own,
@@ -187,7 +187,7 @@ fn gapless_scopes_count_one_to_n_and_roll_back_alone<C: TestConnection>(db: Test
             number: String::new(),
         };
         let result = conn.transaction(|conn| {
-            seqgen::assign_ids(&mut ticket, conn)?;
+            diesel_seqgen::assign_ids(&mut ticket, conn)?;
             if i % 4 == 3 {
                 return Err(Error::Database(diesel::result::Error::RollbackTransaction));
             }
@@ -202,7 +202,7 @@ fn gapless_scopes_count_one_to_n_and_roll_back_alone<C: TestConnection>(db: Test
         let expected: Vec<String> = (1..=numbers.len()).map(|n| format!("T{n:04}")).collect();
         assert_eq!(numbers, &expected, "{company}");
         assert!(numbers.len() >= 7);
-        let next = seqgen::global::peek_next(&mut conn, spec.scope(company)).unwrap();
+        let next = diesel_seqgen::global::peek_next(&mut conn, spec.scope(company)).unwrap();
         assert_eq!(next, numbers.len() as u64 + 1);
     }
 }
@@ -380,22 +380,23 @@ fn release_preview_and_void_per_scope<C: TestConnection>(db: TestDb<C>) {
     );
     assert_eq!(next.peek_next(&mut conn, spec.scope("initech")).unwrap(), 1);
     assert_eq!(
-        seqgen::global::last_value(&mut conn, spec.scope("initech")).unwrap(),
+        diesel_seqgen::global::last_value(&mut conn, spec.scope("initech")).unwrap(),
         None
     );
 
     let invoices = gapless(&db.key("void"));
     let id = conn
-        .transaction(|conn| seqgen::global::next_id(conn, invoices.scope("acme")))
+        .transaction(|conn| diesel_seqgen::global::next_id(conn, invoices.scope("acme")))
         .unwrap();
-    seqgen::ledger::void(&mut conn, invoices.scope("acme"), &id, "cancelled").unwrap();
+    diesel_seqgen::ledger::void(&mut conn, invoices.scope("acme"), &id, "cancelled").unwrap();
     // Never issued in globex: refused, and nothing recorded there.
-    let err = seqgen::ledger::void(&mut conn, invoices.scope("globex"), &id, "typo").unwrap_err();
+    let err =
+        diesel_seqgen::ledger::void(&mut conn, invoices.scope("globex"), &id, "typo").unwrap_err();
     assert!(matches!(err, Error::NotIssued { .. }), "{err:?}");
-    let ledger = seqgen::ledger::voided(&mut conn, invoices.scope("acme"), "").unwrap();
+    let ledger = diesel_seqgen::ledger::voided(&mut conn, invoices.scope("acme"), "").unwrap();
     assert_eq!(ledger.len(), 1);
     assert!(
-        seqgen::ledger::voided(&mut conn, invoices.scope("globex"), "")
+        diesel_seqgen::ledger::voided(&mut conn, invoices.scope("globex"), "")
             .unwrap()
             .is_empty()
     );
@@ -417,17 +418,17 @@ fn prune_keeps_each_scopes_newest_period<C: TestConnection>(db: TestDb<C>) {
     clock.advance(chrono::TimeDelta::days(31));
     generator.next_id(&mut conn, spec.scope("a")).unwrap();
     let now = chrono::Utc.with_ymd_and_hms(2026, 12, 15, 0, 0, 0).unwrap();
-    let deleted = seqgen::admin::prune(
+    let deleted = diesel_seqgen::admin::prune(
         &mut conn,
         spec.key(),
         "202612",
         now,
-        seqgen::TimeZone::Utc,
+        diesel_seqgen::TimeZone::Utc,
         Duration::ZERO,
     )
     .unwrap();
     assert_eq!(deleted, ["202611"]);
-    let rows: Vec<(String, String)> = seqgen::admin::counters(&mut conn, Some(spec.key()))
+    let rows: Vec<(String, String)> = diesel_seqgen::admin::counters(&mut conn, Some(spec.key()))
         .unwrap()
         .into_iter()
         .map(|r| (r.scope, r.period))
@@ -481,7 +482,7 @@ fn a_generator_keeps_a_bounded_number_of_scopes<C: TestConnection>(db: TestDb<C>
 fn a_sequence_counts_per_scope<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let key = db.key("sequence");
-    let receipts = seqgen::sequence::Sequence::new(&key)
+    let receipts = diesel_seqgen::sequence::Sequence::new(&key)
         .unwrap()
         .scoped()
         .unwrap();
@@ -490,7 +491,7 @@ fn a_sequence_counts_per_scope<C: TestConnection>(db: TestDb<C>) {
             .unwrap()
     };
     assert_eq!((take("north"), take("north"), take("south")), (1, 2, 1));
-    let nowait = seqgen::sequence::Sequence::new(&key)
+    let nowait = diesel_seqgen::sequence::Sequence::new(&key)
         .unwrap()
         .nowait()
         .unwrap()
@@ -501,7 +502,7 @@ fn a_sequence_counts_per_scope<C: TestConnection>(db: TestDb<C>) {
         .unwrap();
     assert_eq!(values, [2, 3]);
     let err = conn
-        .transaction(|conn| seqgen::sequence::next_value(conn, &key))
+        .transaction(|conn| diesel_seqgen::sequence::next_value(conn, &key))
         .unwrap_err();
     assert!(matches!(err, Error::ShapeChanged { .. }), "{err:?}");
 }

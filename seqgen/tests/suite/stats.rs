@@ -1,4 +1,4 @@
-//! `Generator::stats` and `seqgen::stats` against scripted calls: exact counts, every backend.
+//! `Generator::stats` and `diesel_seqgen::stats` against scripted calls: exact counts, every backend.
 
 use crate::common;
 
@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::TimeDelta;
 use common::{TestConnection, TestDb};
 use diesel::connection::TransactionManager;
-use seqgen::{Error, Generator, Spec};
+use diesel_seqgen::{Error, Generator, Spec};
 
 backend_tests!(
     batched_calls_are_counted_exactly,
@@ -96,14 +96,14 @@ fn gapless_calls_and_conflicts_are_counted<C: TestConnection>(db: TestDb<C>) {
     assert_eq!((stats.conflicts, stats.numbers_abandoned), (1, 0));
 }
 
-/// `seqgen::stats` sums the default generators' counts per key.
+/// `diesel_seqgen::stats` sums the default generators' counts per key.
 fn the_default_generator_counts_too<C: TestConnection>(db: TestDb<C>) {
     let mut conn = db.connect();
     let key = db.key("stats_default");
     let spec = common::blocks_of_ten(&key);
-    seqgen::global::next_ids(&mut conn, &spec, 3).unwrap();
-    seqgen::global::next_id(&mut conn, &spec).unwrap();
-    let all = seqgen::global::stats();
+    diesel_seqgen::global::next_ids(&mut conn, &spec, 3).unwrap();
+    diesel_seqgen::global::next_id(&mut conn, &spec).unwrap();
+    let all = diesel_seqgen::global::stats();
     let stats = all
         .iter()
         .find(|s| s.key == key)

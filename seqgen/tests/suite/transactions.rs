@@ -4,7 +4,7 @@ use crate::common;
 
 use common::{assert_distinct, TestConnection, TestDb};
 use diesel::result::Error as DieselError;
-use seqgen::{Generator, Spec};
+use diesel_seqgen::{Generator, Spec};
 
 backend_tests!(
     with_a_pool_the_caller_never_holds_the_counter_lock,
@@ -68,7 +68,9 @@ fn without_a_pool_numbers_are_taken_in_the_transaction<C: TestConnection>(db: Te
         let result = conn.transaction(|conn| {
             let ids = generator.next_ids(conn, &spec, 2)?;
             assert_eq!(ids, ["X00000001", "X00000002"], "attempt {attempt}");
-            Err::<(), _>(seqgen::Error::Database(DieselError::RollbackTransaction))
+            Err::<(), _>(diesel_seqgen::Error::Database(
+                DieselError::RollbackTransaction,
+            ))
         });
         assert!(result.is_err());
     }
@@ -126,24 +128,24 @@ fn serializable_sessions_retry_and_never_duplicate<C: TestConnection>(db: TestDb
     assert_distinct(&ids);
 }
 
-/// `seqgen::use_pool` gives the process-wide default generator (behind `next_id` and the
+/// `diesel_seqgen::use_pool` gives the process-wide default generator (behind `next_id` and the
 /// derive) a pool: inside a transaction its blocks are reserved beside it, and the counter row
 /// stays free for other instances.
 fn the_default_generator_uses_a_pool_given_to_it<C: TestConnection>(db: TestDb<C>) {
     if C::NAME == "sqlite" {
         return; // inside a SQLite transaction numbers are always taken in it
     }
-    seqgen::global::use_pool(db.pool(2)).unwrap();
+    diesel_seqgen::global::use_pool(db.pool(2)).unwrap();
     let spec = spec(&db, "default_pool");
     let (mut caller, mut other_conn) = (db.connect(), db.connect());
     C::short_lock_wait(&mut other_conn);
     let other = Generator::new();
     let (mine, theirs) = caller
         .transaction(|conn| {
-            let mine = seqgen::global::next_ids(conn, &spec, 2)?;
+            let mine = diesel_seqgen::global::next_ids(conn, &spec, 2)?;
             // Would time out if this transaction held the counter row.
             let theirs = other.next_id(&mut other_conn, &spec)?;
-            Ok::<_, seqgen::Error>((mine, theirs))
+            Ok::<_, diesel_seqgen::Error>((mine, theirs))
         })
         .unwrap();
     assert_eq!(mine, ["X00000001", "X00000002"]);

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{TestConnection, TestDb};
-use seqgen::{Error, Spec};
+use diesel_seqgen::{Error, Spec};
 
 backend_tests!(
     a_voided_number_is_recorded_with_its_transaction,
@@ -28,30 +28,36 @@ fn a_voided_number_is_recorded_with_its_transaction<C: TestConnection>(db: TestD
     let spec = invoices(&db);
     let ids: Vec<String> = (0..3)
         .map(|_| {
-            seqgen::retry_transaction(&mut conn, |conn| seqgen::global::next_id(conn, &spec))
-                .unwrap()
+            diesel_seqgen::retry_transaction(&mut conn, |conn| {
+                diesel_seqgen::global::next_id(conn, &spec)
+            })
+            .unwrap()
         })
         .collect();
     let period = &ids[1][3..7];
     let rolled_back = conn.transaction(|conn| {
-        seqgen::ledger::void(conn, &spec, &ids[1], "typo")?;
+        diesel_seqgen::ledger::void(conn, &spec, &ids[1], "typo")?;
         Err::<(), _>(Error::Database(diesel::result::Error::RollbackTransaction))
     });
     assert!(rolled_back.is_err());
-    assert!(seqgen::ledger::voided(&mut conn, &spec, period)
+    assert!(diesel_seqgen::ledger::voided(&mut conn, &spec, period)
         .unwrap()
         .is_empty());
-    conn.transaction(|conn| seqgen::ledger::void(conn, &spec, &ids[1], "customer cancelled"))
-        .unwrap();
-    let ledger = seqgen::ledger::voided(&mut conn, &spec, period).unwrap();
+    conn.transaction(|conn| {
+        diesel_seqgen::ledger::void(conn, &spec, &ids[1], "customer cancelled")
+    })
+    .unwrap();
+    let ledger = diesel_seqgen::ledger::voided(&mut conn, &spec, period).unwrap();
     assert_eq!(ledger.len(), 1);
     assert_eq!(
         (ledger[0].number, ledger[0].reason.as_str()),
         (2, "customer cancelled")
     );
     // Voiding explains the gap; it does not fill it.
-    let next =
-        seqgen::retry_transaction(&mut conn, |conn| seqgen::global::next_id(conn, &spec)).unwrap();
+    let next = diesel_seqgen::retry_transaction(&mut conn, |conn| {
+        diesel_seqgen::global::next_id(conn, &spec)
+    })
+    .unwrap();
     assert!(next.ends_with("000004"), "{next}");
 }
 
@@ -62,21 +68,23 @@ fn only_issued_numbers_are_voided_once<C: TestConnection>(db: TestDb<C>) {
     let spec = invoices(&db);
     // A period's first number, without a pool: MySQL may deadlock on creating its rows
     // beside another test doing the same (gap locks), and asks to run it again.
-    let id =
-        seqgen::retry_transaction(&mut conn, |conn| seqgen::global::next_id(conn, &spec)).unwrap();
+    let id = diesel_seqgen::retry_transaction(&mut conn, |conn| {
+        diesel_seqgen::global::next_id(conn, &spec)
+    })
+    .unwrap();
     let year = &id[3..7];
-    let err = seqgen::ledger::void(&mut conn, &spec, "ORD-1", "x").unwrap_err();
+    let err = diesel_seqgen::ledger::void(&mut conn, &spec, "ORD-1", "x").unwrap_err();
     assert!(matches!(err, Error::InvalidId { .. }), "{err:?}");
     let unissued = format!("INV{year}000009");
-    let err = seqgen::ledger::void(&mut conn, &spec, &unissued, "x").unwrap_err();
+    let err = diesel_seqgen::ledger::void(&mut conn, &spec, &unissued, "x").unwrap_err();
     assert!(matches!(err, Error::NotIssued { number: 9, .. }), "{err:?}");
-    seqgen::ledger::void(&mut conn, &spec, &id, "first").unwrap();
-    let err = seqgen::ledger::void(&mut conn, &spec, &id, "second").unwrap_err();
+    diesel_seqgen::ledger::void(&mut conn, &spec, &id, "first").unwrap();
+    let err = diesel_seqgen::ledger::void(&mut conn, &spec, &id, "second").unwrap_err();
     assert!(
         matches!(err, Error::AlreadyVoided { number: 1, .. }),
         "{err:?}"
     );
-    let ledger = seqgen::ledger::voided(&mut conn, &spec, year).unwrap();
+    let ledger = diesel_seqgen::ledger::voided(&mut conn, &spec, year).unwrap();
     assert_eq!(ledger.len(), 1);
     assert_eq!(ledger[0].reason, "first");
 }

@@ -1,6 +1,6 @@
 // A type known only by its `IdValue` implementation that holds an i64 ID needs a spec with an
 // i64 form: checked at compile time.
-use seqgen::{DistributedId, IdSlot, IdValue};
+use diesel_seqgen::{DistributedId, IdSlot, IdValue};
 
 struct Serial(i64);
 

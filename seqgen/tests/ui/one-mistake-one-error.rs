@@ -1,5 +1,5 @@
 // A mistake in the attribute gives its one error, not a cascade where the model is used.
-use seqgen::DistributedId;
+use diesel_seqgen::DistributedId;
 
 #[derive(DistributedId)]
 struct NewUser {
@@ -7,9 +7,9 @@ struct NewUser {
     id: String,
 }
 
-fn fill(conn: &mut diesel::SqliteConnection) -> seqgen::Result<()> {
+fn fill(conn: &mut diesel::SqliteConnection) -> diesel_seqgen::Result<()> {
     let mut user = NewUser { id: String::new() };
-    seqgen::assign_ids(&mut user, conn)
+    diesel_seqgen::assign_ids(&mut user, conn)
 }
 
 fn main() {

@@ -1,4 +1,4 @@
-use seqgen::DistributedId;
+use diesel_seqgen::DistributedId;
 
 #[derive(DistributedId)]
 struct NewUser {

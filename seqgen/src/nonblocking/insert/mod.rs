@@ -22,7 +22,7 @@ use crate::model::{gapless_field, unfill, Records};
 mod guessed;
 
 /// Starts an insert that fills ID fields first, on an async connection:
-/// `seqgen::nonblocking::insert_into(table).values(&mut rows).execute(&mut conn).await`, as
+/// `diesel_seqgen::nonblocking::insert_into(table).values(&mut rows).execute(&mut conn).await`, as
 /// [`crate::insert_into`] does on a blocking one.
 pub fn insert_into<T: Table>(target: T) -> IncompleteInsert<T> {
     IncompleteInsert { target }

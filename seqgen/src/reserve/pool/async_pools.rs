@@ -11,8 +11,8 @@ use crate::error::Error;
 use crate::reserve::identity::Identity;
 use crate::reserve::risks::Acceptance;
 use crate::reserve::{reserve_block, Reserved};
-use seqgen_core::__private::Period;
-use seqgen_core::Spec;
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::Spec;
 
 /// `impl PoolReserve` for one pool type: how it hands out a connection (`$get`) and
 /// whether one is idle now (`$idle`).

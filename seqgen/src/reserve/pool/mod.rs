@@ -11,8 +11,8 @@ use crate::error::Result;
 use crate::reserve::identity::Identity;
 use crate::reserve::risks::Acceptance;
 use crate::reserve::Reserved;
-use seqgen_core::__private::Period;
-use seqgen_core::Spec;
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::Spec;
 
 /// What a pool's work returns: a future, ready at once for a blocking (r2d2) pool.
 pub type PoolFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>;

@@ -12,8 +12,8 @@ use crate::error::{Error, Result};
 use crate::reserve::identity::Identity;
 use crate::reserve::risks::Acceptance;
 use crate::reserve::{reserve_block, Reserved};
-use seqgen_core::__private::Period;
-use seqgen_core::Spec;
+use diesel_seqgen_core::__private::Period;
+use diesel_seqgen_core::Spec;
 
 impl<C> PoolReserve for Pool<ConnectionManager<C>>
 where

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --example audit
-//! cargo run -p diesel-seqgen-cli -- gaps --url /tmp/seqgen-audit.db --key invoices --table invoices --column number
+//! cargo run -p diesel-seqgen-cli -- gaps --database-url /tmp/seqgen-audit.db --key invoices --table invoices --column number
 //! ```
 
 use diesel::prelude::*;
@@ -60,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 
     println!(
         "\nNow ask which numbers are missing and why:\n  \
-         cargo run -p diesel-seqgen-cli -- gaps --url {} --key invoices --table invoices --column number",
+         cargo run -p diesel-seqgen-cli -- gaps --database-url {} --key invoices --table invoices --column number",
         path.display()
     );
     Ok(())

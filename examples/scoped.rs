@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! cargo run --example scoped
-//! cargo run -p diesel-seqgen-cli -- keys --url /tmp/seqgen-scoped.db --key invoices
-//! cargo run -p diesel-seqgen-cli -- gaps --url /tmp/seqgen-scoped.db --key invoices --table invoices \
+//! cargo run -p diesel-seqgen-cli -- keys --database-url /tmp/seqgen-scoped.db --key invoices
+//! cargo run -p diesel-seqgen-cli -- gaps --database-url /tmp/seqgen-scoped.db --key invoices --table invoices \
 //!     --column number --scope 2 --scope-column company_id
 //! ```
 

@@ -1,6 +1,7 @@
-// The db_key migrations are embedded with `embed_migrations!`: rebuild when their SQL changes.
+// The db_key migrations (`migrations/`, beside this file) are embedded with `embed_migrations!`:
+// rebuild when their SQL changes. The path is relative to the package root.
 fn main() {
-    println!("cargo:rerun-if-changed=../migrations");
+    println!("cargo::rerun-if-changed=migrations");
     let on = |features: &[&str]| {
         features
             .iter()

@@ -1,4 +1,4 @@
-//! From `--url` to a connection, as the diesel CLI reads it: `postgres://` and
+//! From `--database-url` to a connection, as the diesel CLI reads it: `postgres://` and
 //! `postgresql://` are PostgreSQL, `mysql://` is MySQL or MariaDB, anything else a SQLite file
 //! (`sqlite://` in front is allowed).
 
@@ -33,7 +33,7 @@ pub(crate) use with_connection;
 /// path would otherwise become an empty database.
 pub(crate) fn connect(url: Option<&str>, create: bool) -> Result<AnyConnection, Failure> {
     let url = url
-        .ok_or_else(|| Failure::Input("no database: pass --url or set DATABASE_URL".to_owned()))?;
+        .ok_or_else(|| Failure::Input("no database: pass --database-url, or set DATABASE_URL (a `.env` file can)".to_owned()))?;
     let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         "postgres"
     } else if url.starts_with("mysql://") {

@@ -17,9 +17,17 @@ mod connection;
 #[derive(Debug, Parser)]
 #[command(name = "seqgen", version, about, long_about = None)]
 struct Cli {
-    /// The database: a PostgreSQL or MySQL URL, or a SQLite file (as the diesel CLI takes it).
-    #[arg(long, env = "DATABASE_URL", global = true, hide_env_values = true)]
-    url: Option<String>,
+    /// The database: a PostgreSQL or MySQL URL, or a SQLite file. As with the diesel CLI, it
+    /// is read from DATABASE_URL when not given, and a `.env` file (in this directory or
+    /// above) can set that.
+    #[arg(
+        long,
+        visible_alias = "url",
+        env = "DATABASE_URL",
+        global = true,
+        hide_env_values = true
+    )]
+    database_url: Option<String>,
 
     #[command(subcommand)]
     command: Command,
@@ -278,8 +286,11 @@ fn describe(err: &dyn std::error::Error) -> String {
 }
 
 fn main() -> ExitCode {
+    // As the diesel CLI does: variables of a `.env` file, unless the environment has them.
+    let _ = dotenvy::dotenv();
     let cli = Cli::parse();
-    let result = connection::connect(cli.url.as_deref(), matches!(cli.command, Command::Migrate))
+    let create = matches!(cli.command, Command::Migrate);
+    let result = connection::connect(cli.database_url.as_deref(), create)
         .and_then(|mut conn| commands::run(&mut conn, cli.command));
     match result {
         Ok(code) => code,

@@ -16,8 +16,17 @@ struct Run {
 }
 
 fn seqgen(url: Option<&str>, args: &[&str]) -> Run {
+    // In the temporary directory: no `.env` of the repository's is read there.
+    seqgen_in(&std::env::temp_dir(), url, args)
+}
+
+/// [`seqgen`] run in `dir` (where it looks for a `.env` file).
+fn seqgen_in(dir: &std::path::Path, url: Option<&str>, args: &[&str]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_seqgen"));
-    command.args(args).env_remove("DATABASE_URL");
+    command
+        .args(args)
+        .current_dir(dir)
+        .env_remove("DATABASE_URL");
     if let Some(url) = url {
         command.env("DATABASE_URL", url);
     }
@@ -394,6 +403,30 @@ fn bad_input_is_refused_with_exit_code_2() {
         "{}",
         unmigrated.err
     );
+}
+
+/// The diesel CLI's habits: `--database-url`, `--url` as its alias, and `DATABASE_URL` from a
+/// `.env` file in the working directory (the environment's value first).
+#[test]
+#[cfg(feature = "sqlite")]
+fn the_database_comes_as_the_diesel_cli_takes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("app.db");
+    let url = db.to_str().unwrap();
+    expect(&seqgen(None, &["migrate", "--database-url", url]), 0);
+    expect(&seqgen(None, &["keys", "--url", url]), 0);
+    let nowhere = seqgen_in(dir.path(), None, &["keys"]);
+    expect(&nowhere, 2);
+    assert!(nowhere.err.contains("--database-url"), "{}", nowhere.err);
+    std::fs::write(dir.path().join(".env"), format!("DATABASE_URL={url}\n")).unwrap();
+    let from_env_file = seqgen_in(dir.path(), None, &["keys", "--json"]);
+    expect(&from_env_file, 0);
+    assert_eq!(from_env_file.out.trim(), "[]");
+    // The environment wins over the file, as with dotenv everywhere.
+    let other = dir.path().join("other.db");
+    let overridden = seqgen_in(dir.path(), other.to_str(), &["keys"]);
+    expect(&overridden, 2);
+    assert!(overridden.err.contains("other.db"), "{}", overridden.err);
 }
 
 /// `seqgen keys | head`: the reader goes away mid-output; seqgen stops quietly, no panic.

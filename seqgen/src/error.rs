@@ -241,6 +241,7 @@ pub enum Error {
     /// connection.
     #[error("could not get a connection from the generator's pool: {0}")]
     #[cfg(seqgen_async_pool)]
+    #[cfg_attr(docsrs, doc(cfg(any(feature = "deadpool", feature = "bb8"))))]
     AsyncPool(String),
 
     /// The database refused or failed a statement.

@@ -49,24 +49,27 @@
 //! ([`nonblocking`]), operations ([`admin`], statistics, metrics, tracing), and the guarantees.
 //!
 //! # Features
-//! Like Diesel, no backend is on by default; turn on the ones you use:
-//! - `sqlite`: SQLite, through the system's libsqlite3 (Diesel's `sqlite`);
-//!   `bundled-sqlite` builds SQLite from source instead, so nothing needs installing.
-//! - `postgres`: PostgreSQL, through libpq.
-//! - `mysql`: MySQL and MariaDB, through libmysqlclient or libmariadb.
-//! - `r2d2`: pools ([`GeneratorBuilder::pool`], [`global::use_pool`]), through `diesel::r2d2`.
-//! - `async-sqlite`, `async-postgres`, `async-mysql`, with `deadpool` or `bb8` for pools: the
-//!   same on diesel-async's connections ([`nonblocking`]).
-//! - `tracing`, `metrics`: spans and events; statistics as metrics ([`meter`]).
-//!
-//! They are additive and forward to Diesel's features of the same names.
+//! Like Diesel, no backend is on by default; turn on the ones you use. They are additive, and
+//! the backend features forward to Diesel's of the same names.
 //!
 //! ```toml
 //! [dependencies]
-//! seqgen = { version = "0.2", features = ["postgres", "r2d2"] }
+//! diesel-seqgen = { version = "0.2", features = ["postgres", "r2d2"] }
 //! ```
+//!
+//! In code the crate is `diesel_seqgen` (`use diesel_seqgen::DistributedId;`).
+//!
+#![doc = document_features::document_features!()]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// On docs.rs (`--cfg docsrs`, nightly): every feature-gated item labelled with its feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+// The build script's shorthands (`build.rs`) are no feature a user turns on: items behind them
+// name their features themselves.
+#![cfg_attr(
+    docsrs,
+    doc(auto_cfg(hide(seqgen_pg, seqgen_mysql, seqgen_async, seqgen_async_pool, seqgen_pool)))
+)]
 // Without a backend feature there is nothing to reserve on: the crate still builds (as Diesel
 // does), with its database code unused.
 #![cfg_attr(
@@ -91,6 +94,14 @@ pub mod meter;
 pub mod migrations;
 mod model;
 #[cfg(seqgen_async)]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(
+        feature = "async-sqlite",
+        feature = "async-postgres",
+        feature = "async-mysql"
+    )))
+)]
 pub mod nonblocking;
 mod reserve;
 pub mod sequence;

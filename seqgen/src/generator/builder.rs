@@ -135,6 +135,7 @@ impl GeneratorBuilder {
     }
 
     #[cfg(seqgen_async_pool)]
+    #[cfg_attr(docsrs, doc(cfg(any(feature = "deadpool", feature = "bb8"))))]
     /// A pool of diesel-async connections to the same database (diesel-async's deadpool
     /// or bb8 pool), for the async API ([`diesel_seqgen::nonblocking`](crate::nonblocking)): blocks needed inside your
     /// transactions are reserved on its connections beside them (PostgreSQL, MySQL), and

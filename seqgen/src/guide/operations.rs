@@ -3,7 +3,8 @@
 //! ## The `seqgen` command
 //!
 //! An operator looks at and changes the counters with `seqgen` (crate `diesel-seqgen-cli`), without
-//! writing SQL against `db_key`. Like the diesel CLI it takes `--url` or `DATABASE_URL`:
+//! writing SQL against `db_key`. Like the diesel CLI it takes `--database-url` (or `--url`), else
+//! `DATABASE_URL`, which a `.env` file in the working directory or above may set:
 //! `postgres://…`, `mysql://…`, or a SQLite file.
 //!
 //! ```sh

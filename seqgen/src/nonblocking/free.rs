@@ -9,6 +9,7 @@ use crate::driver::{begin, end, Driver, NonBlocking};
 use crate::error::Result;
 use crate::model::{fill_on, plan_fill, DistributedId, Records};
 #[cfg(seqgen_async_pool)]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "deadpool", feature = "bb8"))))]
 pub use crate::reserve::pool::async_pools::AsyncPool;
 use crate::sequence::{ScopedSequence, Sequence};
 use diesel_seqgen_core::Scoped;
@@ -20,6 +21,7 @@ use diesel_seqgen_core::Scoped;
 /// beside them (PostgreSQL, MySQL), and the next block of a key is reserved on a task before
 /// the current one runs dry. Call it once at start-up, per database, inside the runtime.
 #[cfg(seqgen_async_pool)]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "deadpool", feature = "bb8"))))]
 pub async fn use_pool(pool: impl AsyncPool) -> Result<()> {
     let identity = crate::reserve::pool::PoolReserve::identify(&pool).await?;
     crate::global::install_pool(identity, std::sync::Arc::new(pool));

@@ -7,9 +7,9 @@
 //! read the table and raise each counter (every period, every scope) past the highest ID found:
 //!
 //! ```sh
-//! seqgen adopt --url "$DATABASE_URL" --key users --table users --column id \
+//! seqgen adopt --key users --table users --column id \
 //!     --shape 'U{date:%Y%m%d}{seq:6}' --dry-run      # what it would raise
-//! seqgen adopt --url "$DATABASE_URL" --key users --table users --column id \
+//! seqgen adopt --key users --table users --column id \
 //!     --shape 'U{date:%Y%m%d}{seq:6}' [--scope-column company_id]
 //! ```
 //!

@@ -41,19 +41,19 @@
 //! After `cargo run --example quickstart`:
 //!
 //! ```text
-//! $ seqgen keys --url /tmp/seqgen-quickstart.db
+//! $ seqgen keys --database-url /tmp/seqgen-quickstart.db
 //!  KEY     SCOPE  PERIOD    CURRENT  BATCH  START  SHAPE                  UPDATED
 //!  menus   -      -             100      -      -  MENU{date:}{seq:6}     2026-11-23 06:18:27
 //!  orders  -      -               0      -      -  ORD{date:%y%m}{seq:4}  2026-11-23 06:18:27
 //!  orders  -      2611          100      -      -  -                      2026-11-23 06:18:27
 //!  users   -      -               0      -      -  U{date:%Y%m%d}{seq:6}  2026-11-23 06:18:27
 //!  users   -      20261123      100      -      -  -                      2026-11-23 06:18:27
-//! $ seqgen peek --url /tmp/seqgen-quickstart.db --key orders
+//! $ seqgen peek --database-url /tmp/seqgen-quickstart.db --key orders
 //! key:    orders
 //! period: 2611
 //! last:   100 (ORD26110100)
 //! next:   101 (ORD26110101)
-//! $ seqgen set-batch --url /tmp/seqgen-quickstart.db --key orders 1000
+//! $ seqgen set-batch --database-url /tmp/seqgen-quickstart.db --key orders 1000
 //! orders: batch_size unset -> 1000
 //! ```
 //!
@@ -65,16 +65,16 @@
 //! `diesel_seqgen::ledger::void` and deleted, the fourth deleted by hand), and once the fourth is accounted for:
 //!
 //! ```text
-//! $ seqgen gaps --url /tmp/seqgen-audit.db --key invoices --table invoices --column number
+//! $ seqgen gaps --database-url /tmp/seqgen-audit.db --key invoices --table invoices --column number
 //! invoices, period 2026: numbers 1..=5 handed out, 3 found in invoices.number
 //!          2  INV2026000002  voided: customer cancelled the order
 //!          4  INV2026000004  unexplained
 //! 1 unexplained, 0 duplicated, 0 past the counter
 //! $ echo $?
 //! 1
-//! $ seqgen void --url /tmp/seqgen-audit.db --key invoices --reason "shredded by mistake; reissued as INV2026000006" INV2026000004
+//! $ seqgen void --database-url /tmp/seqgen-audit.db --key invoices --reason "shredded by mistake; reissued as INV2026000006" INV2026000004
 //! invoices: INV2026000004 voided (shredded by mistake; reissued as INV2026000006)
-//! $ seqgen gaps --url /tmp/seqgen-audit.db --key invoices --table invoices --column number
+//! $ seqgen gaps --database-url /tmp/seqgen-audit.db --key invoices --table invoices --column number
 //! invoices, period 2026: numbers 1..=5 handed out, 3 found in invoices.number
 //!          2  INV2026000002  voided: customer cancelled the order
 //!          4  INV2026000004  voided: shredded by mistake; reissued as INV2026000006
@@ -85,13 +85,13 @@
 //! invoice deleted by hand:
 //!
 //! ```text
-//! $ seqgen keys --url /tmp/seqgen-scoped.db --key invoices
+//! $ seqgen keys --database-url /tmp/seqgen-scoped.db --key invoices
 //!  KEY       SCOPE  PERIOD  CURRENT  BATCH  START  SHAPE                        UPDATED
 //!  invoices  -      -             0      -      -  INV{date:%Y}{seq:4}{scoped}  2026-11-23 06:17:49
 //!  invoices  1      2026          3      -      -  -                            2026-11-23 06:17:49
 //!  invoices  2      2026          2      -      -  -                            2026-11-23 06:17:49
 //!  invoices  3      2026          1      -      -  -                            2026-11-23 06:17:49
-//! $ seqgen gaps --url /tmp/seqgen-scoped.db --key invoices --table invoices --column number --scope 2 --scope-column company_id
+//! $ seqgen gaps --database-url /tmp/seqgen-scoped.db --key invoices --table invoices --column number --scope 2 --scope-column company_id
 //! invoices (scope 2), period 2026: numbers 1..=2 handed out, 1 found in invoices.number
 //!          1  INV20260001  unexplained
 //! 1 unexplained, 0 duplicated, 0 past the counter

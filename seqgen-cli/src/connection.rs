@@ -32,8 +32,11 @@ pub(crate) use with_connection;
 /// Connects to `url`. A SQLite file must exist unless `create` (for `migrate`): a mistyped
 /// path would otherwise become an empty database.
 pub(crate) fn connect(url: Option<&str>, create: bool) -> Result<AnyConnection, Failure> {
-    let url = url
-        .ok_or_else(|| Failure::Input("no database: pass --database-url, or set DATABASE_URL (a `.env` file can)".to_owned()))?;
+    let url = url.ok_or_else(|| {
+        Failure::Input(
+            "no database: pass --database-url, or set DATABASE_URL (a `.env` file can)".to_owned(),
+        )
+    })?;
     let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         "postgres"
     } else if url.starts_with("mysql://") {

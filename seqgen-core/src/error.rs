@@ -28,6 +28,8 @@ pub enum Setting {
     Check,
     /// `obfuscate`
     Obfuscate,
+    /// `start`
+    Start,
 }
 
 /// Why an ID spec is invalid. Each variant breaks one rule and names the [`Setting`] it
@@ -46,6 +48,13 @@ pub enum SpecError {
     PadOutOfRange(u32),
     /// `batch` is 0.
     BatchZero,
+    /// `start` is 0, or past the numbers the spec can print in a period.
+    StartOutOfRange {
+        /// The start asked for.
+        start: u64,
+        /// The largest number a period holds.
+        capacity: u64,
+    },
     /// The prefix contains a control or whitespace character.
     PrefixNotPrintable(String),
     /// The date pattern contains a specifier chrono does not know.
@@ -137,6 +146,7 @@ impl SpecError {
             EmptyKey | KeyTooLong(_) | KeyNotExact(_) => Setting::Key,
             PadOutOfRange(_) | NumericTooWide { .. } => Setting::Pad,
             BatchZero => Setting::Batch,
+            StartOutOfRange { .. } => Setting::Start,
             ObfuscationKey(_) => Setting::Obfuscate,
             PrefixNotPrintable(_) | NumericWithPrefix => Setting::Prefix,
             UnknownDateSpecifier { .. }
@@ -177,6 +187,11 @@ impl fmt::Display for SpecError {
             ),
             PadOutOfRange(pad) => write!(f, "`pad` must be 1..=18 digits, got {pad}"),
             BatchZero => f.write_str("`batch` must be at least 1"),
+            StartOutOfRange { start, capacity } => write!(
+                f,
+                "`start` is {start}: it must be at least 1 and at most {capacity}, the numbers \
+                 a period of this spec can print"
+            ),
             PrefixNotPrintable(prefix) => write!(
                 f,
                 "`prefix` {prefix:?} must not contain whitespace or control characters"

@@ -80,6 +80,10 @@ fn implementation(
             ))
         });
         let scoped = spec.is_scoped().then(|| quote!(.scoped()));
+        let start = (spec.start() != 1).then(|| {
+            let start = spec.start();
+            quote!(.start(#start))
+        });
         let tz = f.tz.as_ref().map(|tz| {
             quote!(.time_zone(
                 #krate::__private::TimeZone::parse(#tz).expect("checked by #[derive(DistributedId)]")
@@ -102,6 +106,7 @@ fn implementation(
                     #format
                     #check
                     #tz
+                    #start
                     #scoped,
                 #obfuscate,
             );

@@ -97,6 +97,10 @@ fn check_field<'a>(
     if let Some(Some(batch)) = batch {
         builder = builder.batch(batch);
     }
+    // Out of `u64`: the spec's rule (at most its capacity) reports it at the literal.
+    if let Some(start) = &attr.start {
+        builder = builder.start(start.base10_parse().unwrap_or(u64::MAX));
+    }
     if let Some(overflow) = overflow {
         builder = builder.overflow(overflow);
     }
@@ -193,6 +197,7 @@ fn spec_error(field: &IdField<'_>, error: &SpecError, errors: &mut Errors) {
             .map(|(array, _)| array as &dyn ToTokens),
         Setting::Format => attr.format.as_ref().map(|t| t as &dyn ToTokens),
         Setting::Check => attr.check.as_ref().map(|t| t as &dyn ToTokens),
+        Setting::Start => attr.start.as_ref().map(|t| t as &dyn ToTokens),
         _ => None,
     };
     match token {

@@ -157,18 +157,10 @@ pub use transaction::retry_transaction;
 ///
 /// # `#[distributed_id(...)]`
 ///
-/// | key | default | meaning |
-/// |---|---|---|
-/// | `prefix = "U"` | none | literal text before the date |
-/// | `date = "%Y%m%d"` | `"%Y%m%d"` | chrono strftime pattern of the date part (UTC); `""` for none. The counter restarts at 1 when it changes |
-/// | `pad = 6` | `6` | counter digits, 1..=18 |
-/// | `batch = 100` | `100` | numbers reserved per database round trip |
-/// | `key = "users"` | the Diesel table name | the `db_key` counter to draw from |
-/// | `check = "luhn"` | none | check character(s) at the end: `luhn`, `damm` or `iso7064-mod97-10` ([`Check`]); [`Spec::verify`] then catches typing errors |
-/// | `scope = "company_id"` | none | other fields of the struct (one, or several separated by commas) whose values each get their own counter, as `spec.scope(value)` does for [`Generator::next_id`]: invoice numbers per company, line numbers per order. Their types implement `Display`; a bulk makes one reservation per scope |
-///
-/// The table name comes from `#[diesel(table_name = ...)]`, or Diesel's own inference from the
-/// struct name (`NewUser` → `new_users`) when that is absent.
+/// Every key of the attribute (`prefix`, `date`, `pad`, `batch`, `key`, `start`, `gapless`,
+/// `scope`, the policies, `tz`, `check`, `obfuscate`), with its default: the table in
+/// [`guide::derive`]. The table name comes from `#[diesel(table_name = ...)]`, or Diesel's own
+/// inference from the struct name (`NewUser` → `new_users`) when that is absent.
 ///
 /// # Fields
 /// Any type implementing [`IdValue`]: `String`, `Option<String>`, `i64`, `Option<i64>`, type
@@ -181,7 +173,7 @@ pub use transaction::retry_transaction;
 ///
 /// # `#[distributed_id(crate = "...")]`
 /// On the struct: the path seqgen is reached by, for crates that re-export it (like serde's
-/// `crate` attribute), e.g. `#[distributed_id(crate = "my_app::seqgen")]`.
+/// `crate` attribute), e.g. `#[distributed_id(crate = "my_app::diesel_seqgen")]`.
 pub use diesel_seqgen_derive::DistributedId;
 
 /// What `#[derive(DistributedId)]` expands to reaches seqgen only through here.

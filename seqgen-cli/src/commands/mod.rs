@@ -279,10 +279,15 @@ where
     let change = admin::set(conn, key, setting, value)?;
     let show = |v: Option<i64>| v.map_or_else(|| "unset".to_owned(), |v| v.to_string());
     out!(
-        "{key}: {} {} -> {}",
+        "{key}: {} {} -> {}{}",
         setting.column(),
         show(change.before),
-        show(change.after)
+        show(change.after),
+        if change.created {
+            " (a new key: its first number)"
+        } else {
+            ""
+        }
     );
     // When a start value takes effect depends on the date part, which the shape tells.
     let dated = admin::recorded_spec(conn, key).map(|spec| !spec.date().is_empty());

@@ -27,6 +27,7 @@ impl Spec {
             numeric: false,
             scoped: false,
             obfuscate: None,
+            start: 1,
         }
     }
 }
@@ -51,6 +52,8 @@ pub struct SpecBuilder {
     scoped: bool,
     /// Where the key of obfuscated numbers comes from (`obfuscated.rs`).
     pub(super) obfuscate: Option<super::obfuscated::KeySource>,
+    /// The first number of every period (`start.rs`).
+    pub(super) start: u64,
 }
 
 impl SpecBuilder {
@@ -253,6 +256,10 @@ impl SpecBuilder {
                 date_shape,
             ));
         }
+        if pad_ok {
+            let capacity = policy::capacity(self.pad, self.overflow, series.as_ref());
+            errors.extend(super::start::check_start(self.start, capacity));
+        }
         let obfuscation = self.obfuscate.as_ref().map(|source| source.resolve());
         errors.extend(obfuscation.clone().and_then(Result::err));
         if !errors.is_empty() {
@@ -280,6 +287,7 @@ impl SpecBuilder {
             scoped: self.scoped,
             obfuscation: obfuscation.and_then(Result::ok).map(Box::new),
             capacity,
+            start: self.start,
         };
         spec.numeric = spec.why_not_numeric().is_none();
         if self.numeric {
@@ -288,7 +296,7 @@ impl SpecBuilder {
             }
         }
         spec.shape = spec.compute_shape();
-        spec.cache_key = CacheKey::new(&spec.key, &spec.date, spec.tz, &spec.shape);
+        spec.cache_key = CacheKey::new(&spec);
         Ok(spec)
     }
 }

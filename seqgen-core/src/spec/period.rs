@@ -1,12 +1,11 @@
 //! What a generator keys its blocks by, and the period an ID is stamped with.
 
-use crate::zone::TimeZone;
-
-/// Names a block in a generator: key, date pattern, time zone and shape, length-prefixed so
-/// that no two different sets give the same text, with its hash computed once when the spec is
-/// built. The shape is part of it so that a spec of another shape on a key never shares the
+/// Names a block in a generator: key, date pattern, time zone, shape and start, length-prefixed
+/// so that no two different sets give the same text, with its hash computed once when the spec
+/// is built. The shape is part of it so that a spec of another shape on a key never shares the
 /// block of the spec the key is served with: it reserves its own, and the key row refuses it
-/// (`Error::ShapeChanged`) before any number is handed out.
+/// (`Error::ShapeChanged`) before any number is handed out. The start, so that a spec starting
+/// higher never serves numbers below its start from another spec's block.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CacheKey {
     hash: u64,
@@ -14,13 +13,15 @@ pub struct CacheKey {
 }
 
 impl CacheKey {
-    pub(super) fn new(key: &str, date: &str, tz: TimeZone, shape: &str) -> Self {
+    pub(super) fn new(spec: &super::Spec) -> Self {
         use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        let (key, date, tz, shape) = (spec.key(), spec.date(), spec.time_zone(), spec.shape());
         let text: Box<str> = format!(
-            "{}:{key}{}:{date}{tz:?}{}:{shape}",
+            "{}:{key}{}:{date}{tz:?}{}:{shape}{}",
             key.len(),
             date.len(),
-            shape.len()
+            shape.len(),
+            spec.start(),
         )
         .into();
         let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(&text);

@@ -127,7 +127,7 @@ where
     let key = spec.key();
     conn.transaction(|conn| {
         C::Backend::lock_for_writing(conn)?;
-        let recorded = C::Backend::claim_shape(conn, key, spec.shape())?;
+        let recorded = C::Backend::claim_shape(conn, Row::key_row(key), spec.shape())?;
         if let Some(recorded) = recorded.filter(|r| r != spec.shape()) {
             return Err(Error::ShapeChanged {
                 key: key.to_owned(),

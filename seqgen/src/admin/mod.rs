@@ -134,12 +134,17 @@ pub struct Change {
     pub before: Option<i64>,
     /// Its value after.
     pub after: Option<i64>,
+    /// Whether the key had no row in `db_key` yet: a start value set before the key's first
+    /// use (numbering from 1000 at go-live) creates the key's row.
+    pub created: bool,
 }
 
 /// Sets `setting` on `key`'s row to `value` (`None` clears it: the spec's own again), in one
 /// transaction; it applies at the next reservation. Creates the key's row when the key has
-/// counters but no key's row yet (a dated key before its first setting); a key `db_key` has no
-/// row of at all fails with [`Error::UnknownKey`], so that a mistyped key is not created.
+/// counters but no key's row yet (a dated key before its first setting), and for a start value
+/// of a key not used yet (numbering from 1000 at go-live: [`Change::created`]). A batch size for
+/// a key `db_key` has no row of at all fails with [`Error::UnknownKey`], so that a mistyped key
+/// is not created by it.
 ///
 /// Refused ([`Error::Refused`]), as the table's own checks would: a value below 1, and a
 /// start value the key's recorded shape cannot print.
@@ -158,7 +163,8 @@ where
         C::Backend::lock_for_writing(conn)?;
         // The key's row first, locked (MySQL): see `Backend::lock_settings`.
         let settings = C::Backend::lock_settings(conn, key)?;
-        if settings.is_none() && C::Backend::counters(conn, Some(key))?.is_empty() {
+        let created = settings.is_none() && C::Backend::counters(conn, Some(key))?.is_empty();
+        if created && !matches!((setting, value), (Setting::StartValue, Some(_))) {
             return Err(Error::UnknownKey { key: key.to_owned() });
         }
         if let (Setting::StartValue, Some(value)) = (setting, value) {
@@ -182,6 +188,7 @@ where
             setting,
             before,
             after: value,
+            created,
         })
     })
 }

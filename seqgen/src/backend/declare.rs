@@ -43,10 +43,11 @@ macro_rules! core_statements {
             /// Records on the session that seqgen checked it on `timeline`
             /// ([`MARK_TIMELINE`](Backend::MARK_TIMELINE); nothing without timelines).
             fn mark_timeline(timeline: &str) -> ();
-            /// Records `shape` on the key's row (scope and period ''), creating the row if it is
-            /// missing, unless a shape is recorded there already; returns the shape recorded
-            /// afterwards.
-            fn claim_shape(key: &str, shape: &str) -> Option<String>;
+            /// Records `shape` on the key's row `key_row` (scope and period ''), creating the row
+            /// if it is missing, unless a shape is recorded there already, and with it the
+            /// row's [start](Counter::start) as its `start_value` where none is set and the
+            /// start is not 1; returns the shape recorded afterwards.
+            fn claim_shape(key_row: Counter<'_>, shape: &str) -> Option<String>;
             /// The shape recorded on the key's row, as last committed (not as a transaction's
             /// snapshot saw it: MySQL reads it with a lock); `None` without a row or a shape.
             fn read_shape(key: &str) -> Option<String>;

@@ -45,6 +45,8 @@ pub struct Plan {
     pub(crate) count: i64,
     /// The largest value the counter may have before `count` more (see `Backend::reserve`).
     pub(crate) limit: i64,
+    /// The spec's first number of a period ([`Counter::start`]).
+    pub(crate) start: i64,
     pub(crate) prefix: &'static str,
     pub(crate) pad: i64,
     /// The ID column, as Diesel names it (unquoted), and where its field stands among the
@@ -170,8 +172,7 @@ where
             Upsert::PIECES,
             Upsert::ON_CHECKED_SESSION,
             counter,
-            &plan.count,
-            &plan.limit,
+            (&plan.count, &plan.limit, &plan.start),
             out.reborrow(),
         )?;
         out.push_sql("), seqgen_ins AS (INSERT INTO ");

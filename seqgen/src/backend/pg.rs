@@ -258,8 +258,10 @@ impl QueryFragment<Pg> for ReserveIdentified<'_, '_> {
         out.push_sql(
             " AS timeline, (SELECT t.current_value FROM db_key t \
              WHERE t.key_name = '' AND t.scope = '' AND t.period = '') AS token, \
-             k.batch_size, k.shape, COALESCE(k.start_value, 1) - 1 AS base, ",
+             k.batch_size, k.shape, COALESCE(k.start_value, ",
         );
+        out.push_bind_param::<BigInt, i64>(&r.counter.start)?;
+        out.push_sql(") - 1 AS base, ");
         walk_block_size(
             "k.batch_size",
             &r.need,
@@ -289,10 +291,15 @@ impl QueryFragment<Pg> for ReserveIdentified<'_, '_> {
         out.push_bind_param::<Text, str>(r.shape)?;
         out.push_sql(
             ") ON CONFLICT (key_name, scope, period) DO UPDATE SET current_value = \
-             GREATEST(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) \
-             + (SELECT count FROM info), updated_at = CURRENT_TIMESTAMP \
-             WHERE GREATEST(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) <= ",
+             GREATEST(db_key.current_value, COALESCE(db_key.start_value, ",
         );
+        out.push_bind_param::<BigInt, i64>(&r.counter.start)?;
+        out.push_sql(
+            ") - 1) + (SELECT count FROM info), updated_at = CURRENT_TIMESTAMP \
+             WHERE GREATEST(db_key.current_value, COALESCE(db_key.start_value, ",
+        );
+        out.push_bind_param::<BigInt, i64>(&r.counter.start)?;
+        out.push_sql(") - 1) <= ");
         out.push_bind_param::<BigInt, i64>(&r.largest)?;
         out.push_sql(
             " - (SELECT count FROM info) RETURNING current_value) \

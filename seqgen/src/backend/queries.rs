@@ -116,18 +116,31 @@ macro_rules! core_queries {
             })
         }
 
-        $($kw)* fn claim_shape<C>(conn: &mut C, key: &str, shape: &str) -> QueryResult<Option<String>>
+        $($kw)* fn claim_shape<C>(
+            conn: &mut C,
+            key_row: $crate::backend::Counter<'_>,
+            shape: &str,
+        ) -> QueryResult<Option<String>>
         where
             C: $($conn)*<Backend = Self>,
         {
             use $crate::backend::schema::db_key;
-            <Self as $($this)*>::create_row(conn, $crate::backend::Counter::key_row(key))
-                $(.$aw)* ?;
-            diesel::update(db_key::table.find((key, "", "")))
+            <Self as $($this)*>::create_row(conn, key_row) $(.$aw)* ?;
+            let row = db_key::table.find((key_row.key, "", ""));
+            if key_row.start != 1 {
+                // The spec's start, for the tools that read the table (`seqgen gaps`, `peek`),
+                // with its shape: at the key's first use, unless an operator set one.
+                diesel::update(row)
+                    .filter(db_key::shape.is_null())
+                    .filter(db_key::start_value.is_null())
+                    .set(db_key::start_value.eq(key_row.start))
+                    .execute(conn) $(.$aw)* ?;
+            }
+            diesel::update(row)
                 .filter(db_key::shape.is_null())
                 .set(db_key::shape.eq(shape))
                 .execute(conn) $(.$aw)* ?;
-            <Self as $($this)*>::read_shape(conn, key) $(.$aw)*
+            <Self as $($this)*>::read_shape(conn, key_row.key) $(.$aw)*
         }
 
         $($kw)* fn read_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>

@@ -11,6 +11,9 @@ pub struct Counter<'a> {
     pub scope: &'a str,
     /// The formatted date part; empty without a date part.
     pub period: &'a str,
+    /// The spec's first number of a period ([`Spec::start`](crate::Spec::start)), for a
+    /// row whose key row has no `start_value`: 1 unless the spec says otherwise.
+    pub start: i64,
 }
 
 impl<'a> Counter<'a> {
@@ -24,12 +27,32 @@ impl<'a> Counter<'a> {
             key,
             scope: "",
             period: "",
+            start: 1,
         }
     }
 
     /// The counter of `key` in `scope` and `period`.
     pub(crate) const fn new(key: &'a str, scope: &'a str, period: &'a str) -> Self {
-        Counter { key, scope, period }
+        Counter {
+            key,
+            scope,
+            period,
+            start: 1,
+        }
+    }
+
+    /// The counter of `spec`'s key in `scope` and `period`, starting at the spec's start.
+    pub(crate) fn of(spec: &'a crate::Spec, scope: &'a str, period: &'a str) -> Self {
+        Counter {
+            // Capped by the spec's capacity, which `largest` keeps within an i64.
+            start: i64::try_from(spec.start()).unwrap_or(i64::MAX),
+            ..Counter::new(spec.key(), scope, period)
+        }
+    }
+
+    /// Whether it is the same row as `other` (whatever start each carries).
+    pub(crate) fn same_row(&self, other: &Counter<'_>) -> bool {
+        (self.key, self.scope, self.period) == (other.key, other.scope, other.period)
     }
 }
 

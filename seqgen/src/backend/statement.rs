@@ -40,6 +40,9 @@ pub(crate) enum Piece {
     Scope,
     Period,
     Count,
+    /// The spec's start ([`Counter::start`](super::Counter::start)): the first number of a
+    /// period whose key row has no `start_value`.
+    Start,
     /// The largest counter value a reservation may start from: the spec's capacity (or
     /// `i64::MAX`) minus the count, so the statement can neither pass the capacity nor
     /// overflow.
@@ -98,7 +101,8 @@ where
 {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         let (pieces, checked) = (S::PIECES, S::ON_CHECKED_SESSION);
-        walk_pieces(pieces, checked, self.counter, &self.count, &self.limit, out)
+        let values = (&self.count, &self.limit, &self.counter.start);
+        walk_pieces(pieces, checked, self.counter, values, out)
     }
 }
 
@@ -108,8 +112,7 @@ pub(crate) fn walk_pieces<'b, DB>(
     pieces: &[Piece],
     on_checked_session: bool,
     counter: super::Counter<'b>,
-    count: &'b i64,
-    limit: &'b i64,
+    (count, limit, start): (&'b i64, &'b i64, &'b i64),
     mut out: AstPass<'_, 'b, DB>,
 ) -> QueryResult<()>
 where
@@ -139,6 +142,7 @@ where
             Piece::Scope => out.push_bind_param::<SqlText, str>(counter.scope)?,
             Piece::Period => out.push_bind_param::<SqlText, str>(counter.period)?,
             Piece::Count => out.push_bind_param::<BigInt, i64>(count)?,
+            Piece::Start => out.push_bind_param::<BigInt, i64>(start)?,
         }
     }
     Ok(())
@@ -209,9 +213,9 @@ impl Text for Identify {
     );
 }
 
-/// Adds to the counter, creating the row at its key row's start if it is missing, and returns
-/// the new value (`INSERT … ON CONFLICT DO UPDATE … RETURNING`: SQLite, PostgreSQL). A counter
-/// behind its own `start_value` jumps forward to it. When the counter is past the
+/// Adds to the counter, creating the row at its key row's start (else the spec's) if it is
+/// missing, and returns the new value (`INSERT … ON CONFLICT DO UPDATE … RETURNING`: SQLite,
+/// PostgreSQL). A counter behind its own `start_value` (else the spec's) jumps forward to it. When the counter is past the
 /// [limit](Piece::Limit) nothing is written and no row comes back: a refused request touches
 /// nothing. The statement commits durably whatever the session's setting.
 #[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
@@ -227,7 +231,9 @@ impl Text for UpsertReturning {
         Piece::Period,
         Piece::Sql(", s.base + "),
         Piece::Count,
-        Piece::Sql(" FROM (SELECT COALESCE(MAX(k.start_value), 1) - 1 AS base FROM "),
+        Piece::Sql(" FROM (SELECT COALESCE(MAX(k.start_value), "),
+        Piece::Start,
+        Piece::Sql(") - 1 AS base FROM "),
         Piece::DurableCommit,
         Piece::Sql(" LEFT JOIN db_key k ON k.key_name = "),
         Piece::Key,
@@ -236,11 +242,15 @@ impl Text for UpsertReturning {
         Piece::OnCheckedSession,
         Piece::Sql(" ON CONFLICT (key_name, scope, period) DO UPDATE SET current_value = "),
         Piece::Greatest,
-        Piece::Sql("(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) + "),
+        Piece::Sql("(db_key.current_value, COALESCE(db_key.start_value, "),
+        Piece::Start,
+        Piece::Sql(") - 1) + "),
         Piece::Count,
         Piece::Sql(", updated_at = CURRENT_TIMESTAMP WHERE "),
         Piece::Greatest,
-        Piece::Sql("(db_key.current_value, COALESCE(db_key.start_value, 1) - 1) <= "),
+        Piece::Sql("(db_key.current_value, COALESCE(db_key.start_value, "),
+        Piece::Start,
+        Piece::Sql(") - 1) <= "),
         Piece::Limit,
         Piece::OnCheckedSession,
         Piece::Sql(" RETURNING current_value"),
@@ -259,7 +269,8 @@ impl Text for UpsertReturningInTransaction {
     const ON_CHECKED_SESSION: bool = true;
 }
 
-/// Creates a counter row at its key row's `start_value - 1` (0 without one), unless it exists.
+/// Creates a counter row at its key row's `start_value - 1` (without one, the spec's start - 1),
+/// unless it exists.
 pub(crate) struct CreateRow;
 
 impl Text for CreateRow {
@@ -271,7 +282,9 @@ impl Text for CreateRow {
         Piece::Scope,
         Piece::Sql(", "),
         Piece::Period,
-        Piece::Sql(", COALESCE(MAX(start_value), 1) - 1 FROM db_key WHERE key_name = "),
+        Piece::Sql(", COALESCE(MAX(start_value), "),
+        Piece::Start,
+        Piece::Sql(") - 1 FROM db_key WHERE key_name = "),
         Piece::Key,
         Piece::Sql(" AND scope = '' AND period = ''"),
         Piece::InsertIgnoringEnd,

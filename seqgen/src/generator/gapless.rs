@@ -42,7 +42,7 @@ impl Generator {
             return Err(refused(spec, &period, n));
         }
         let state = self.key_state(spec, scope);
-        let counter = Counter::new(spec.key(), scope, &period.text);
+        let counter = Counter::of(spec, scope, &period.text);
         if !state.shape_known(spec.shape()) {
             // Once per key, with the first number (the shape is known from then on): the
             // one-statement insert, which never asks, is only used after.

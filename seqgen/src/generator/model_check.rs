@@ -126,7 +126,7 @@ impl Driver for Conn {
         Ok(())
     }
 
-    async fn claim_shape(&mut self, _: &str, shape: &str) -> QueryResult<Option<String>> {
+    async fn claim_shape(&mut self, _: Counter<'_>, shape: &str) -> QueryResult<Option<String>> {
         let mut recorded = self.0.shape.lock().unwrap();
         Ok(Some(
             recorded.get_or_insert_with(|| shape.to_owned()).clone(),

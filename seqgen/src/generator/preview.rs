@@ -143,23 +143,21 @@ where
 {
     check_scope(spec, scope)?;
     check_recorded_shape(conn, spec)?;
-    let counter = Counter::new(spec.key(), scope, period);
+    let counter = Counter::of(spec, scope, period);
     let current = C::Backend::read(conn, counter)?;
     let last = current
         .and_then(|c| u64::try_from(c).ok())
         .filter(|&c| c > 0);
     // As the reservation statements compute it: a new row starts at the key row's start
-    // value, and an existing one jumps to its own (seqgen sets one on the key's row alone,
-    // which is an unscoped undated key's counter).
-    let base = match current {
-        Some(current) if counter != Counter::key_row(spec.key()) => current,
-        current => {
-            let start = C::Backend::read_start(conn, spec.key())?;
-            current
-                .unwrap_or(0)
-                .max(start.unwrap_or(1).saturating_sub(1))
-        }
+    // value (else the spec's), and an existing one jumps to its own (else the spec's); seqgen
+    // sets one on the key's row alone, which is an unscoped undated key's counter.
+    let key_row = counter.same_row(&Counter::key_row(spec.key()));
+    let key_start = match (current, key_row) {
+        (Some(_), false) => None,
+        _ => C::Backend::read_start(conn, spec.key())?,
     };
+    let base = key_start.unwrap_or(counter.start).saturating_sub(1);
+    let base = current.map_or(base, |current| current.max(base));
     let next = u64::try_from(base.max(0)).unwrap_or(0).saturating_add(1);
     if next > spec.capacity() {
         return Err(capacity_error(spec, &Period::new(period.to_owned())));

@@ -55,7 +55,7 @@ impl Generator {
             in_transaction && D::Backend::RESERVE_BESIDE_TRANSACTION && pool.is_some();
         if in_transaction && !through_pool {
             let claim = self.shape_before_reserving(db, spec, &state).await?;
-            let counter = Counter::new(spec.key(), scope, &period.text);
+            let counter = Counter::of(spec, scope, &period.text);
             let unknown = self.row_unknown::<D>(&state, counter);
             if unknown {
                 self.create_row_first(db, counter).await?;
@@ -300,7 +300,7 @@ impl Generator {
         if claim {
             if D::Backend::CREATES_ROWS_FIRST {
                 // The locking read below would take a gap lock on a missing key row.
-                db.create_row(Counter::key_row(spec.key())).await?;
+                db.create_row(Counter::of(spec, "", "")).await?;
             }
             // Read first (on SQLite the reservation holds the write lock by now, so reading is
             // safe): a recorded shape costs one statement, only a missing one is claimed.

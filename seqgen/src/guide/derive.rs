@@ -43,20 +43,27 @@
 //!
 //! ## `#[distributed_id(...)]`
 //!
-//! All keys are optional:
+//! The attribute's keys, all optional (this is their one table; the tidy test checks it names
+//! every key the derive takes):
 //!
 //! | key | default | meaning |
 //! |---|---|---|
 //! | `prefix = "U"` | none | literal text before the date |
-//! | `date = "%Y%m%d"` | `"%Y%m%d"` | chrono strftime pattern of the date part; `""` for none |
+//! | `date = "%Y%m%d"` | `"%Y%m%d"` | chrono strftime pattern of the date part; `""` for none. The counter restarts at the start in every period |
 //! | `pad = 6` | `6` | counter digits, 1..=18 |
 //! | `batch = 100` | `100` | numbers reserved per database round trip |
 //! | `key = "users"` | the Diesel table name | the `db_key` counter to draw from |
-//! | `gapless` (`nowait`) | batched | numbers taken in the inserting transaction: [gapless](super::gapless) |
-//! | `scope = "company_id"` | none | fields whose values each get their own counter: [scopes](super::scopes) |
-//!
-//! Policies, templates, time zones and check characters have keys of their own (`overflow`,
-//! `max`, `series`, `format`, `tz`, `check`): see [policies](super::policies).
+//! | `start = 1000` | `1` | the first number of every period (numbering from 1000 at go-live); the key row's `start_value`, set with `seqgen set-start`, wins |
+//! | `gapless` | batched | numbers taken in the inserting transaction: [gapless](super::gapless) |
+//! | `nowait` | waits | with `gapless`: fail with `Error::Busy` instead of waiting for the counter row |
+//! | `scope = "company_id"` | none | other fields of the struct (one, or several separated by commas) whose values each get their own counter: [scopes](super::scopes) |
+//! | `overflow = "widen"` | an error | past `10^pad - 1`: `widen`, `letters`, `cycle` (with `max`): [policies](super::policies) |
+//! | `max = 500` | none | the last number of a `cycle`, or of each series code |
+//! | `series = ["AA", "AB"]` | none | series codes, each holding `max` numbers: [policies](super::policies) |
+//! | `format = "{prefix}{date}-{seq}"` | `{prefix}{date}{seq}` | a template: [policies](super::policies) |
+//! | `tz = "+08:00"` | UTC | the time zone periods begin in: `utc`, `local` or a fixed offset |
+//! | `check = "luhn"` | none | check character(s) at the end: `luhn`, `damm` or `iso7064-mod97-10`; [`Spec::verify`] then catches typing errors |
+//! | `obfuscate = "ORDER_NUMBER_KEY"` | none | the environment variable holding a key: each period's numbers shown in an order only the key knows ([adopting](super::adopting)) |
 //!
 //! The table name comes from `#[diesel(table_name = …)]`, or Diesel's inference from the struct
 //! name (`NewUser` → `new_users`). Fields may be any type implementing [`IdValue`]: `String`,
@@ -90,7 +97,7 @@
 //! ```
 //!
 //! `.with_generator(&generator)` takes IDs from your own [`Generator`];
-//! `#[distributed_id(crate = "my_app::seqgen")]` on the struct names seqgen for crates that
+//! `#[distributed_id(crate = "my_app::diesel_seqgen")]` on the struct names seqgen for crates that
 //! re-export it. Every mistake in the attribute is a compile error pointing at the token (see
 //! `seqgen/tests/ui/`), checked by the same rules as [`SpecBuilder::build`] (the derive builds
 //! each spec with `diesel-seqgen-core` at compile time).
@@ -125,6 +132,7 @@
 //! ```
 //!
 //! [`insert_into`]: crate::insert_into
+//! [`Spec::verify`]: crate::Spec::verify
 //! [`IdValue`]: crate::IdValue
 //! [`Generator`]: crate::Generator
 //! [`Generator::next_number`]: crate::Generator::next_number

@@ -46,7 +46,7 @@ pub(crate) async fn reserve_block<D: Driver>(
     expected: Option<&Found>,
 ) -> Result<Reserved> {
     let request = Request {
-        counter: Counter::new(spec.key(), scope, &period.text),
+        counter: Counter::of(spec, scope, &period.text),
         // Both fit in an i64: `need <= largest` was checked, and `largest` is capped.
         need: need as i64,
         batch: i64::try_from(batch.generator).unwrap_or(i64::MAX),
@@ -122,10 +122,10 @@ pub(crate) async fn check_shape<D: Driver>(
     let recorded = match recorded {
         Some(recorded) => recorded,
         None => {
-            let (key, shape) = (spec.key(), spec.shape());
+            let (key_row, shape) = (Counter::of(spec, "", ""), spec.shape());
             match retry {
-                Retry::Yes => retrying!(D, db.claim_shape(key, shape).await)?,
-                Retry::No => db.claim_shape(key, shape).await?,
+                Retry::Yes => retrying!(D, db.claim_shape(key_row, shape).await)?,
+                Retry::No => db.claim_shape(key_row, shape).await?,
             }
             .unwrap_or_default()
         }
@@ -176,7 +176,7 @@ pub(crate) async fn reserve_fitting<D: Driver>(
     retry: Retry,
 ) -> Result<(i64, u64)> {
     let largest = largest(spec);
-    let counter = Counter::new(spec.key(), scope, &period.text);
+    let counter = Counter::of(spec, scope, &period.text);
     let count = count.min(largest);
     for count in [count, need] {
         // Both fit in an i64: `need <= largest` was checked, and `count` is capped above.

@@ -439,6 +439,7 @@ fn prune_keeps_a_row_that_took_a_number_since_it_was_read<C: TestConnection>(db:
         key: spec.key(),
         scope: "",
         period: &row.period,
+        start: 1,
     };
     let stale = <C::B as diesel_seqgen::Backend>::delete_row(&mut conn, counter, row.current_value);
     assert_eq!(

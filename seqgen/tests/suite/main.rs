@@ -44,6 +44,7 @@ mod replication;
 mod scoped;
 #[cfg(feature = "postgres")]
 mod servers;
+mod start;
 mod stats;
 mod transactions;
 mod void;

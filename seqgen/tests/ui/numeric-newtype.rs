@@ -18,7 +18,7 @@ struct Row {
 }
 
 #[derive(DistributedId)]
-#[distributed_id(crate = "::seqgen", pad = 4)]
+#[distributed_id(crate = "::diesel_seqgen", pad = 4)]
 struct Misplaced {
     #[distributed_id]
     id: String,

@@ -118,7 +118,10 @@ macro_rules! reserve {
         {
             use $crate::backend::mysql::{CreateRowAt, StartOfRow};
             use $crate::backend::statement::Statement;
-            let key_row = $crate::backend::Counter::key_row(counter.key);
+            let key_row = $crate::backend::Counter {
+                start: counter.start,
+                ..$crate::backend::Counter::key_row(counter.key)
+            };
             // The key row first, if missing: its own `start_value` is read by every reservation.
             Statement::<CreateRowAt>::new(key_row, 0)
                 .execute(conn) $(.$aw)* ?;

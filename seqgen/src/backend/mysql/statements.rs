@@ -9,15 +9,18 @@ use diesel::sql_types::{BigInt, Nullable, Text, Unsigned};
 use crate::backend::statement::{Piece, Text as StatementText};
 
 /// Adds to an existing counter and remembers the new value as `LAST_INSERT_ID()`. A counter
-/// behind its own `start_value` jumps forward to it; a counter past the limit is left alone.
+/// behind its own `start_value` (else the spec's start) jumps forward to it; a counter past
+/// the limit is left alone.
 pub(super) struct Bump;
 
 impl StatementText for Bump {
     const PIECES: &'static [Piece] = &[
         Piece::Sql(
             "UPDATE db_key SET current_value = LAST_INSERT_ID(GREATEST(current_value, \
-             COALESCE(start_value, 1) - 1) + ",
+             COALESCE(start_value, ",
         ),
+        Piece::Start,
+        Piece::Sql(") - 1) + "),
         Piece::Count,
         Piece::Sql("), updated_at = CURRENT_TIMESTAMP(6) WHERE key_name = "),
         Piece::Key,
@@ -25,7 +28,9 @@ impl StatementText for Bump {
         Piece::Scope,
         Piece::Sql(" AND period = "),
         Piece::Period,
-        Piece::Sql(" AND GREATEST(current_value, COALESCE(start_value, 1) - 1) <= "),
+        Piece::Sql(" AND GREATEST(current_value, COALESCE(start_value, "),
+        Piece::Start,
+        Piece::Sql(") - 1) <= "),
         Piece::Limit,
     ];
     type SqlType = BigInt;
@@ -60,8 +65,7 @@ impl QueryFragment<Mysql> for BumpKnownKey<'_, '_> {
             Bump::PIECES,
             Bump::ON_CHECKED_SESSION,
             r.counter,
-            &self.count,
-            &self.limit,
+            (&self.count, &self.limit, &r.counter.start),
             out.reborrow(),
         )?;
         // `shape` compares byte for byte: the table's collation is `utf8mb4_bin`.
@@ -107,13 +111,15 @@ impl StatementText for ReadBack {
     );
 }
 
-/// A new counter row's start: its key row's `start_value - 1` (0 without one), read with a
+/// A new counter row's start: its key row's `start_value - 1` (else the spec's start - 1), read with a
 /// lock once the key row exists (a plain read would see a transaction's old snapshot).
 pub(super) struct StartOfRow;
 
 impl StatementText for StartOfRow {
     const PIECES: &'static [Piece] = &[
-        Piece::Sql("SELECT COALESCE(MAX(start_value), 1) - 1 FROM db_key WHERE key_name = "),
+        Piece::Sql("SELECT COALESCE(MAX(start_value), "),
+        Piece::Start,
+        Piece::Sql(") - 1 FROM db_key WHERE key_name = "),
         Piece::Key,
         Piece::Sql(" AND scope = '' AND period = '' FOR UPDATE"),
     ];

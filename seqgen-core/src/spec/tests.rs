@@ -1,7 +1,7 @@
 //! The spec's rules and formats.
 
 use super::*;
-use crate::Setting;
+use crate::{Setting, SpecError};
 
 fn spec(prefix: &str, date: &str, pad: u32) -> Spec {
     Spec::builder("k")

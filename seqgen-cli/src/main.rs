@@ -149,7 +149,7 @@ enum Command {
         /// The first period to keep, as the IDs show it (e.g. 202601).
         #[arg(long, value_name = "PERIOD")]
         before: String,
-        /// The time zone the key's periods begin in (`utc`, `local`, `+08:00`).
+        /// The time zone the key's periods begin in (`utc`, `local`, `+08:00`, `Europe/Paris`).
         #[arg(long, default_value = "utc", value_parser = parse_time_zone)]
         tz: diesel_seqgen::TimeZone,
         /// Refuse a period whose row took a number less than this many seconds ago: an
@@ -192,7 +192,7 @@ struct PeriodArgs {
     /// The period as the IDs show it (e.g. 202611); the current one by default.
     #[arg(long)]
     period: Option<String>,
-    /// The time zone the key's periods begin in (`utc`, `local`, `+08:00`), for the current
+    /// The time zone the key's periods begin in (`utc`, `local`, `+08:00`, `Europe/Paris`), for the current
     /// period.
     #[arg(long, default_value = "utc", value_parser = parse_time_zone)]
     tz: diesel_seqgen::TimeZone,
@@ -220,7 +220,10 @@ impl std::str::FromStr for SettingValue {
 
 fn parse_time_zone(text: &str) -> Result<diesel_seqgen::TimeZone, String> {
     diesel_seqgen::TimeZone::parse(text).ok_or_else(|| {
-        format!("expected `utc`, `local` or an offset such as `+08:00`; got {text:?}")
+        format!(
+            "expected `utc`, `local`, an offset such as `+08:00` or an IANA zone such as \
+             `Europe/Paris`; got {text:?}"
+        )
     })
 }
 

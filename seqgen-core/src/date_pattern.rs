@@ -148,7 +148,8 @@ fn format_at(at: (i32, u32, u32, u32, u32, u32), pattern: &str) -> Option<String
     Some(text)
 }
 
-/// A time zone as written in a spec: `utc`, `local`, or a fixed offset `+08:00` / `-05:30`.
+/// A time zone as written in a spec, other than an IANA name: `utc`, `local`, or a fixed offset
+/// `+08:00` / `-05:30`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ZoneSpec {
     Utc,

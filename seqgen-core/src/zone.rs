@@ -4,9 +4,11 @@ use chrono::{DateTime, FixedOffset, Utc};
 
 /// The time zone a spec's date part is computed in: the period changes at midnight there.
 ///
-/// The default is UTC, the same on every instance. `Local` is each machine's own zone: only
-/// safe when every instance runs in the same one (it never causes a duplicate, but two
-/// instances in different zones stamp different dates at the same moment).
+/// The default is UTC, the same on every instance. A named zone of the IANA database
+/// (`Europe/Paris`) follows its daylight-saving changes: the period changes at local midnight
+/// all year. `Local` is each machine's own zone: only safe when every instance runs in the
+/// same one (it never causes a duplicate, but two instances in different zones stamp
+/// different dates at the same moment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum TimeZone {
@@ -17,19 +19,29 @@ pub enum TimeZone {
     Local,
     /// A fixed offset from UTC, e.g. `+08:00`.
     Fixed(FixedOffset),
+    /// A zone of the IANA time zone database, e.g. `Europe/Paris` (through `chrono-tz`).
+    Named(chrono_tz::Tz),
 }
 
 impl TimeZone {
-    /// `utc`, `local`, or a fixed offset `±HH:MM`; `None` for anything else.
+    /// `utc`, `local`, a fixed offset `±HH:MM`, or an IANA zone name (`Europe/Paris`,
+    /// `America/New_York`); `None` for anything else.
     ///
     /// ```
     /// use diesel_seqgen_core::TimeZone;
     /// assert_eq!(TimeZone::parse("utc"), Some(TimeZone::Utc));
     /// assert!(matches!(TimeZone::parse("+08:00"), Some(TimeZone::Fixed(_))));
-    /// assert_eq!(TimeZone::parse("Europe/Paris"), None);
+    /// assert!(matches!(TimeZone::parse("Europe/Paris"), Some(TimeZone::Named(_))));
+    /// assert_eq!(TimeZone::parse("Mars/Olympus"), None);
     /// ```
     pub fn parse(text: &str) -> Option<Self> {
         use crate::date_pattern::{parse_time_zone, ZoneSpec};
+        if let Ok(named) = text.parse::<chrono_tz::Tz>() {
+            // `UTC` is a name there too: keep the cheaper, equal variant.
+            if !matches!(text, "utc" | "UTC" | "Z") {
+                return Some(TimeZone::Named(named));
+            }
+        }
         Some(match parse_time_zone(text)? {
             ZoneSpec::Utc => TimeZone::Utc,
             ZoneSpec::Local => TimeZone::Local,
@@ -46,6 +58,7 @@ impl TimeZone {
                 .format(pattern)
                 .to_string(),
             TimeZone::Fixed(offset) => now.with_timezone(&offset).format(pattern).to_string(),
+            TimeZone::Named(zone) => now.with_timezone(&zone).format(pattern).to_string(),
         }
     }
 }

@@ -24,7 +24,7 @@ pub(super) fn time_zone(lit: Option<&LitStr>, errors: &mut Errors) -> Option<Opt
     if TimeZone::parse(&lit.value()).is_none() {
         errors.at(
             lit,
-            "`tz` must be \"utc\", \"local\" or a fixed offset like \"+08:00\"",
+            "`tz` must be \"utc\", \"local\", a fixed offset like \"+08:00\" or a zone of the IANA database like \"Europe/Paris\"",
         );
         return None;
     }

@@ -61,7 +61,7 @@
 //! | `max = 500` | none | the last number of a `cycle`, or of each series code |
 //! | `series = ["AA", "AB"]` | none | series codes, each holding `max` numbers: [policies](super::policies) |
 //! | `format = "{prefix}{date}-{seq}"` | `{prefix}{date}{seq}` | a template: [policies](super::policies) |
-//! | `tz = "+08:00"` | UTC | the time zone periods begin in: `utc`, `local` or a fixed offset |
+//! | `tz = "Europe/Paris"` | UTC | the time zone periods begin in: `utc`, `local`, a fixed offset (`+08:00`) or an IANA zone, whose daylight-saving changes it follows |
 //! | `check = "luhn"` | none | check character(s) at the end: `luhn`, `damm` or `iso7064-mod97-10`; [`Spec::verify`] then catches typing errors |
 //! | `obfuscate = "ORDER_NUMBER_KEY"` | none | the environment variable holding a key: each period's numbers shown in an order only the key knows ([adopting](super::adopting)) |
 //!

@@ -19,6 +19,7 @@ backend_tests!(
     cycles_stay_exact_across_generators_released_in_turn,
     series_roll_over_across_blocks_and_instances,
     periods_follow_the_time_zone,
+    a_named_zone_changes_period_at_local_midnight_across_daylight_saving,
     settings_in_the_table_apply_at_the_next_reservation,
 );
 
@@ -214,6 +215,40 @@ fn periods_follow_the_time_zone<C: TestConnection>(db: TestDb<C>) {
     assert_eq!(generator.next_id(&mut conn, &east).unwrap(), "Z20250703001");
     clock.set(Utc.with_ymd_and_hms(2025, 7, 3, 0, 0, 0).unwrap());
     assert_eq!(generator.next_id(&mut conn, &utc).unwrap(), "Z20250703001");
+}
+
+/// `Europe/Paris` on both daylight-saving days of 2026: local midnight is 23:00 UTC on
+/// 2026-03-28 (winter time, +01:00) and 22:00 UTC on 2026-10-24 (summer time, +02:00), then
+/// 23:00 UTC on 2026-10-25 (+01:00 again). The period changes at each, not an hour off, and
+/// every period counts from 1; a fixed offset would be an hour wrong for half the year.
+fn a_named_zone_changes_period_at_local_midnight_across_daylight_saving<C: TestConnection>(
+    db: TestDb<C>,
+) {
+    let mut conn = db.connect();
+    let at = |m, d, h, mi, s| Utc.with_ymd_and_hms(2026, m, d, h, mi, s).unwrap();
+    let clock = Arc::new(FixedClock::new(at(3, 28, 22, 59, 59)));
+    let generator = Generator::builder().clock(clock.clone()).build();
+    let paris = Spec::builder(db.key("paris"))
+        .prefix("P")
+        .date("%Y%m%d")
+        .pad(3)
+        .time_zone(TimeZone::parse("Europe/Paris").unwrap())
+        .build()
+        .unwrap();
+    let mut next = |when| {
+        clock.set(when);
+        generator.next_id(&mut conn, &paris).unwrap()
+    };
+    // The spring day: 23:00 UTC is midnight of the 29th; the 29th has 23 hours.
+    assert_eq!(next(at(3, 28, 22, 59, 59)), "P20260328001");
+    assert_eq!(next(at(3, 28, 23, 0, 0)), "P20260329001");
+    assert_eq!(next(at(3, 29, 21, 59, 59)), "P20260329002");
+    assert_eq!(next(at(3, 29, 22, 0, 0)), "P20260330001");
+    // The autumn day: 22:00 UTC is midnight of the 25th, which has 25 hours.
+    assert_eq!(next(at(10, 24, 21, 59, 59)), "P20261024001");
+    assert_eq!(next(at(10, 24, 22, 0, 0)), "P20261025001");
+    assert_eq!(next(at(10, 25, 22, 59, 59)), "P20261025002");
+    assert_eq!(next(at(10, 25, 23, 0, 0)), "P20261026001");
 }
 
 /// An operator raises a hot key's batch and sets where new periods start, in `db_key`, with

@@ -2,7 +2,7 @@ use diesel_seqgen::DistributedId;
 
 #[derive(DistributedId)]
 struct NewUser {
-    #[distributed_id(tz = "Europe/Paris")]
+    #[distributed_id(tz = "Mars/Olympus")]
     id: String,
 }
 

@@ -1,6 +1,7 @@
 //! Quickstart: the three models of the source designs on embedded SQLite.
 //!
-//! `cargo run --example quickstart` — run it twice: the numbering continues.
+//! `cargo run --example quickstart [-- PATH]` — run it twice: the numbering continues where
+//! the first run stopped.
 
 use diesel::prelude::*;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
@@ -41,7 +42,10 @@ struct NewOrder {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let path = std::env::temp_dir().join("seqgen-quickstart.db");
+    let path = std::env::args_os()
+        .nth(1)
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("seqgen-quickstart.db"));
     println!("database: {}", path.display());
     let mut conn = SqliteConnection::establish(path.to_str().ok_or("non-UTF-8 temp dir")?)?;
     diesel_seqgen::sqlite::configure(&mut conn)?;
@@ -112,9 +116,12 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .execute(&mut conn)?;
     println!("orders: {}", ids(more.iter().map(|o| &o.order_no)));
 
+    // A clean shutdown: the numbers reserved but not handed out go back to their counters.
+    let given_back = diesel_seqgen::global::release(&mut conn)?;
     println!(
-        "\nRun it again and the numbering continues after the numbers this run reserved \
-         (batch 100 per key: a stopped process leaves holes, never duplicates)."
+        "\nGave {given_back} unused numbers back: run it again and the numbering continues \
+         right after these (a process that stops without `release` leaves holes, never \
+         duplicates)."
     );
     Ok(())
 }

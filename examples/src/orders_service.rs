@@ -92,11 +92,19 @@ pub fn setup(path: &str) -> Result<AppState, Box<dyn std::error::Error>> {
 }
 
 /// The service's routes.
-pub fn app(state: AppState) -> Router {
+pub fn app(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/orders", post(create_order))
         .route("/orders/{order_no}", get(find_order))
-        .with_state(Arc::new(state))
+        .with_state(state)
+}
+
+/// On a clean shutdown, after the last request: gives the numbers the service still holds back
+/// to their counters, so that the next start continues after the last order instead of after
+/// the block. Returns how many went back.
+pub async fn release(state: &AppState) -> Result<u64, Box<dyn std::error::Error>> {
+    let mut conn = state.pool.get().await?;
+    Ok(state.ids.release(&mut *conn).await?)
 }
 
 /// An error as the API answers it: a status and a message.

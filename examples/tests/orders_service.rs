@@ -4,7 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use seqgen_examples::orders_service::{app, setup};
+use std::sync::Arc;
+
+use seqgen_examples::orders_service::{app, release, setup};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn orders_get_distinct_consecutive_numbers() {
@@ -12,7 +14,8 @@ async fn orders_get_distinct_consecutive_numbers() {
     let database = dir.path().join("orders.db").display().to_string();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let service = app(setup(&database).unwrap());
+    let state = Arc::new(setup(&database).unwrap());
+    let service = app(state.clone());
     let server = tokio::spawn(async move { axum::serve(listener, service).await });
     let client = reqwest::Client::new();
 
@@ -78,6 +81,31 @@ async fn orders_get_distinct_consecutive_numbers() {
     assert!(
         next["order_no"].as_str().unwrap().ends_with("0041"),
         "{next}"
+    );
+    server.abort();
+
+    // A clean shutdown gives the other 9 numbers of the block back: the service started again
+    // on the same database numbers its next order 42, not 51.
+    assert_eq!(release(&state).await.unwrap(), 9);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let restarted = app(Arc::new(setup(&database).unwrap()));
+    let server = tokio::spawn(async move { axum::serve(listener, restarted).await });
+    let after_restart = client
+        .post(format!("{base}/orders"))
+        .json(&serde_json::json!({"item": "jam", "quantity": 1}))
+        .send()
+        .await
+        .unwrap()
+        .json::<serde_json::Value>()
+        .await
+        .unwrap();
+    assert!(
+        after_restart["order_no"]
+            .as_str()
+            .unwrap()
+            .ends_with("0042"),
+        "{after_restart}"
     );
     server.abort();
 }

@@ -429,6 +429,44 @@ fn the_database_comes_as_the_diesel_cli_takes_it() {
     assert!(overridden.err.contains("other.db"), "{}", overridden.err);
 }
 
+/// `seqgen check` reports rows whose ID was never filled (a record inserted with plain
+/// `diesel::insert_into` before seqgen filled it) with exit code 1, naming the fix.
+#[test]
+#[cfg(feature = "sqlite")]
+fn check_reports_rows_without_an_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("app.db");
+    let url = db.to_str().unwrap();
+    expect(&seqgen(Some(url), &["migrate"]), 0);
+    let mut conn = SqliteConnection::establish(url).unwrap();
+    conn.batch_execute("CREATE TABLE users (id TEXT, name TEXT NOT NULL)")
+        .unwrap();
+    let spec = diesel_seqgen::Spec::builder("users")
+        .prefix("U")
+        .date("")
+        .build()
+        .unwrap();
+    for name in ["ada", "grace"] {
+        let id = diesel_seqgen::global::next_id(&mut conn, &spec).unwrap();
+        conn.batch_execute(&format!("INSERT INTO users VALUES ('{id}', '{name}')"))
+            .unwrap();
+    }
+    let args = [
+        "check", "--key", "users", "--table", "users", "--column", "id",
+    ];
+    expect(&seqgen(Some(url), &args), 0);
+    conn.batch_execute("INSERT INTO users VALUES ('', 'edsger'), (NULL, 'barbara')")
+        .unwrap();
+    let check = seqgen(Some(url), &args);
+    expect(&check, 1);
+    assert!(check.out.contains("2 row(s) have no ID"), "{}", check.out);
+    assert!(
+        check.out.contains("diesel_seqgen::insert_into"),
+        "{}",
+        check.out
+    );
+}
+
 /// `seqgen keys | head`: the reader goes away mid-output; seqgen stops quietly, no panic.
 #[test]
 #[cfg(feature = "sqlite")]

@@ -122,7 +122,7 @@ pub use generator::{Generator, GeneratorBuilder};
 pub use global::assign_ids;
 pub use insert::insert_into;
 pub use migrations::run_migrations;
-pub use model::{DistributedId, IdSlot, IdValue, Records};
+pub use model::{DistributedId, Id, IdSlot, IdValue, NotFilled, NumericId, Records};
 pub use transaction::retry_transaction;
 
 /// Fills a Diesel model's ID fields from seqgen's `db_key` counters, just before the insert,

@@ -27,6 +27,7 @@ struct TableJson {
     table: String,
     column: String,
     ids: u64,
+    empty: u64,
     unparsed: u64,
     unparsed_examples: Vec<String>,
     counters: Vec<CounterJson>,
@@ -73,7 +74,7 @@ where
         Mode::Adopt => admin::adopt(conn, &spec, ids)?,
         Mode::Check | Mode::DryRun => admin::check(conn, &spec, ids)?,
     };
-    let code = if mode == Mode::Check && found.is_behind() {
+    let code = if mode == Mode::Check && (found.is_behind() || found.empty > 0) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -85,6 +86,7 @@ where
             table: args.ids.table.clone(),
             column: args.ids.column.clone(),
             ids: found.ids,
+            empty: found.empty,
             unparsed: found.unparsed,
             unparsed_examples: found.unparsed_examples.clone(),
             counters: found
@@ -151,6 +153,14 @@ where
             "{} value(s) are no ID of key {key} and were left out, e.g. {}",
             found.unparsed,
             found.unparsed_examples.join(", ")
+        );
+    }
+    if found.empty > 0 {
+        out!(
+            "{} row(s) have no ID (NULL, empty or 0): inserted without seqgen filling them. Insert \
+             with `diesel_seqgen::insert_into`, or call `diesel_seqgen::assign_ids` first; the \
+             `diesel_seqgen::Id` field type refuses such an insert",
+            found.empty
         );
     }
     let risky = found

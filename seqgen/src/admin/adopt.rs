@@ -19,8 +19,13 @@ const EXAMPLES: usize = 5;
 pub struct TableCheck {
     /// The key.
     pub key: String,
-    /// How many IDs the table holds (NULLs left out).
+    /// How many IDs the table holds (empty ones left out).
     pub ids: u64,
+    /// How many rows have no ID: NULL, empty text or 0, what a record seqgen never filled
+    /// inserts with plain `diesel::insert_into` (use [`insert_into`](crate::insert_into), call
+    /// [`assign_ids`](crate::assign_ids) first, or declare the field an [`Id`](crate::Id)).
+    /// Not counted anywhere else.
+    pub empty: u64,
     /// How many of them are no ID of the key: not parsed with its spec, or (scoped key)
     /// in a row whose scope column is NULL or no valid scope. Not counted anywhere else.
     pub unparsed: u64,
@@ -168,7 +173,7 @@ where
     let scope_column = ids.scope_column.filter(|_| spec.is_scoped());
     let table: Vec<&str> = ids.table.split('.').collect();
     let mut highest: BTreeMap<(String, String), u64> = BTreeMap::new();
-    let (mut count, mut unparsed, mut examples) = (0u64, 0u64, Vec::new());
+    let (mut count, mut unparsed, mut empty, mut examples) = (0u64, 0u64, 0u64, Vec::new());
     C::Backend::each_id(
         conn,
         &table,
@@ -176,7 +181,10 @@ where
         scope_column,
         None,
         &mut |id, scope| {
-            let Some(id) = id else { return };
+            let Some(id) = id.filter(|id| !id.is_empty() && id != "0") else {
+                empty += 1;
+                return;
+            };
             count += 1;
             let scope = scope.unwrap_or_default();
             let valid_scope = !spec.is_scoped() || check_scope(spec, &scope).is_ok();
@@ -208,6 +216,7 @@ where
     Ok(TableCheck {
         key: key.to_owned(),
         ids: count,
+        empty,
         unparsed,
         unparsed_examples: examples,
         counters: highest

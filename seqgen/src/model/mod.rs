@@ -3,11 +3,13 @@
 //! own rows (`one_statement`).
 
 mod fill;
+mod id;
 pub(crate) mod one_statement;
 
 pub(crate) use fill::{fill, gapless_field, unfill};
 #[cfg(seqgen_async)]
 pub(crate) use fill::{fill_on, plan_fill};
+pub use id::{Id, NotFilled, NumericId};
 
 use diesel_seqgen_core::Spec;
 

@@ -22,6 +22,7 @@ mod gapless;
 mod generator;
 mod generic_repository;
 mod guess;
+mod id_types;
 mod integrity;
 mod invariant;
 mod meters;

@@ -6,7 +6,6 @@
 use crate::common;
 
 use common::{TestConnection, TestDb};
-use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel_seqgen::admin;
 use diesel_seqgen::{DistributedId, Id, NotFilled, NumericId};

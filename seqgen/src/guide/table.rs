@@ -55,6 +55,34 @@
 //! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
 //! ```
 //!
+//! ## Beside the diesel CLI
+//!
+//! `diesel print-schema` (and `diesel migration run`, which rewrites your `schema.rs`) writes
+//! every table it finds, seqgen's too. Leave them out in `diesel.toml` (the names are regular
+//! expressions):
+//!
+//! ```toml
+//! [print_schema]
+//! file = "src/schema.rs"
+//! filter = { except_tables = ["^db_key$", "^db_key_void$"] }
+//! ```
+//!
+//! seqgen's migrations are embedded in the crate, not in your `migrations/` folder: create
+//! `db_key` with `diesel_seqgen::run_migrations` at start-up, or `seqgen migrate` in your
+//! deployment next to `diesel migration run`. Both record their versions in
+//! `__diesel_schema_migrations`, which the diesel CLI reads as follows (checked against
+//! diesel_migrations 2.3's `MigrationHarness`, which it runs):
+//!
+//! - `diesel migration run` applies your pending migrations and ignores seqgen's recorded
+//!   versions;
+//! - `diesel migration revert` and `redo` take the highest version applied, which is always
+//!   one of yours (seqgen's are `00000000000100` to `00000000000600`, below any timestamp);
+//! - `diesel migration revert --all` reverts all of yours, then stops with "unknown migration
+//!   version" at seqgen's, leaving `db_key` in place: the counters outlive your schema on
+//!   purpose. To drop seqgen's tables too, revert through
+//!   [`with_app_migrations`](crate::migrations::with_app_migrations) (above), or run their
+//!   `down.sql` by hand.
+//!
 //! Migration `00000000000500` changes `db_key`'s primary key: seqgen versions from before it
 //! fail at their first reservation on an upgraded table on PostgreSQL and SQLite (their `ON
 //! CONFLICT` names the old key; loudly, never a repeated number), and on MySQL keep working for

@@ -192,7 +192,7 @@ pub enum Error {
     },
 
     /// A [`Generator`](crate::Generator) met a second database.
-    #[error("this Generator caches numbers of another database: create one Generator per database, or use the default one (`diesel_seqgen::next_id`), which tells databases apart")]
+    #[error("this Generator caches numbers of another database: create one Generator per database, or use the default one (`diesel_seqgen::global::next_id`, `insert_into`), which tells databases apart")]
     DifferentDatabase,
 
     /// A PostgreSQL server on an older timeline than this process saw for the same database:

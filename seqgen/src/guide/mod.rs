@@ -1,5 +1,6 @@
 //! The guide: how seqgen works and how to use each part of it, one chapter per subject. Every
-//! Rust example in it is compiled and run by `cargo test` (on SQLite, in memory).
+//! Rust example in it is compiled and run by `cargo test` (on SQLite, in memory); the async
+//! chapter's by `cargo test --all-features`, as CI runs it (it needs `async-sqlite`).
 //!
 //! | chapter | what |
 //! |---|---|
@@ -13,14 +14,13 @@
 //! | [`table`] | the `db_key` table and its migrations |
 //! | [`backends`] | SQLite, PostgreSQL, MySQL and MariaDB |
 //! | [`operations`] | the `seqgen` command, statistics, metrics, tracing |
-//! | [`architecture`] | how the code is laid out, and the rules it keeps |
 //! | [`limits`] | known limits |
 //!
 //! What the numbers cost (the cached path, inserts against plain Diesel, gapless against
-//! django-sequences and pgbench) is in `BENCHMARKS.md`, with the commands that measure it.
+//! django-sequences and pgbench) is in `BENCHMARKS.md`, with the commands that measure it. How
+//! the code is laid out, for contributors: `ARCHITECTURE.md`.
 
 pub mod adopting;
-pub mod architecture;
 pub mod backends;
 pub mod derive;
 pub mod gapless;

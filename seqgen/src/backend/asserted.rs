@@ -109,6 +109,8 @@ impl<S, V> Asserted<S, V> {
 }
 
 /// `(a, b), (c, d)` of `rows`.
+// PostgreSQL's checked insert.
+#[cfg_attr(not(seqgen_pg), allow(dead_code))]
 fn each_row<'b, DB, V>(rows: &'b [V], out: &mut AstPass<'_, 'b, DB>) -> QueryResult<()>
 where
     DB: diesel::backend::Backend,

@@ -72,6 +72,7 @@ impl RenderedOnce {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Dialect {
     /// `"name"`, `$1`.
+    #[cfg_attr(not(seqgen_pg), allow(dead_code))]
     Postgres,
     /// `` `name` ``, `?`.
     Mysql,
@@ -158,7 +159,9 @@ impl Rendered {
         })
     }
 
-    /// The position of `column` (unquoted) among the columns.
+    /// The position of `column` (unquoted) among the columns (PostgreSQL's one-statement
+    /// insert).
+    #[cfg_attr(not(seqgen_pg), allow(dead_code))]
     pub(crate) fn position(&self, column: &str) -> Option<usize> {
         let quote = self.dialect.quote();
         self.columns
@@ -168,6 +171,7 @@ impl Rendered {
 }
 
 /// `"a""b"` → `a"b` (with `quote` `"`).
+#[cfg_attr(not(seqgen_pg), allow(dead_code))]
 fn unquote(quoted: &str, quote: char) -> Option<String> {
     let inner = quoted.strip_prefix(quote)?.strip_suffix(quote)?;
     Some(inner.replace(&format!("{quote}{quote}"), &quote.to_string()))

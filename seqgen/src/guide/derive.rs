@@ -72,6 +72,12 @@
 //! (an empty `String`, `None`, or `0` for a plain `i64`), so a value you set is inserted as is.
 //! Several annotated fields are fine, each with its own key.
 //!
+//! [`Id`](crate::Id) and [`NumericId`](crate::NumericId) are such fields that also refuse the
+//! habit of a plain `diesel::insert_into(..).values(&record)` on a record seqgen has not filled:
+//! Diesel's insert then fails with a `SerializationError` ([`NotFilled`](crate::NotFilled),
+//! naming `insert_into` and `assign_ids`) before anything is sent, instead of inserting an
+//! empty ID. `seqgen check` finds rows that got in without one anyway.
+//!
 //! `get_result` / `get_results` work where the backend has `RETURNING` (SQLite, PostgreSQL).
 //! For anything else Diesel offers (`on_conflict`, …), `execute_with` fills the IDs and runs
 //! your statement, with the same give-back for gapless fields on failure:

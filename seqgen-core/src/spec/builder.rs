@@ -256,16 +256,13 @@ impl SpecBuilder {
                 date_shape,
             ));
         }
-        if pad_ok {
-            let capacity = policy::capacity(self.pad, self.overflow, series.as_ref());
-            errors.extend(super::start::check_start(self.start, capacity));
-        }
+        let capacity = policy::capacity(self.pad, self.overflow, series.as_ref());
+        errors.extend(super::start::check_start(self.start, capacity).filter(|_| pad_ok));
         let obfuscation = self.obfuscate.as_ref().map(|source| source.resolve());
         errors.extend(obfuscation.clone().and_then(Result::err));
         if !errors.is_empty() {
             return Err(errors);
         }
-        let capacity = policy::capacity(self.pad, self.overflow, series.as_ref());
         let mut spec = Spec {
             cache_key: CacheKey::default(),
             memo: Memo::default(),

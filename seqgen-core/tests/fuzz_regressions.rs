@@ -82,3 +82,14 @@ fn a_specifier_chrono_cannot_format_is_unknown() {
         }
     );
 }
+
+/// `build_spec` (in CI's 30 s run): checking the start computed the capacity of a pad out of
+/// range (21 digits) and indexed past the table of powers of ten. The pad is reported; the
+/// start is checked only against a valid pad.
+#[test]
+fn a_start_beside_a_pad_out_of_range_is_no_panic() {
+    let err = Spec::builder("k").pad(21).build().unwrap_err();
+    assert_eq!(err, SpecError::PadOutOfRange(21));
+    let err = Spec::builder("k").pad(21).start(5).build().unwrap_err();
+    assert_eq!(err, SpecError::PadOutOfRange(21));
+}

@@ -256,13 +256,14 @@ impl SpecBuilder {
                 date_shape,
             ));
         }
-        let capacity = policy::capacity(self.pad, self.overflow, series.as_ref());
-        errors.extend(super::start::check_start(self.start, capacity).filter(|_| pad_ok));
+        let capacity = pad_ok.then(|| policy::capacity(self.pad, self.overflow, series.as_ref()));
+        errors.extend(super::start::check_start(self.start, capacity));
         let obfuscation = self.obfuscate.as_ref().map(|source| source.resolve());
         errors.extend(obfuscation.clone().and_then(Result::err));
         if !errors.is_empty() {
             return Err(errors);
         }
+        let capacity = capacity.expect("a valid pad: checked above");
         let mut spec = Spec {
             cache_key: CacheKey::default(),
             memo: Memo::default(),

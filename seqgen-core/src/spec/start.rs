@@ -30,7 +30,9 @@ impl Spec {
     }
 }
 
-/// A start is a number the spec can print: 1 up to its capacity.
-pub(super) fn check_start(start: u64, capacity: u64) -> Option<SpecError> {
+/// A start is a number the spec can print: 1 up to its capacity (`None` when the pad is out of
+/// range, which is reported on its own: the start is not checked then).
+pub(super) fn check_start(start: u64, capacity: Option<u64>) -> Option<SpecError> {
+    let capacity = capacity?;
     (start == 0 || start > capacity).then_some(SpecError::StartOutOfRange { start, capacity })
 }

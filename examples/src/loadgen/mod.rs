@@ -175,13 +175,21 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         .connection_timeout(Duration::from_secs(2))
         .connection_customizer(Box::new(Setup))
         .build(ConnectionManager::<C>::new(url))?;
-    {
+    // A process starting while its node restarts (a rolling restart) tries again, as an app
+    // starting beside a failover would.
+    (|| -> Result<(), BoxError> {
         let mut conn = pool.get()?;
         diesel_seqgen::run_migrations(&mut *conn)?;
         if args.insert {
             create_rows_table(&mut *conn)?;
         }
-    }
+        Ok(())
+    })
+    .retry(reconnect_backoff())
+    .sleep(std::thread::sleep)
+    .when(connection_lost)
+    .notify(|e, after| eprintln!("loadgen: setting up: {e}; trying again in {after:?}"))
+    .call()?;
     let spec = Arc::new(spec_of(args)?);
     let generator = generator_of(args).pool(pool.clone()).build();
 

@@ -97,6 +97,11 @@ pub(super) fn connection_lost(e: &BoxError) -> bool {
         // A Galera node cut off or rejoining: a new connection, later, may find it back.
         Some(diesel_seqgen::Error::Pool(_) | diesel_seqgen::Error::NodeOutOfCluster(_)) => true,
         Some(diesel_seqgen::Error::Database(e)) => diesel_connection_lost(e),
+        // Migrations at start-up, while a node restarts.
+        Some(diesel_seqgen::Error::Migration(source)) => match source.downcast_ref() {
+            Some(e) => diesel_connection_lost(e),
+            None => lost_message(&source.to_string()),
+        },
         Some(_) => false,
         None => e
             .downcast_ref::<DieselError>()
@@ -114,22 +119,25 @@ fn diesel_connection_lost(e: &DieselError) -> bool {
         DieselError::RollbackErrorOnCommit { commit_error, .. } => {
             diesel_connection_lost(commit_error)
         }
-        DieselError::DatabaseError(_, info) => {
-            let message = info.message().to_ascii_lowercase();
-            [
-                "connection",
-                "gone away",
-                "shutting down",
-                "starting up",
-                "recovery mode",
-                "terminating",
-                "no more connections",
-            ]
-            .iter()
-            .any(|word| message.contains(word))
-        }
+        DieselError::DatabaseError(_, info) => lost_message(info.message()),
         _ => false,
     }
+}
+
+/// Whether a server's message says the connection is gone or the server is not serving.
+fn lost_message(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    [
+        "connection",
+        "gone away",
+        "shutting down",
+        "starting up",
+        "recovery mode",
+        "terminating",
+        "no more connections",
+    ]
+    .iter()
+    .any(|word| message.contains(word))
 }
 
 /// Takes an ID of `scope` (`""` unscoped) and inserts it in one transaction, run again after

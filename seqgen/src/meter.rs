@@ -2,7 +2,8 @@
 //! with the key, through the `metrics` facade, for whatever recorder the app installs (a
 //! Prometheus exporter, say). Without the feature all of it compiles to nothing.
 //!
-//! Published at each reservation and at `release`, never on the cached path: the IDs served
+//! Every metric has a unit and a help text ([`describe`]). Published at each reservation and at
+//! `release`, never on the cached path: the IDs served
 //! from memory and the numbers a new period left unused are added then, as what accrued since
 //! the last publication, so those two lag by up to a block (about a second for a busy key).
 
@@ -22,12 +23,112 @@ pub const RETRIES: &str = "seqgen_retries_total";
 pub const CONFLICTS: &str = "seqgen_conflicts_total";
 /// Histogram: how long reservations took, in seconds.
 pub const RESERVATION_SECONDS: &str = "seqgen_reservation_seconds";
+/// Gauge: the part of its period's capacity the counter a key last reserved from has used, 0
+/// to 1, for keys whose numbers stop at the end (the default policy, `letters`, series); set
+/// at each reservation. For a scoped key, the scope reserved from last: the `seqgen metrics`
+/// exporter, which reads every counter in `db_key`, gives the fullest.
+pub const CAPACITY_USED_RATIO: &str = "seqgen_capacity_used_ratio";
+/// Gauge, from the `seqgen metrics` exporter: when the key's fullest counter runs out at the
+/// rate its period went so far, as a Unix time; absent when it does not before its period ends.
+pub const CAPACITY_RUNS_OUT: &str = "seqgen_capacity_runs_out_timestamp_seconds";
+/// Gauge, from `seqgen check --textfile`: counters of a key behind its table (the next number
+/// is one the table holds).
+pub const CHECK_COUNTERS_BEHIND: &str = "seqgen_check_counters_behind";
+/// Gauge, from `seqgen check --textfile`: rows of a key's table without an ID.
+pub const CHECK_ROWS_WITHOUT_ID: &str = "seqgen_check_rows_without_id";
+
+/// Every metric seqgen exports, in-process (with the `metrics` feature) or from the `seqgen`
+/// command: what dashboards and alert rules may name (`contrib/` is checked against it).
+pub const ALL: &[&str] = &[
+    RESERVATIONS,
+    NUMBERS_RESERVED,
+    SERVED_FROM_MEMORY,
+    NUMBERS_ABANDONED,
+    NUMBERS_GIVEN_BACK,
+    RETRIES,
+    CONFLICTS,
+    RESERVATION_SECONDS,
+    CAPACITY_USED_RATIO,
+    CAPACITY_RUNS_OUT,
+    CHECK_COUNTERS_BEHIND,
+    CHECK_ROWS_WITHOUT_ID,
+];
+
+/// The help text of each metric, as exporters show it.
+pub fn help(name: &str) -> &'static str {
+    match name {
+        RESERVATIONS => "Reservations: statements that took numbers from db_key.",
+        NUMBERS_RESERVED => "Numbers the reservations took.",
+        SERVED_FROM_MEMORY => "IDs served from a block held in memory.",
+        NUMBERS_ABANDONED => "Numbers reserved and dropped unserved (holes).",
+        NUMBERS_GIVEN_BACK => "Numbers release gave back to their counters.",
+        RETRIES => "Reservation attempts repeated after a serialization failure.",
+        CONFLICTS => "Calls that failed because another transaction held or changed the counter.",
+        RESERVATION_SECONDS => "How long reservations took.",
+        CAPACITY_USED_RATIO => "Part of its period's capacity a key's counter has used (0 to 1).",
+        CAPACITY_RUNS_OUT => {
+            "When a key's fullest counter runs out at its period's rate so far (Unix time)."
+        }
+        CHECK_COUNTERS_BEHIND => "Counters of a key behind its table, as seqgen check found them.",
+        CHECK_ROWS_WITHOUT_ID => "Rows of a key's table without an ID, as seqgen check found them.",
+        _ => "",
+    }
+}
+
+/// Describes every metric (unit and help text) to the `metrics` recorder installed now. seqgen
+/// calls it at its first reservation; call it yourself after installing a recorder to have the
+/// descriptions before that.
+pub fn describe() {
+    #[cfg(feature = "metrics")]
+    {
+        use metrics::{describe_counter, describe_gauge, describe_histogram, Unit};
+        for name in [
+            RESERVATIONS,
+            NUMBERS_RESERVED,
+            SERVED_FROM_MEMORY,
+            NUMBERS_ABANDONED,
+            NUMBERS_GIVEN_BACK,
+            RETRIES,
+            CONFLICTS,
+        ] {
+            describe_counter!(name, Unit::Count, help(name));
+        }
+        describe_histogram!(
+            RESERVATION_SECONDS,
+            Unit::Seconds,
+            help(RESERVATION_SECONDS)
+        );
+        describe_gauge!(
+            CAPACITY_USED_RATIO,
+            Unit::Percent,
+            help(CAPACITY_USED_RATIO)
+        );
+    }
+}
+
+/// [`describe`], once per process, at the first publication.
+#[cfg(feature = "metrics")]
+fn described() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(describe);
+}
+
+/// Sets the capacity used by the counter `key` last reserved from.
+#[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+pub(crate) fn capacity_used(key: &str, ratio: f64) {
+    #[cfg(feature = "metrics")]
+    {
+        described();
+        metrics::gauge!(CAPACITY_USED_RATIO, "key" => key.to_owned()).set(ratio);
+    }
+}
 
 /// Adds `n` to the counter `name` of `key`.
 #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
 pub(crate) fn add(name: &'static str, key: &str, n: u64) {
     #[cfg(feature = "metrics")]
     if n > 0 {
+        described();
         metrics::counter!(name, "key" => key.to_owned()).increment(n);
     }
 }
@@ -36,5 +137,9 @@ pub(crate) fn add(name: &'static str, key: &str, n: u64) {
 #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
 pub(crate) fn reservation_time(key: &str, took: std::time::Duration) {
     #[cfg(feature = "metrics")]
-    metrics::histogram!(RESERVATION_SECONDS, "key" => key.to_owned()).record(took.as_secs_f64());
+    {
+        described();
+        metrics::histogram!(RESERVATION_SECONDS, "key" => key.to_owned())
+            .record(took.as_secs_f64());
+    }
 }

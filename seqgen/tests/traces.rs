@@ -20,6 +20,7 @@ use tracing_subscriber::fmt::format::FmtSpan;
 backend_tests!(
     a_reservation_is_a_span_and_a_new_period_an_event,
     a_connection_identified_on_every_call_is_named_once,
+    a_counter_filling_up_is_said_once_at_80_and_once_at_95,
 );
 
 /// What the subscriber writes, kept for the assertions.
@@ -129,4 +130,63 @@ fn a_connection_identified_on_every_call_is_named_once<C: TestConnection>(db: Te
             "{plain}"
         );
     }
+}
+
+/// A pad-2 key (99 numbers) taken in blocks of ten, ten seconds apart: one warning as it passes
+/// 80 % and one as it passes 95 %, each naming the key, the period, how full it is and when it
+/// runs out at that rate; none for the blocks in between, none for a key far from full.
+fn a_counter_filling_up_is_said_once_at_80_and_once_at_95<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let key = db.key("filling");
+    let spec = Spec::builder(&key)
+        .date("%y%m")
+        .pad(2)
+        .batch(10)
+        .build()
+        .unwrap();
+    let roomy = Spec::builder(db.key("roomy"))
+        .date("%y%m")
+        .pad(4)
+        .batch(10)
+        .build()
+        .unwrap();
+    let (clock, generator) = common::generator_on_fixed_clock();
+    let out = captured(tracing::Level::WARN, || {
+        for _ in 0..9 {
+            generator.next_ids(&mut conn, &spec, 10).unwrap(); // one block each: 10, 20, … 90
+            generator.next_ids(&mut conn, &roomy, 10).unwrap();
+            clock.advance(TimeDelta::seconds(10));
+        }
+        generator.next_ids(&mut conn, &spec, 9).unwrap(); // 91..=99, the last
+        assert!(generator.next_id(&mut conn, &spec).is_err()); // Overflow, no more warnings
+    });
+    let warnings: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("a counter passed"))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{out}");
+    assert!(
+        warnings[0].contains("passed 80%") && warnings[0].contains("used=80"),
+        "{out}"
+    );
+    assert!(
+        warnings[1].contains("passed 95%") && warnings[1].contains("used=99"),
+        "{out}"
+    );
+    for warning in &warnings {
+        for field in [
+            format!("key=\"{key}\""),
+            "period=2611".to_owned(),
+            "capacity=99".to_owned(),
+        ] {
+            assert!(warning.contains(&field), "{field} missing in {warning}");
+        }
+    }
+    // 70 numbers in 70 s at 80: 19 left, about 19 s after the fixed clock's 70 s.
+    assert!(
+        warnings[0].contains("runs_out=2026-11-23T10:01:29"),
+        "{}",
+        warnings[0]
+    );
+    assert!(!out.contains(&db.key("roomy")), "{out}");
 }

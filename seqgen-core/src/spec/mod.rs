@@ -14,6 +14,7 @@ use crate::template::Part;
 use crate::zone::TimeZone;
 
 mod builder;
+mod ends;
 mod memo;
 mod numeric;
 mod obfuscated;

@@ -8,6 +8,14 @@ use crate::policy::Overflow;
 use crate::template::{self, TemplateError, Token};
 
 impl Spec {
+    /// The same spec with its periods taken in `tz`: what a tool reading a recorded shape
+    /// (which has no time zone) needs to tell the current period the way the application does.
+    pub fn with_time_zone(mut self, tz: crate::TimeZone) -> Spec {
+        self.tz = tz;
+        self.cache_key = super::CacheKey::new(&self);
+        self
+    }
+
     /// The spec whose IDs look like `shape` (as [`Spec::shape`] prints it and `db_key.shape`
     /// records it), drawing from `key`: it formats and [parses](Spec::parse) the same IDs as
     /// the spec that recorded the shape. What a shape leaves out takes its default: batched

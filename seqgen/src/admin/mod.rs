@@ -24,11 +24,13 @@
 //! ```
 
 mod adopt;
+mod capacity;
 mod gaps;
 mod prune;
 mod renumber;
 
 pub use adopt::{adopt, check, CounterCheck, TableCheck};
+pub use capacity::{capacity, CounterCapacity, Limit};
 pub use gaps::{gaps, GapReport, IdColumn, Missing};
 pub use prune::prune;
 pub use renumber::renumber;
@@ -61,6 +63,8 @@ pub struct Counter {
     pub shape: Option<String>,
     /// When a number was last reserved, as the database prints it (its own time zone).
     pub updated_at: String,
+    /// When the row was created (its first reservation), as the database prints it.
+    pub created_at: String,
 }
 
 /// Every counter in `db_key` (of `key` alone, with one), by key and period; the row that names
@@ -73,7 +77,17 @@ where
     Ok(rows
         .into_iter()
         .map(
-            |(key, scope, period, current_value, batch_size, start_value, shape, updated_at)| {
+            |(
+                key,
+                scope,
+                period,
+                current_value,
+                batch_size,
+                start_value,
+                shape,
+                updated,
+                created,
+            )| {
                 Counter {
                     key,
                     scope,
@@ -83,7 +97,8 @@ where
                     start_value,
                     shape,
                     // Whole seconds: the backends print fractions differently, or not at all.
-                    updated_at: updated_at.chars().take(19).collect(),
+                    updated_at: updated.chars().take(19).collect(),
+                    created_at: created.chars().take(19).collect(),
                 }
             },
         )

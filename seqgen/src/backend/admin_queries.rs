@@ -78,10 +78,12 @@ macro_rules! admin_queries {
         where
             C: LoadConnection<Backend = Self>,
         {
-            let updated_at = diesel::dsl::sql::<diesel::sql_types::Text>(&format!(
-                "CAST(updated_at AS {})",
-                Self::TEXT_TYPE
-            ));
+            let as_text = |column: &str| {
+                diesel::dsl::sql::<diesel::sql_types::Text>(&format!(
+                    "CAST({column} AS {})",
+                    Self::TEXT_TYPE
+                ))
+            };
             let mut query = db_key::table
                 .filter(db_key::key_name.ne($crate::backend::Counter::TOKEN.key))
                 .select((
@@ -92,7 +94,8 @@ macro_rules! admin_queries {
                     db_key::batch_size,
                     db_key::start_value,
                     db_key::shape,
-                    updated_at,
+                    as_text("updated_at"),
+                    as_text("created_at"),
                 ))
                 .order((db_key::key_name, db_key::scope, db_key::period))
                 .into_boxed();

@@ -57,7 +57,7 @@ impl<'a> Counter<'a> {
 }
 
 /// A `db_key` row as [`Backend::counters`](super::Backend::counters) reads it: key, scope, period, current value, batch
-/// size, start value, shape, and `updated_at` as text.
+/// size, start value, shape, and `updated_at` and `created_at` as text.
 #[doc(hidden)]
 pub type CounterRow = (
     String,
@@ -67,6 +67,7 @@ pub type CounterRow = (
     Option<i64>,
     Option<i64>,
     Option<String>,
+    String,
     String,
 );
 

@@ -20,6 +20,8 @@ use std::collections::VecDeque;
 use std::ops::{Deref, DerefMut, Range};
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
+
 use crate::batch::BatchState;
 use crate::clock::Clock;
 use crate::error::Result;
@@ -61,6 +63,8 @@ pub(crate) struct KeyState {
     held: Leaf<VecDeque<(String, u64)>>,
     /// The shape last found recorded on the key's row: in-transaction paths check it once.
     shape: Leaf<Option<String>>,
+    /// How full the counter reserved from is getting in its period (see [`Watch`]).
+    watch: Leaf<Option<Watch>>,
     /// What happened to the key, but for what the cursor counts (see [`counts`]).
     counted: Leaf<KeyStats>,
     /// The cursor's count of numbers served, last published as a metric.
@@ -87,6 +91,7 @@ impl KeyState {
             known_row: Leaf::new(None),
             held: Leaf::new(VecDeque::new()),
             shape: Leaf::new(None),
+            watch: Leaf::new(None),
             counted: Leaf::new(KeyStats::default()),
             published: Leaf::new(0),
             last_used: AtomicU64::new(0),
@@ -266,10 +271,50 @@ impl KeyState {
             == Some(shape)
     }
 
+    /// Notes that a reservation in `period` ended at `last` (at `at`), and returns the watch of
+    /// that period: where it began, and which warnings it gave.
+    pub(crate) fn watch(&self, period: &str, last: u64, at: DateTime<Utc>) -> Watch {
+        let mut watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
+        match &mut *watch {
+            Some(w) if w.period == period => w.clone(),
+            other => other
+                .insert(Watch {
+                    period: period.to_owned(),
+                    first: (at, last),
+                    warned: 0,
+                })
+                .clone(),
+        }
+    }
+
+    /// Notes that the warning of `level` was given in `period` (1: 80 %, 2: 95 %); whether it
+    /// was not given before.
+    pub(crate) fn warn_once(&self, period: &str, level: u8) -> bool {
+        let mut watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
+        match &mut *watch {
+            Some(w) if w.period == period && w.warned < level => {
+                w.warned = level;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Remembers that `shape` is recorded on the key's row.
     pub(crate) fn remember_shape(&self, shape: &str) {
         *self.shape.lock().unwrap_or_else(|e| e.into_inner()) = Some(shape.to_owned());
     }
+}
+
+/// A key's counter watched in one period: its first reservation seen (when, and its last
+/// number) and the capacity warnings given.
+#[derive(Debug, Clone)]
+pub(crate) struct Watch {
+    period: String,
+    /// When this generator first reserved in the period, and the last number it got then.
+    pub(crate) first: (DateTime<Utc>, u64),
+    /// 0: none yet; 1: at 80 %; 2: at 95 %.
+    warned: u8,
 }
 
 /// What [`KeyState::serve_one`] did.

@@ -70,6 +70,7 @@ impl Generator {
             state.remember_row(&period.text);
         }
         let mine = block_ending_at(last, n)?;
+        self.watch_capacity(spec, &state, &period, mine.end - 1);
         emit(&period, checked(spec, &period, mine)?)
     }
 
@@ -121,7 +122,9 @@ impl Generator {
             .since(started)
             .took(n);
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
-        emit(&period, checked(spec, &period, block_ending_at(last, n)?)?)
+        let mine = block_ending_at(last, n)?;
+        self.watch_capacity(spec, &state, &period, mine.end - 1);
+        emit(&period, checked(spec, &period, mine)?)
     }
 }
 

@@ -3,6 +3,7 @@
 //! the blocks and `reserve` talks to the database.
 
 mod builder;
+mod capacity;
 pub use builder::GeneratorBuilder;
 mod emit;
 pub(crate) use emit::{check_scope, formatted, formatted_one, numeric};

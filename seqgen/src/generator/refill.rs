@@ -71,6 +71,7 @@ impl Generator {
             self.claim_shape(db, spec, &state, claim).await?;
             self.inner.reservations.fetch_add(1, Ordering::Relaxed);
             let mine = block_ending_at(last, need)?;
+            self.watch_capacity(spec, &state, &period, mine.end - 1);
             return emit(&period, checked(spec, &period, mine)?);
         }
 
@@ -255,6 +256,7 @@ impl Generator {
                 got: block.start,
             }
         })?;
+        self.watch_capacity(spec, state, period, block.end - 1);
         Ok(block)
     }
 

@@ -4,7 +4,8 @@
 //!
 //! Exit codes: 0 done; 1 `gaps` found something unexplained, or `check` a counter behind its
 //! table; 2 bad input or a refused change (nothing changed); 3 the database failed or could
-//! not be reached.
+//! not be reached. `capacity` follows monitoring plugins instead: 0 OK, 1 WARNING, 2 CRITICAL,
+//! 3 UNKNOWN.
 
 use std::process::ExitCode;
 
@@ -37,14 +38,45 @@ struct Cli {
 enum Command {
     /// Create or upgrade the db_key table (and the void ledger).
     Migrate,
-    /// Every key with its periods: current value, batch size, start value, shape, last change.
+    /// Every key with its periods: current value, batch size, start value, capacity, how much
+    /// of it is used, when it runs out at its period's rate so far, shape, last change.
     Keys {
         /// Only this key.
         #[arg(long)]
         key: Option<String>,
+        /// The time zone the keys' periods begin in (`utc`, `local`, `+08:00`, `Europe/Paris`),
+        /// which tells the current period.
+        #[arg(long, default_value = "utc", value_parser = parse_time_zone)]
+        tz: diesel_seqgen::TimeZone,
         /// JSON (one array) instead of a table.
         #[arg(long)]
         json: bool,
+    },
+    /// The current counters past --warn or --critical percent of what they hold, as a
+    /// monitoring plugin: exit code 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (Nagios).
+    Capacity {
+        /// Only this key.
+        #[arg(long)]
+        key: Option<String>,
+        /// Warning at this percent used.
+        #[arg(long, default_value_t = 80.0)]
+        warn: f64,
+        /// Critical at this percent used.
+        #[arg(long, default_value_t = 95.0)]
+        critical: f64,
+        /// The time zone the keys' periods begin in.
+        #[arg(long, default_value = "utc", value_parser = parse_time_zone)]
+        tz: diesel_seqgen::TimeZone,
+    },
+    /// Every key's capacity in Prometheus' exposition format: printed (node_exporter's
+    /// textfile collector), or served at /metrics with --listen.
+    Metrics {
+        /// Serve /metrics at this address (e.g. 127.0.0.1:9899) until stopped.
+        #[arg(long, value_name = "ADDRESS")]
+        listen: Option<String>,
+        /// The time zone the keys' periods begin in.
+        #[arg(long, default_value = "utc", value_parser = parse_time_zone)]
+        tz: diesel_seqgen::TimeZone,
     },
     /// The last number a key handed out in a period, and the next one.
     Peek {
@@ -123,6 +155,10 @@ enum Command {
         /// JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Also write what was found to this file, for node_exporter's textfile collector
+        /// (seqgen_check_counters_behind, seqgen_check_rows_without_id).
+        #[arg(long, value_name = "PATH")]
+        textfile: Option<std::path::PathBuf>,
     },
     /// Set a counter back, deliberately, for a key nobody uses any more: every number above
     /// TO comes out again. The database refuses any other lowering.
@@ -292,11 +328,23 @@ fn main() -> ExitCode {
     // As the diesel CLI does: variables of a `.env` file, unless the environment has them.
     let _ = dotenvy::dotenv();
     let cli = Cli::parse();
-    let create = matches!(cli.command, Command::Migrate);
-    let result = connection::connect(cli.database_url.as_deref(), create)
-        .and_then(|mut conn| commands::run(&mut conn, cli.command));
+    let url = cli.database_url.as_deref();
+    // A monitoring plugin's convention: anything that keeps it from answering is UNKNOWN.
+    let unknown = matches!(cli.command, Command::Capacity { .. });
+    let result = match &cli.command {
+        Command::Metrics {
+            listen: Some(address),
+            tz,
+        } => commands::serve_metrics(url, address, *tz),
+        _ => run(url, cli.command),
+    };
     match result {
         Ok(code) => code,
+        Err(Failure::Closed) => ExitCode::SUCCESS,
+        Err(Failure::Input(message) | Failure::Database(message)) if unknown => {
+            println!("SEQGEN CAPACITY UNKNOWN - {message}");
+            ExitCode::from(3)
+        }
         Err(Failure::Input(message)) => {
             eprintln!("error: {message}");
             ExitCode::from(2)
@@ -305,6 +353,11 @@ fn main() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::from(3)
         }
-        Err(Failure::Closed) => ExitCode::SUCCESS,
     }
+}
+
+/// Connects and runs `command`.
+fn run(url: Option<&str>, command: Command) -> Result<ExitCode, Failure> {
+    let create = matches!(command, Command::Migrate);
+    connection::connect(url, create).and_then(|mut conn| commands::run(&mut conn, command))
 }

@@ -54,23 +54,23 @@ pub const ALL: &[&str] = &[
     CHECK_ROWS_WITHOUT_ID,
 ];
 
-/// The help text of each metric, as exporters show it.
+/// The help text of each metric, as exporters show it (they add the final period).
 pub fn help(name: &str) -> &'static str {
     match name {
-        RESERVATIONS => "Reservations: statements that took numbers from db_key.",
-        NUMBERS_RESERVED => "Numbers the reservations took.",
-        SERVED_FROM_MEMORY => "IDs served from a block held in memory.",
-        NUMBERS_ABANDONED => "Numbers reserved and dropped unserved (holes).",
-        NUMBERS_GIVEN_BACK => "Numbers release gave back to their counters.",
-        RETRIES => "Reservation attempts repeated after a serialization failure.",
-        CONFLICTS => "Calls that failed because another transaction held or changed the counter.",
-        RESERVATION_SECONDS => "How long reservations took.",
-        CAPACITY_USED_RATIO => "Part of its period's capacity a key's counter has used (0 to 1).",
+        RESERVATIONS => "Reservations: statements that took numbers from db_key",
+        NUMBERS_RESERVED => "Numbers the reservations took",
+        SERVED_FROM_MEMORY => "IDs served from a block held in memory",
+        NUMBERS_ABANDONED => "Numbers reserved and dropped unserved (holes)",
+        NUMBERS_GIVEN_BACK => "Numbers release gave back to their counters",
+        RETRIES => "Reservation attempts repeated after a serialization failure",
+        CONFLICTS => "Calls that failed because another transaction held or changed the counter",
+        RESERVATION_SECONDS => "How long reservations took",
+        CAPACITY_USED_RATIO => "Part of its period's capacity a key's counter has used (0 to 1)",
         CAPACITY_RUNS_OUT => {
             "When a key's fullest counter runs out at its period's rate so far (Unix time)."
         }
-        CHECK_COUNTERS_BEHIND => "Counters of a key behind its table, as seqgen check found them.",
-        CHECK_ROWS_WITHOUT_ID => "Rows of a key's table without an ID, as seqgen check found them.",
+        CHECK_COUNTERS_BEHIND => "Counters of a key behind its table, as seqgen check found them",
+        CHECK_ROWS_WITHOUT_ID => "Rows of a key's table without an ID, as seqgen check found them",
         _ => "",
     }
 }

@@ -51,6 +51,7 @@ pub(super) fn adopt<C>(
     args: &TableArgs,
     mode: Mode,
     json: bool,
+    textfile: Option<&std::path::Path>,
 ) -> Result<ExitCode, Failure>
 where
     C: diesel_seqgen::IdConnection,
@@ -74,6 +75,10 @@ where
         Mode::Adopt => admin::adopt(conn, &spec, ids)?,
         Mode::Check | Mode::DryRun => admin::check(conn, &spec, ids)?,
     };
+    if let Some(path) = textfile {
+        let behind = found.counters.iter().filter(|c| c.is_behind()).count();
+        super::metrics::write_check(path, key, &args.ids.table, behind, found.empty)?;
+    }
     let code = if mode == Mode::Check && (found.is_behind() || found.empty > 0) {
         ExitCode::FAILURE
     } else {

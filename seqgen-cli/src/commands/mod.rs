@@ -5,7 +5,6 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use chrono::Utc;
-use comfy_table::{presets, CellAlignment, Table};
 use diesel_migrations::MigrationHarness;
 use diesel_seqgen::admin::{self, Setting};
 use serde::Serialize;
@@ -23,9 +22,17 @@ macro_rules! out {
 
 // After `out!`, which they print with.
 mod adopt;
+mod capacity;
 mod gaps;
+mod keys;
+mod metrics;
 use adopt::{adopt, renumber, Mode};
+use capacity::capacity;
 use gaps::gaps;
+use keys::keys;
+use metrics::metrics;
+
+pub(crate) use metrics::serve as serve_metrics;
 
 pub(crate) fn run(conn: &mut AnyConnection, command: Command) -> Result<ExitCode, Failure> {
     with_connection!(conn, |conn| run_on(conn, command))
@@ -37,7 +44,14 @@ where
 {
     match command {
         Command::Migrate => migrate(conn)?,
-        Command::Keys { key, json } => keys(conn, key.as_deref(), json)?,
+        Command::Keys { key, tz, json } => keys(conn, key.as_deref(), tz, json)?,
+        Command::Capacity {
+            key,
+            warn,
+            critical,
+            tz,
+        } => return capacity(conn, key.as_deref(), warn, critical, tz),
+        Command::Metrics { tz, .. } => return metrics(conn, tz),
         Command::Peek {
             key,
             scope,
@@ -81,9 +95,13 @@ where
             json,
         } => {
             let mode = if dry_run { Mode::DryRun } else { Mode::Adopt };
-            return adopt(conn, &table, mode, json);
+            return adopt(conn, &table, mode, json, None);
         }
-        Command::Check { table, json } => return adopt(conn, &table, Mode::Check, json),
+        Command::Check {
+            table,
+            json,
+            textfile,
+        } => return adopt(conn, &table, Mode::Check, json, textfile.as_deref()),
         Command::Renumber {
             key,
             scope,
@@ -127,83 +145,6 @@ where
     for migration in pending {
         out!("applied {}", migration.name());
     }
-    Ok(())
-}
-
-/// A row of `seqgen keys --json`.
-#[derive(Serialize)]
-struct KeyRow {
-    key: String,
-    scope: String,
-    period: String,
-    current_value: i64,
-    batch_size: Option<i64>,
-    start_value: Option<i64>,
-    shape: Option<String>,
-    updated_at: String,
-}
-
-fn keys<C>(conn: &mut C, key: Option<&str>, json: bool) -> Result<(), Failure>
-where
-    C: diesel_seqgen::IdConnection,
-{
-    let rows = admin::counters(conn, key)?;
-    if let (Some(key), true) = (key, rows.is_empty()) {
-        return Err(diesel_seqgen::Error::UnknownKey {
-            key: key.to_owned(),
-        }
-        .into());
-    }
-    if json {
-        let rows: Vec<KeyRow> = rows
-            .into_iter()
-            .map(|row| KeyRow {
-                key: row.key,
-                scope: row.scope,
-                period: row.period,
-                current_value: row.current_value,
-                batch_size: row.batch_size,
-                start_value: row.start_value,
-                shape: row.shape,
-                updated_at: row.updated_at,
-            })
-            .collect();
-        return print_json(&rows);
-    }
-    if rows.is_empty() {
-        out!("no keys yet: an app's first number creates its key's rows");
-        return Ok(());
-    }
-    let mut table = Table::new();
-    table.load_preset(presets::NOTHING).set_header([
-        "KEY", "SCOPE", "PERIOD", "CURRENT", "BATCH", "START", "SHAPE", "UPDATED",
-    ]);
-    let dash = |text: String| {
-        if text.is_empty() {
-            "-".to_owned()
-        } else {
-            text
-        }
-    };
-    let unset = |v: Option<i64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
-    for row in rows {
-        table.add_row([
-            row.key,
-            dash(row.scope),
-            dash(row.period),
-            row.current_value.to_string(),
-            unset(row.batch_size),
-            unset(row.start_value),
-            row.shape.unwrap_or_else(|| "-".to_owned()),
-            row.updated_at,
-        ]);
-    }
-    for column in [3, 4, 5] {
-        if let Some(column) = table.column_mut(column) {
-            column.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    out!("{}", table.trim_fmt());
     Ok(())
 }
 

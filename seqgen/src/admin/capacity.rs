@@ -30,8 +30,22 @@ pub struct CounterCapacity {
     /// When the current period ends (keys with a date part).
     pub period_ends: Option<DateTime<Utc>>,
     /// When the counter runs out at the rate its period went so far (numbers taken since its
-    /// row was created), if before the period ends; only for a counter that stops ([`Limit::Stops`]).
-    pub runs_out: Option<DateTime<Utc>>,
+    /// row was created).
+    pub runs_out: RunsOut,
+}
+
+/// When a counter runs out, at the rate its period went so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RunsOut {
+    /// Then, before its period ends.
+    At(DateTime<Utc>),
+    /// Not before its period ends.
+    NotThisPeriod,
+    /// Too little to go by: nothing taken yet, or for less than a minute.
+    NotKnownYet,
+    /// Never: it widens or repeats instead, its period is over, or its shape is unknown.
+    Never,
 }
 
 /// How a counter ends, by its key's policy.
@@ -127,13 +141,24 @@ where
             |spec| !spec.date().is_empty(),
         );
         let scoped = keys_rows.iter().any(|row| !row.scope.is_empty());
+        // Where a new counter starts: the numbers below it were never taken.
+        let below_start = key_row
+            .and_then(|row| row.start_value)
+            .and_then(|start| u64::try_from(start - 1).ok())
+            .unwrap_or(0);
         for row in keys_rows {
             // A dated or scoped key's own row holds its settings, not a counter.
             let settings_only = row.scope.is_empty() && row.period.is_empty() && (dated || scoped);
             if settings_only {
                 continue;
             }
-            found.push(counter_capacity(row, spec.as_ref(), &db_now, now));
+            found.push(counter_capacity(
+                row,
+                spec.as_ref(),
+                below_start,
+                &db_now,
+                now,
+            ));
         }
     }
     Ok(found)
@@ -142,6 +167,7 @@ where
 fn counter_capacity(
     row: &Counter,
     spec: std::result::Result<&Spec, &String>,
+    below_start: u64,
     db_now: &str,
     now: DateTime<Utc>,
 ) -> CounterCapacity {
@@ -165,11 +191,15 @@ fn counter_capacity(
         limit,
         current,
         period_ends,
-        runs_out: None,
+        runs_out: RunsOut::Never,
     };
     if let (true, Limit::Stops { capacity }) = (counter.can_run_out(), &counter.limit) {
-        counter.runs_out = runs_out(used, *capacity, age(db_now, &row.created_at), now)
-            .filter(|at| period_ends.is_none_or(|ends| *at < ends));
+        let over = age(db_now, &row.created_at);
+        counter.runs_out = match runs_out(used, below_start, *capacity, over, now) {
+            None => RunsOut::NotKnownYet,
+            Some(at) if period_ends.is_some_and(|ends| at >= ends) => RunsOut::NotThisPeriod,
+            Some(at) => RunsOut::At(at),
+        };
     }
     counter
 }
@@ -186,19 +216,25 @@ fn limit_of(spec: &Spec) -> Limit {
     }
 }
 
-/// When `used` of `capacity` numbers taken over `over` runs out at the same rate: `None` with
-/// too little to go by (nothing taken, or in less than a minute).
+/// When a counter at `used` of `capacity`, which started above `below_start` and took the
+/// numbers since over `over`, runs out at the same rate (now, when full): `None` with too
+/// little to go by (nothing taken, or in less than a minute).
 fn runs_out(
     used: u64,
+    below_start: u64,
     capacity: u64,
     over: Option<std::time::Duration>,
     now: DateTime<Utc>,
 ) -> Option<DateTime<Utc>> {
+    if used >= capacity {
+        return Some(now);
+    }
     let over = over.filter(|d| d.as_secs() >= 60)?.as_secs_f64();
-    if used == 0 {
+    let taken = used.saturating_sub(below_start);
+    if taken == 0 {
         return None;
     }
     let left = capacity.saturating_sub(used) as f64;
-    let seconds = left / (used as f64 / over);
+    let seconds = left / (taken as f64 / over);
     (seconds < 1e11).then(|| now + TimeDelta::seconds(seconds as i64))
 }

@@ -30,7 +30,7 @@ mod prune;
 mod renumber;
 
 pub use adopt::{adopt, check, CounterCheck, TableCheck};
-pub use capacity::{capacity, CounterCapacity, Limit};
+pub use capacity::{capacity, CounterCapacity, Limit, RunsOut};
 pub use gaps::{gaps, GapReport, IdColumn, Missing};
 pub use prune::prune;
 pub use renumber::renumber;

@@ -15,18 +15,20 @@
 //! | command | what it does |
 //! |---|---|
 //! | `seqgen migrate` | creates or upgrades `db_key` and the void ledger, naming each migration it applies |
-//! | `seqgen keys [--key K] [--json]` | every key with its scopes and periods: current value, batch size, start value, shape, last change |
+//! | `seqgen keys [--key K] [--tz Z] [--json]` | every key with its scopes and periods: current value, batch size, start value, capacity, how much is used, when it runs out, shape, last change |
+//! | `seqgen capacity [--key K] [--warn 80] [--critical 95] [--tz Z]` | the current counters past the thresholds, as a monitoring plugin (exit 0/1/2/3) |
+//! | `seqgen metrics [--listen ADDRESS] [--tz Z]` | every key's capacity in Prometheus' format, printed or served at `/metrics` |
 //! | `seqgen peek --key K [--scope S] [--period P] [--tz Z] [--json]` | the last number and the next one of a period (the current one by default), as numbers and IDs |
 //! | `seqgen set-batch --key K N\|default` | the key's `batch_size`, printed before -> after |
 //! | `seqgen set-start --key K N\|default` | the key's `start_value`, refused past what its IDs can print |
 //! | `seqgen gaps --key K --table T --column C [--scope S --scope-column SC] [--period P] [--json]` | the numbers of a period missing from your table, each voided (with its reason) or unexplained; duplicates and IDs past the counter too. For a scoped key, one scope: the rows whose `SC` holds `S` |
 //! | `seqgen void --key K [--scope S] --reason R ID` | records in the void ledger that an issued ID was cancelled, and why (`diesel_seqgen::ledger::void`): refused for an ID the key could not have issued, a number past the counter, or one voided already |
 //! | `seqgen adopt --key K --table T --column C [--scope-column SC] [--shape S] [--dry-run] [--json]` | raises every counter of the key (each period, each scope) past the highest ID the table holds; never lowers one ([`adopting`](super::adopting)) |
-//! | `seqgen check --key K --table T --column C [--scope-column SC] [--shape S] [--json]` | exit code 1 when a counter is behind its table, with the rows and counters |
+//! | `seqgen check --key K --table T --column C [--scope-column SC] [--shape S] [--json] [--textfile PATH]` | exit code 1 when a counter is behind its table or rows have no ID, with the rows and counters; `--textfile` also writes it for node_exporter |
 //! | `seqgen renumber --key K [--scope S] [--period P] --to N [--min-idle-secs S]` | sets a counter back deliberately, for a key nobody uses: refused while it took a number within `S` seconds (default 3600); the database refuses any other lowering |
 //! | `seqgen prune --key K --before P [--tz Z] [--min-age-secs S]` | deletes the key's rows of periods before `P`, but never the current period nor the newest one in the table (the last one in use); refuses a period whose row took a number less than `S` seconds ago (default 3600, on the database's clock) or takes one while it runs, an undated key (its only row is its counter) and date patterns whose periods do not sort as dates |
 //!
-//! Exit codes: 0 done; 1 `gaps` found something unexplained, or `check` a counter behind its table (for a job to alert on); 2
+//! Exit codes (but `capacity`'s, above): 0 done; 1 `gaps` found something unexplained, or `check` a counter behind its table (for a job to alert on); 2
 //! bad input or a refused change; 3 the database failed or could not be reached. Every change is one transaction and is
 //! checked before it is made: a refused change changes nothing, and a mistyped key is an error,
 //! not a new key. `seqgen` reads the key's IDs from the shape recorded on its row, so it needs no
@@ -42,24 +44,52 @@
 //!
 //! ```text
 //! $ seqgen keys --database-url /tmp/seqgen-quickstart.db
-//!  KEY     SCOPE  PERIOD    CURRENT  BATCH  START  SHAPE                  UPDATED
-//!  menus   -      -             100      -      -  MENU{date:}{seq:6}     2026-11-23 06:18:27
-//!  orders  -      -               0      -      -  ORD{date:%y%m}{seq:4}  2026-11-23 06:18:27
-//!  orders  -      2611          100      -      -  -                      2026-11-23 06:18:27
-//!  users   -      -               0      -      -  U{date:%Y%m%d}{seq:6}  2026-11-23 06:18:27
-//!  users   -      20261123      100      -      -  -                      2026-11-23 06:18:27
+//!  KEY     SCOPE  PERIOD    CURRENT  BATCH  START  CAPACITY  USED %             RUNS OUT       SHAPE                  UPDATED
+//!  menus   -      -               3      -      -    999999  ░░░░░░░░░░   0.0%  not known yet  MENU{date:}{seq:6}     2026-11-25 15:29:20
+//!  orders  -      -               0      -      -         -  -                  -              ORD{date:%y%m}{seq:4}  2026-11-25 15:29:20
+//!  orders  -      2611            4      -      -      9999  ░░░░░░░░░░   0.0%  not known yet  -                      2026-11-25 15:29:20
+//!  users   -      -               0      -      -         -  -                  -              U{date:%Y%m%d}{seq:6}  2026-11-25 15:29:20
+//!  users   -      20261125        4      -      -    999999  ░░░░░░░░░░   0.0%  not known yet  -                      2026-11-25 15:29:20
 //! $ seqgen peek --database-url /tmp/seqgen-quickstart.db --key orders
 //! key:    orders
 //! period: 2611
-//! last:   100 (ORD26110100)
-//! next:   101 (ORD26110101)
+//! last:   4 (ORD26110004)
+//! next:   5 (ORD26110005)
 //! $ seqgen set-batch --database-url /tmp/seqgen-quickstart.db --key orders 1000
 //! orders: batch_size unset -> 1000
 //! ```
 //!
 //! The row with period `-` is the key's row: its settings and shape, and for an undated key
-//! (`menus`) its counter. A scoped key has a row per scope and period beside it (`SCOPE`). `peek` shows the database's view: in batched mode the quickstart
-//! reserved a block of 100, of which it used four.
+//! (`menus`) its counter. A scoped key has a row per scope and period beside it (`SCOPE`).
+//! `peek` shows the database's view: the quickstart reserved a block of 100 and gave back the
+//! 96 it did not use when it ended (`release`).
+//!
+//! ## Running out of numbers
+//!
+//! A monthly key `ORD{yymm}{seq:4}` stops every insert at 9,999 until the month ends. seqgen
+//! says so before: `seqgen keys` shows each counter's CAPACITY (under its policy: `letters` and
+//! series extend it, `widen` and `cycle` go on instead of stopping), how much is USED, and when
+//! it RUNS OUT at the rate its period went so far (numbers taken since its row was created; a
+//! minute at least to go by). The same is [`admin::capacity`](crate::admin::capacity).
+//!
+//! - `seqgen capacity --warn 80 --critical 95` is a monitoring plugin (Nagios' convention: exit
+//!   0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN), naming the counters past the thresholds. Only
+//!   counters that stop in their current period are watched; a key whose shape cannot be read
+//!   (none recorded yet, or obfuscated) is listed as such, not guessed.
+//! - `seqgen metrics --listen 127.0.0.1:9899` serves `/metrics` for Prometheus, reading
+//!   `db_key` at each scrape, so one exporter sees every service's keys:
+//!   `seqgen_capacity_used_ratio{key}` (the fullest of a key's current counters: one series per
+//!   key, whatever its scopes) and `seqgen_capacity_runs_out_timestamp_seconds{key}`. `seqgen
+//!   metrics` alone prints them, for node_exporter's textfile collector; `seqgen check
+//!   --textfile PATH` writes `seqgen_check_counters_behind` and `seqgen_check_rows_without_id`.
+//! - With the `metrics` feature the application sets `seqgen_capacity_used_ratio` at each
+//!   reservation (never on the cached path; for a scoped key, the scope reserved from last),
+//!   and every metric has a unit and a help text ([`meter::describe`](crate::meter::describe)).
+//! - With `tracing`, a `warn` once per counter and period as it passes 80 % and 95 %, naming the
+//!   key, scope, period and when it runs out at the rate the generator saw.
+//! - `contrib/prometheus/seqgen.rules.yml` holds alert rules for all of it (capacity at 80 %
+//!   and 95 %, running out within 7 days, `seqgen check` failing, retries climbing) with their
+//!   `promtool` unit tests, and `contrib/grafana/seqgen-dashboard.json` a dashboard.
 //!
 //! After `cargo run --example audit` (five gapless invoices; the second voided with
 //! `diesel_seqgen::ledger::void` and deleted, the fourth deleted by hand), and once the fourth is accounted for:

@@ -13,9 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use diesel::connection::LoadConnection;
 use diesel::prelude::*;
-use diesel_migrations::MigrationHarness;
 
 /// The repository's `contrib/` folder.
 fn contrib() -> PathBuf {
@@ -129,11 +127,11 @@ fn seqgen(url: &str, args: &[&str]) -> (i32, String) {
 
 /// Fills key `key` (monthly, pad 3: 999 numbers a period) to 850 numbers, as if over the last
 /// hour: its row is made an hour old with `an_hour_ago`, the backend's spelling of it.
-fn fill_to_85_percent<C>(url: &str, key: &str, an_hour_ago: &str)
-where
-    C: LoadConnection + MigrationHarness<C::Backend> + 'static,
-    C::Backend: diesel_seqgen::Backend,
-{
+fn fill_to_85_percent<C: diesel_seqgen::MigrateConnection>(
+    url: &str,
+    key: &str,
+    an_hour_ago: &str,
+) {
     let mut conn = C::establish(url).unwrap();
     diesel_seqgen::run_migrations(&mut conn).unwrap();
     let spec = diesel_seqgen::Spec::builder(key)

@@ -112,7 +112,7 @@ mod transaction;
 
 #[cfg(feature = "sqlite")]
 pub use backend::sqlite;
-pub use backend::{Backend, IdConnection};
+pub use backend::{Backend, IdConnection, MigrateConnection};
 pub use diesel_seqgen_core::{
     Check, IdParts, Mode, Overflow, ParseIdError, Scoped, Series, Spec, SpecBuilder, SpecError,
     TimeZone,

@@ -6,11 +6,9 @@
 
 use std::borrow::Borrow;
 
-use diesel::migration::{Migration, MigrationSource};
-use diesel_migrations::MigrationHarness;
-
-use crate::backend::Backend;
+use crate::backend::{Backend, MigrateConnection};
 use crate::error::{Error, Result};
+use diesel::migration::{Migration, MigrationSource};
 
 /// How often [`run_migrations`] retries when another process migrates at the same moment (on
 /// a Galera cluster each statement of one is a conflict for the others).
@@ -27,15 +25,11 @@ const MIGRATION_ATTEMPTS: u32 = 10;
 /// diesel_seqgen::run_migrations(&mut conn)?; // a second run does nothing
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn run_migrations<C>(conn: &mut C) -> Result<()>
-where
-    C: MigrationHarness<C::Backend> + diesel::Connection,
-    C::Backend: Backend,
-{
+pub fn run_migrations<C: MigrateConnection>(conn: &mut C) -> Result<()> {
     let mut attempt = 1;
     loop {
-        match conn.run_pending_migrations(C::Backend::MIGRATIONS) {
-            Ok(_) => return Ok(()),
+        match C::Backend::run_pending_migrations(conn) {
+            Ok(()) => return Ok(()),
             // Two processes racing: the loser fails inserting the same version into
             // `__diesel_schema_migrations` (the DDL itself is IF NOT EXISTS); the next
             // attempt finds nothing pending.

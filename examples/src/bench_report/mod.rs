@@ -22,11 +22,9 @@
 //! the disk are compared (seqgen's reservations still commit durably: that is their real cost;
 //! so do its gapless transactions, and the gapless comparison makes the others do the same).
 
-use diesel::connection::LoadConnection;
 use diesel::r2d2::{ConnectionManager, PooledConnection, R2D2Connection};
 use diesel::result::Error as DieselError;
 use diesel::RunQueryDsl;
-use diesel_migrations::MigrationHarness;
 use diesel_seqgen::{DistributedId, Generator};
 
 #[cfg(feature = "postgres")]
@@ -147,7 +145,7 @@ pub struct NewSeqOrder {
 
 /// A connection type the report runs on: what differs per backend.
 pub trait BenchConnection:
-    R2D2Connection + LoadConnection<Backend = Self::B> + MigrationHarness<Self::B> + Send + 'static
+    R2D2Connection + diesel_seqgen::MigrateConnection<Backend = Self::B> + Send
 {
     /// The backend, restated so that `diesel_seqgen::Backend` is known to hold for it.
     type B: diesel_seqgen::Backend;
@@ -265,7 +263,7 @@ struct Setup;
 
 impl<C: BenchConnection> diesel::r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
     fn on_acquire(&self, conn: &mut C) -> Result<(), diesel::r2d2::Error> {
-        C::setup(conn).map_err(diesel::r2d2::Error::QueryError)
+        <C as BenchConnection>::setup(conn).map_err(diesel::r2d2::Error::QueryError)
     }
 }
 

@@ -12,11 +12,9 @@ use std::time::{Duration, Instant};
 
 use backon::BlockingRetryable;
 use chrono::TimeDelta;
-use diesel::connection::LoadConnection;
 use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
 use diesel::result::Error as DieselError;
 use diesel::{ExpressionMethods, RunQueryDsl};
-use diesel_migrations::MigrationHarness;
 use diesel_seqgen::clock::OffsetClock;
 use diesel_seqgen::{Generator, Spec};
 
@@ -106,7 +104,7 @@ pub fn run(args: &Args) -> Result<Report, BoxError> {
 
 /// A connection type loadgen runs on.
 pub trait LoadgenConnection:
-    R2D2Connection + LoadConnection<Backend = Self::B> + MigrationHarness<Self::B> + 'static
+    R2D2Connection + diesel_seqgen::MigrateConnection<Backend = Self::B>
 {
     /// The backend, restated so that `diesel_seqgen::Backend` is known to hold for it.
     type B: diesel_seqgen::Backend;
@@ -154,7 +152,7 @@ struct Setup;
 
 impl<C: LoadgenConnection> diesel::r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
     fn on_acquire(&self, conn: &mut C) -> Result<(), diesel::r2d2::Error> {
-        C::setup(conn).map_err(diesel::r2d2::Error::QueryError)
+        <C as LoadgenConnection>::setup(conn).map_err(diesel::r2d2::Error::QueryError)
     }
 }
 

@@ -40,7 +40,7 @@ pub(crate) fn run(conn: &mut AnyConnection, command: Command) -> Result<ExitCode
 
 fn run_on<C>(conn: &mut C, command: Command) -> Result<ExitCode, Failure>
 where
-    C: diesel_seqgen::IdConnection + MigrationHarness<C::Backend>,
+    C: diesel_seqgen::MigrateConnection + MigrationHarness<C::Backend>,
 {
     match command {
         Command::Migrate => migrate(conn)?,
@@ -133,7 +133,7 @@ where
 
 fn migrate<C>(conn: &mut C) -> Result<(), Failure>
 where
-    C: diesel_seqgen::IdConnection + MigrationHarness<C::Backend>,
+    C: diesel_seqgen::MigrateConnection + MigrationHarness<C::Backend>,
 {
     let pending = conn
         .pending_migrations(diesel_seqgen::migrations::backend_migrations::<C::Backend>())

@@ -13,7 +13,18 @@
 //!     WHERE current_setting('seqgen.identity', true) = $5
 //! -- MySQL, MariaDB: one row
 //! INSERT INTO `users` (`id`, `name`) SELECT ?, ? FROM DUAL WHERE @seqgen_identity = ?
+//! -- MariaDB from 10.3.3: several rows (a table value constructor, after a first row that
+//! -- names the columns: a derived table's columns take the first row's names)
+//! INSERT INTO `users` (`id`, `name`) SELECT * FROM (SELECT ? AS c0, ? AS c1
+//!     UNION ALL VALUES (?, ?), (?, ?)) AS seqgen_v WHERE @seqgen_identity = ?
+//! -- MySQL from 8.0.19: several rows (its table value constructor names them column_0, ...)
+//! INSERT INTO `users` (`id`, `name`) SELECT * FROM (VALUES ROW(?, ?), ROW(?, ?), ROW(?, ?))
+//!     AS seqgen_v WHERE @seqgen_identity = ?
 //! ```
+//!
+//! Which of the last two a server takes is read once per database from its `VERSION()`
+//! ([`Rows::of_mysql`]); an older MySQL, or a version seqgen cannot read, checks one row per
+//! insert and tells the database apart with a query for a bulk.
 //!
 //! The table and columns come from Diesel's insert, rendered and parsed (anything but the plain
 //! shape, such as a `DEFAULT` for a `None`, is refused before anything is sent: [`NotRewritten`]);
@@ -31,26 +42,87 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::{QueryResult, RunQueryDsl};
 
 use super::rendered::{Dialect, NotRewritten, Rendered, RenderedOnce};
-use super::row_values::RowValues;
+use super::row_values::{Naming, RowValues};
+
+/// The mark a session carries once seqgen identified its database (see
+/// `Backend::mark_session`), and how an insert checking it writes several rows there.
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub(crate) value: Arc<str>,
+    pub(crate) rows: Rows,
+}
+
+/// How an insert that checks the session's mark writes several rows, by the server it reaches.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rows {
+    /// `VALUES (…), (…)`: PostgreSQL; MariaDB from 10.3.3, after a first row that names the
+    /// columns.
+    Values,
+    /// `VALUES ROW(…), ROW(…)`: MySQL from 8.0.19.
+    ValuesRow,
+    /// One row per checked insert: a MySQL before 8.0.19, or a server whose version seqgen
+    /// cannot read. A bulk there tells the database apart with a query.
+    One,
+}
+
+impl Rows {
+    /// The rows a MySQL or MariaDB server of `version` (its `VERSION()`, such as
+    /// `10.11.19-MariaDB-0+deb12u1` or `8.0.36`) takes.
+    pub(crate) fn of_mysql(version: &str) -> Rows {
+        let mariadb = version.contains("MariaDB");
+        // The prefix old clients' handshakes needed, should a server put it there.
+        let version = match version.strip_prefix("5.5.5-") {
+            Some(rest) if mariadb => rest,
+            _ => version,
+        };
+        let mut numbers = version
+            .split(|c: char| !c.is_ascii_digit())
+            .map(|n| n.parse::<u32>().ok());
+        let (Some(Some(major)), Some(Some(minor)), Some(Some(patch))) =
+            (numbers.next(), numbers.next(), numbers.next())
+        else {
+            return Rows::One;
+        };
+        let at_least = |least: (u32, u32, u32)| (major, minor, patch) >= least;
+        if mariadb {
+            if at_least((10, 3, 3)) {
+                Rows::Values
+            } else {
+                Rows::One
+            }
+        } else if at_least((8, 0, 19)) {
+            Rows::ValuesRow
+        } else {
+            Rows::One
+        }
+    }
+
+    /// Whether an insert of `rows` rows can check the mark itself.
+    pub(crate) fn can_check(self, rows: usize) -> bool {
+        rows == 1 || self != Rows::One
+    }
+}
 
 /// Diesel's insert `S` (rendered for its table and columns) of rows whose values are `V`,
-/// inserting only on the database `marker` names; see the module.
+/// inserting only on the database `mark` names; see the module.
 #[doc(hidden)]
 pub struct Asserted<S, V> {
     insert: S,
     /// Each row's values (a `ValuesClause`).
     rows: Vec<V>,
-    marker: Arc<str>,
+    mark: Mark,
     /// Diesel's insert as rendered and parsed, once; `None` when not of the plain shape.
     rendered: RenderedOnce,
 }
 
 impl<S, V> Asserted<S, V> {
-    pub(crate) fn new(insert: S, rows: Vec<V>, marker: Arc<str>) -> Self {
+    pub(crate) fn new(insert: S, rows: Vec<V>, mark: Mark) -> Self {
         Asserted {
             insert,
             rows,
-            marker,
+            mark,
             rendered: RenderedOnce::default(),
         }
     }
@@ -104,21 +176,22 @@ impl<S, V> Asserted<S, V> {
         out.push_sql(&rendered.columns.join(", "));
         out.push_sql(") ");
         rows(&self.rows, &mut out)?;
-        out.push_bind_param::<diesel::sql_types::Text, str>(&self.marker)
+        out.push_bind_param::<diesel::sql_types::Text, str>(&self.mark.value)
     }
 }
 
-/// `(a, b), (c, d)` of `rows`.
-// PostgreSQL's checked insert.
-#[cfg_attr(not(seqgen_pg), allow(dead_code))]
-fn each_row<'b, DB, V>(rows: &'b [V], out: &mut AstPass<'_, 'b, DB>) -> QueryResult<()>
+/// `(a, b), (c, d)` of `rows`, each row opened with `open` (`(` or `ROW(`).
+fn each_row<'b, DB, V>(rows: &'b [V], open: &str, out: &mut AstPass<'_, 'b, DB>) -> QueryResult<()>
 where
     DB: diesel::backend::Backend,
     V: RowValues<DB>,
 {
     for (index, row) in rows.iter().enumerate() {
-        out.push_sql(if index == 0 { "(" } else { ", (" });
-        row.walk_values(out.reborrow())?;
+        if index > 0 {
+            out.push_sql(", ");
+        }
+        out.push_sql(open);
+        row.walk_values(out.reborrow(), &mut Naming::Bare)?;
         out.push_sql(")");
     }
     Ok(())
@@ -135,10 +208,10 @@ where
         self.walk(rendered, out, |rows, out| {
             if let [row] = rows {
                 out.push_sql("SELECT ");
-                row.walk_values(out.reborrow())?;
+                row.walk_values(out.reborrow(), &mut Naming::Bare)?;
             } else {
                 out.push_sql("SELECT * FROM (VALUES ");
-                each_row(rows, out)?;
+                each_row(rows, "(", out)?;
                 out.push_sql(") AS seqgen_v");
             }
             out.push_sql(" WHERE current_setting('seqgen.identity', true) = ");
@@ -147,9 +220,9 @@ where
     }
 }
 
-/// One row only (`Backend::MOST_ROWS_CHECKED`): MySQL's `VALUES` rows cannot stand in a derived
-/// table (MariaDB, MySQL before 8.0.19), and a `UNION ALL` of rows costs more than the query the
-/// check saves.
+/// Several rows as the server takes them ([`Rows`]): a `UNION ALL` of one `SELECT` per row
+/// would cost more than the query the check saves (0.65× a plain insert of 100 rows, against
+/// 0.8× with the query).
 #[cfg(seqgen_mysql)]
 impl<S, V> QueryFragment<diesel::mysql::Mysql> for Asserted<S, V>
 where
@@ -158,13 +231,29 @@ where
 {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, diesel::mysql::Mysql>) -> QueryResult<()> {
         let rendered = self.rendered::<diesel::mysql::Mysql>(Dialect::Mysql)?;
+        let many = self.mark.rows;
         self.walk(rendered, out, |rows, out| {
-            let [row] = rows else {
-                return Err(NotRewritten::error(NOT_CHECKED));
-            };
-            out.push_sql("SELECT ");
-            row.walk_values(out.reborrow())?;
-            out.push_sql(" FROM DUAL WHERE @seqgen_identity = ");
+            match (rows, many) {
+                ([row], _) => {
+                    out.push_sql("SELECT ");
+                    row.walk_values(out.reborrow(), &mut Naming::Bare)?;
+                    out.push_sql(" FROM DUAL");
+                }
+                ([first, rest @ ..], Rows::Values) => {
+                    out.push_sql("SELECT * FROM (SELECT ");
+                    first.walk_values(out.reborrow(), &mut Naming::Named(0))?;
+                    out.push_sql(" UNION ALL VALUES ");
+                    each_row(rest, "(", out)?;
+                    out.push_sql(") AS seqgen_v");
+                }
+                (_, Rows::ValuesRow) => {
+                    out.push_sql("SELECT * FROM (VALUES ");
+                    each_row(rows, "ROW(", out)?;
+                    out.push_sql(") AS seqgen_v");
+                }
+                _ => return Err(NotRewritten::error(NOT_CHECKED)),
+            }
+            out.push_sql(" WHERE @seqgen_identity = ");
             Ok(())
         })
     }
@@ -176,5 +265,33 @@ where
 impl<S, V> QueryFragment<diesel::sqlite::Sqlite> for Asserted<S, V> {
     fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, diesel::sqlite::Sqlite>) -> QueryResult<()> {
         Err(NotRewritten::error(NOT_CHECKED))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rows;
+
+    #[test]
+    fn rows_by_server_version() {
+        for (version, rows) in [
+            ("10.11.19-MariaDB-0+deb12u1", Rows::Values),
+            ("10.3.3-MariaDB", Rows::Values),
+            ("10.3.2-MariaDB-log", Rows::One),
+            ("5.5.5-10.2.44-MariaDB", Rows::One),
+            ("5.5.5-10.11.6-MariaDB", Rows::Values),
+            ("11.4.2-MariaDB-ubu2404", Rows::Values),
+            ("8.0.19", Rows::ValuesRow),
+            ("8.4.3-commercial", Rows::ValuesRow),
+            ("9.1.0", Rows::ValuesRow),
+            ("8.0.18", Rows::One),
+            ("5.7.44-log", Rows::One),
+            ("", Rows::One),
+            ("unknown", Rows::One),
+        ] {
+            assert_eq!(Rows::of_mysql(version), rows, "{version}");
+        }
+        assert!(Rows::One.can_check(1) && !Rows::One.can_check(2));
+        assert!(Rows::Values.can_check(100) && Rows::ValuesRow.can_check(100));
     }
 }

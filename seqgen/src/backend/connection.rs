@@ -1,6 +1,7 @@
 //! The connections seqgen works on, as one bound for code generic over the connection.
 
 use diesel::connection::LoadConnection;
+use diesel::migration::MigrationConnection;
 
 use super::Backend;
 
@@ -22,3 +23,43 @@ use super::Backend;
 pub trait IdConnection: LoadConnection<Backend: Backend> + 'static {}
 
 impl<C: LoadConnection<Backend: Backend> + 'static> IdConnection for C {}
+
+/// An [`IdConnection`] Diesel can also migrate: what [`run_migrations`](crate::run_migrations)
+/// takes. Diesel's own connections, r2d2's pooled ones and diesel-async's
+/// `AsyncConnectionWrapper` are (they implement Diesel's `MigrationConnection`); a wrapper
+/// that only forwards queries may not be, and still works for everything else. Code generic
+/// over the connection that also sets the database up names this one bound:
+///
+/// ```
+/// use diesel::prelude::*;
+/// use diesel_seqgen::DistributedId;
+///
+/// diesel::table! { users (id) { id -> Text, name -> Text } }
+///
+/// #[derive(Insertable, DistributedId)]
+/// #[diesel(table_name = users)]
+/// struct NewUser {
+///     #[distributed_id(prefix = "U", date = "", pad = 6)]
+///     id: String,
+///     name: String,
+/// }
+///
+/// /// Creates `db_key`, then saves `rows`, on any of seqgen's databases.
+/// fn set_up_and_save<C>(conn: &mut C, rows: &mut Vec<NewUser>) -> diesel_seqgen::Result<usize>
+/// where
+///     C: diesel_seqgen::MigrateConnection,
+///     Vec<NewUser>: diesel_seqgen::insert::Insert<users::table, C>,
+/// {
+///     diesel_seqgen::run_migrations(conn)?;
+///     diesel_seqgen::insert_into(users::table).values(rows).execute(conn)
+/// }
+///
+/// let mut conn = SqliteConnection::establish(":memory:")?;
+/// diesel::sql_query("CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT NOT NULL)").execute(&mut conn)?;
+/// let mut rows = vec![NewUser { id: String::new(), name: "Ada".into() }];
+/// assert_eq!(set_up_and_save(&mut conn, &mut rows)?, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait MigrateConnection: IdConnection + MigrationConnection {}
+
+impl<C: IdConnection + MigrationConnection> MigrateConnection for C {}

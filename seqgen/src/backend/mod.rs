@@ -31,7 +31,7 @@ pub(crate) mod statement;
 
 pub(crate) use admin_queries::admin_queries;
 pub(crate) use classify::{is_busy, is_conflict};
-pub use connection::IdConnection;
+pub use connection::{IdConnection, MigrateConnection};
 #[cfg(seqgen_async)]
 pub(crate) use declare::async_statement;
 #[cfg(seqgen_async)]
@@ -48,6 +48,22 @@ pub(crate) use queries::core_queries;
 pub(crate) use queries::upsert_reserve;
 pub(crate) use rows::timeline;
 pub use rows::{Counter, CounterRow, Found, Identified, Request, Setting};
+
+/// [`Backend::run_pending_migrations`], the same for each backend.
+macro_rules! run_pending_migrations {
+    () => {
+        fn run_pending_migrations<C>(conn: &mut C) -> diesel::migration::Result<()>
+        where
+            C: diesel::connection::LoadConnection<Backend = Self>
+                + diesel::migration::MigrationConnection
+                + 'static,
+        {
+            diesel_migrations::MigrationHarness::run_pending_migrations(conn, Self::MIGRATIONS)
+                .map(drop)
+        }
+    };
+}
+use run_pending_migrations;
 
 /// A Diesel backend seqgen can reserve numbers on: SQLite, PostgreSQL or MySQL/MariaDB,
 /// each behind the cargo feature of the same name as Diesel's.
@@ -79,12 +95,6 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     /// (undone by a rollback, which fails closed), MySQL's user variable.
     #[doc(hidden)]
     const MARK_SESSION: &'static str = "";
-
-    /// The most rows an insert checks the session's mark for itself ([`asserted::Asserted`])
-    /// before a query telling the database apart costs less: MySQL rewrites a bulk as a
-    /// `UNION ALL` of one `SELECT` per row, which costs the server more than that query.
-    #[doc(hidden)]
-    const MOST_ROWS_CHECKED: usize = usize::MAX;
 
     /// Runs the gapless insert that takes its numbers itself (`one_statement.rs`) and reads
     /// the counter it left; `None` when the counter's row is not there yet. Only called where
@@ -184,6 +194,14 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     /// The embedded `db_key` migrations of this backend.
     #[doc(hidden)]
     const MIGRATIONS: EmbeddedMigrations;
+
+    /// Runs [`MIGRATIONS`](Backend::MIGRATIONS) that are pending, through Diesel's harness:
+    /// its bounds hold for any migrating connection of one named backend, not of any backend,
+    /// so each backend states them ([`run_pending_migrations!`]).
+    #[doc(hidden)]
+    fn run_pending_migrations<C>(conn: &mut C) -> diesel::migration::Result<()>
+    where
+        C: LoadConnection<Backend = Self> + diesel::migration::MigrationConnection + 'static;
 
     crate::backend::core_statements!(blocking_statements);
 

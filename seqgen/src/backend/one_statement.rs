@@ -30,7 +30,7 @@ use diesel::sql_types::BigInt;
 use diesel::{QueryResult, RunQueryDsl};
 
 use super::rendered::{Dialect, NotRewritten, Rendered, RenderedOnce};
-use super::row_values::RowValues;
+use super::row_values::{Naming, RowValues};
 use super::Counter;
 
 /// What the statement needs besides Diesel's insert: the counter, the block, and how IDs
@@ -162,7 +162,7 @@ where
         // First, so that their parameters are $1.. as in the rendered copy.
         out.push_sql("/* ");
         for row in &self.rows {
-            row.walk_values(out.reborrow())?;
+            row.walk_values(out.reborrow(), &mut Naming::Bare)?;
             out.push_sql(" ");
         }
         out.push_sql("*/ WITH seqgen_n AS (");

@@ -41,6 +41,8 @@ impl super::Backend for Pg {
         statement.get_result::<i64>(conn).optional()
     }
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+
+    super::run_pending_migrations!();
     // The cluster (its system identifier, new for every initdb) and the database in it (its
     // oid, new for a `CREATE DATABASE … TEMPLATE` copy or a restore into a new database).
     const FINGERPRINT: &'static str =

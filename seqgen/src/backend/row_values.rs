@@ -17,8 +17,29 @@ use super::rendered::NotRewritten;
 /// `ColumnInsertValue` are Diesel's hidden public types: the workspace pins Diesel 2.3.)
 #[doc(hidden)]
 pub trait RowValues<DB: diesel::backend::Backend> {
-    /// Writes the values, each a bind parameter.
-    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()>;
+    /// Writes the values, each a bind parameter, named as `naming` says.
+    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>, naming: &mut Naming) -> QueryResult<()>;
+}
+
+/// Whether each value of a row is written bare (`?, ?`) or named (`? AS c0, ? AS c1`), as the
+/// first row of a derived table must be on MariaDB: its columns take the first row's names,
+/// and `?, ?` would name two columns `?`.
+#[doc(hidden)]
+pub enum Naming {
+    /// `?, ?`
+    Bare,
+    /// `? AS c0, ? AS c1`: the next value's number.
+    Named(usize),
+}
+
+impl Naming {
+    /// Names the value just written, if values are named.
+    fn after_value<DB: diesel::backend::Backend>(&mut self, out: &mut AstPass<'_, '_, DB>) {
+        if let Naming::Named(next) = self {
+            out.push_sql(&format!(" AS c{next}"));
+            *next += 1;
+        }
+    }
 }
 
 impl<V, Tab, DB> RowValues<DB> for ValuesClause<V, Tab>
@@ -26,8 +47,8 @@ where
     DB: diesel::backend::Backend,
     V: RowValues<DB>,
 {
-    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        self.values.walk_values(out)
+    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>, naming: &mut Naming) -> QueryResult<()> {
+        self.values.walk_values(out, naming)
     }
 }
 
@@ -36,9 +57,17 @@ where
     DB: diesel::backend::Backend,
     T: QueryFragment<DB>,
 {
-    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+    fn walk_values<'b>(
+        &'b self,
+        mut out: AstPass<'_, 'b, DB>,
+        naming: &mut Naming,
+    ) -> QueryResult<()> {
         match self {
-            DefaultableColumnInsertValue::Expression(value) => value.walk_ast(out),
+            DefaultableColumnInsertValue::Expression(value) => {
+                value.walk_ast(out.reborrow())?;
+                naming.after_value(&mut out);
+                Ok(())
+            }
             DefaultableColumnInsertValue::Default => Err(NotRewritten::error(
                 "seqgen rewrites no insert with a DEFAULT value",
             )),
@@ -51,8 +80,14 @@ where
     DB: diesel::backend::Backend,
     Self: QueryFragment<DB>,
 {
-    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        self.walk_ast(out)
+    fn walk_values<'b>(
+        &'b self,
+        mut out: AstPass<'_, 'b, DB>,
+        naming: &mut Naming,
+    ) -> QueryResult<()> {
+        self.walk_ast(out.reborrow())?;
+        naming.after_value(&mut out);
+        Ok(())
     }
 }
 
@@ -63,14 +98,18 @@ macro_rules! row_values_tuples {
     ($($name:ident)+) => {
         impl<DB: diesel::backend::Backend, $($name: RowValues<DB>),+> RowValues<DB> for ($($name,)+) {
             #[allow(non_snake_case)]
-            fn walk_values<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+            fn walk_values<'b>(
+                &'b self,
+                mut out: AstPass<'_, 'b, DB>,
+                naming: &mut Naming,
+            ) -> QueryResult<()> {
                 let ($($name,)+) = self;
                 let mut first = true;
                 $(
                     if !std::mem::take(&mut first) {
                         out.push_sql(", ");
                     }
-                    $name.walk_values(out.reborrow())?;
+                    $name.walk_values(out.reborrow(), naming)?;
                 )+
                 let _ = first;
                 Ok(())

@@ -23,6 +23,8 @@ impl super::Backend for Sqlite {
     const RESERVE_BESIDE_TRANSACTION: bool = false;
     const IDENTIFY_IS_A_ROUND_TRIP: bool = false;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+
+    super::run_pending_migrations!();
     // The main database's file; `complete_fingerprint` adds its device and inode, so a copy of
     // the file is another database even where it was moved to the original's path.
     const FINGERPRINT: &'static str =

@@ -13,17 +13,18 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::backend::asserted::Mark;
 use crate::backend::rendered::is_not_rewritten;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::generator::Generator;
 use crate::model::{gapless_field, DistributedId};
 
-/// A database a connection may reach: its default generator and that generator's marker.
+/// A database a connection may reach: its default generator and that generator's mark.
 #[derive(Clone)]
 pub(crate) struct Guess {
     pub(crate) generator: Generator,
-    pub(crate) marker: Arc<str>,
+    pub(crate) mark: Mark,
     /// Where the guess came from, to count a miss there, and the misses counted then.
     from: Place,
     misses: u8,
@@ -60,11 +61,14 @@ const MAX_PLACES: usize = 4096;
 #[derive(Default)]
 struct Known {
     places: HashMap<Place, Entry>,
+    /// The mark of each default generator that marked a session, by its `uid`: one per
+    /// database this process reached.
+    marks: HashMap<u64, Mark>,
 }
 
 struct Entry {
     /// `None` for a type whose connections reached more than one database.
-    guess: Option<(Generator, Arc<str>)>,
+    guess: Option<(Generator, Mark)>,
     misses: u8,
 }
 
@@ -82,8 +86,8 @@ pub(crate) fn place_of<C>(conn: &C) -> Place {
 }
 
 /// Whether an insert of `rows` on backend `B` is one to serve on a guess: the default
-/// generator's (not one of the caller's), batched, of at most the rows the backend checks in
-/// one insert, where telling the database apart costs a round trip.
+/// generator's (not one of the caller's), batched, where telling the database apart costs a
+/// round trip.
 pub(crate) fn worth_guessing<B: Backend, T: DistributedId>(
     rows: &[T],
     own_generator: bool,
@@ -92,7 +96,6 @@ pub(crate) fn worth_guessing<B: Backend, T: DistributedId>(
         && B::IDENTIFY_IS_A_ROUND_TRIP
         && gapless_field::<T>().is_none()
         && !rows.is_empty()
-        && rows.len() <= B::MOST_ROWS_CHECKED
 }
 
 /// What an insert on a guess came to.
@@ -134,15 +137,18 @@ pub(crate) fn judge(
     }
 }
 
-/// The database `conn` probably reaches, if any place has a guess worth acting on.
-pub(crate) fn guess<C>(conn: &C) -> Option<Guess> {
+/// The database `conn` probably reaches, if any place has a guess worth acting on by an
+/// insert of `rows` rows (an older MySQL checks one row per insert: [`Rows`]).
+///
+/// [`Rows`]: crate::backend::asserted::Rows
+pub(crate) fn guess<C>(conn: &C, rows: usize) -> Option<Guess> {
     let known = known();
     let usable = |place: Place| {
         let entry = known.places.get(&place)?;
-        let (generator, marker) = entry.guess.as_ref()?;
-        (entry.misses < place.gives_up_after()).then(|| Guess {
+        let (generator, mark) = entry.guess.as_ref()?;
+        (entry.misses < place.gives_up_after() && mark.rows.can_check(rows)).then(|| Guess {
             generator: generator.clone(),
-            marker: marker.clone(),
+            mark: mark.clone(),
             from: place,
             misses: entry.misses,
         })
@@ -175,27 +181,28 @@ fn missed(guess: &Guess) {
     }
 }
 
-/// The marker of `generator`, and whether the connection at `at` is known to carry it already
-/// (its session was marked, unless it is another session at the same address, which the next
-/// insert finds out).
-pub(crate) fn marker_at(at: Place, generator: &Generator) -> (Arc<str>, bool) {
+/// The mark of `generator`'s database, unless no session of it was marked yet, and whether the
+/// connection at `at` is known to carry it already (its session was marked, unless it is
+/// another session at the same address, which the next insert finds out).
+pub(crate) fn mark_at(at: Place, generator: &Generator) -> (Option<Mark>, bool) {
     let known = known();
     if let Some(Entry {
-        guess: Some((guessed, marker)),
+        guess: Some((guessed, mark)),
         ..
     }) = known.places.get(&at)
     {
         if guessed.is(generator) {
-            return (marker.clone(), true);
+            return (Some(mark.clone()), true);
         }
     }
-    (marker_of(generator), false)
+    (known.marks.get(&generator.uid()).cloned(), false)
 }
 
 /// Notes that the session of the connection at `at` was marked as reaching `generator`'s
-/// database.
-pub(crate) fn marked(at: Place, generator: &Generator, marker: Arc<str>) {
+/// database with `mark`.
+pub(crate) fn marked(at: Place, generator: &Generator, mark: Mark) {
     let mut known = known();
+    known.marks.insert(generator.uid(), mark.clone());
     if known.places.len() >= MAX_PLACES {
         known
             .places
@@ -206,7 +213,7 @@ pub(crate) fn marked(at: Place, generator: &Generator, marker: Arc<str>) {
         Some(entry) => entry.misses,
         None => 0,
     };
-    let guess = Some((generator.clone(), marker));
+    let guess = Some((generator.clone(), mark));
     known.places.insert(
         at,
         Entry {
@@ -227,7 +234,7 @@ pub(crate) fn marked(at: Place, generator: &Generator, marker: Arc<str>) {
 }
 
 /// A marker no other generator, and no other process, has.
-fn marker_of(generator: &Generator) -> Arc<str> {
+pub(crate) fn marker_of(generator: &Generator) -> Arc<str> {
     static PROCESS: OnceLock<i64> = OnceLock::new();
     let process = PROCESS.get_or_init(crate::reserve::retry::random_token);
     format!("{process:x}.{}", generator.uid()).into()

@@ -17,6 +17,7 @@ use std::sync::{Mutex, OnceLock};
 #[cfg(feature = "r2d2")]
 use diesel::connection::LoadConnection;
 
+use crate::backend::asserted::Mark;
 use crate::backend::{Backend, IdConnection};
 use crate::driver::{drive, Blocking, Driver};
 use crate::error::Result;
@@ -127,10 +128,18 @@ pub(crate) async fn default_marked_on<D: Driver>(
     let Some(generator) = default_on(db).await? else {
         return Ok(Generator::default());
     };
-    let (marker, marked) = guess::marker_at(at, &generator);
+    let (mark, marked) = guess::mark_at(at, &generator);
     if remark || !marked {
-        db.mark_session(&marker).await?;
-        guess::marked(at, &generator, marker);
+        let mark = match mark {
+            Some(mark) => mark,
+            // The first session of this database: how it takes several rows, once.
+            None => Mark {
+                value: guess::marker_of(&generator),
+                rows: db.checked_rows().await?,
+            },
+        };
+        db.mark_session(&mark.value).await?;
+        guess::marked(at, &generator, mark);
     }
     Ok(generator)
 }

@@ -52,8 +52,9 @@
 //!   insert inserts nothing unless the session carries it. A wrong guess then costs a statement
 //!   that inserts nothing, a query and a few holes, never another database's numbers
 //!   (`tests/suite/guess.rs`). Everything else on such a connection (`next_id`, `assign_ids`,
-//!   `get_result`, an insert Diesel writes with `DEFAULT`, a MySQL bulk) is identified with one
-//!   query per call. A `Generator` you create serves one database and refuses another
+//!   `get_result`, an insert Diesel writes with `DEFAULT`, a bulk on MySQL before 8.0.19 or
+//!   MariaDB before 10.3.3, whose rows cannot be a derived table) is identified with one query
+//!   per call. A `Generator` you create serves one database and refuses another
 //!   (`Error::DifferentDatabase`) at its next reservation.
 //! - **Reservations are durable.** On PostgreSQL every reservation commits with
 //!   `synchronous_commit = on` (its own transaction only: your other writes keep your setting).

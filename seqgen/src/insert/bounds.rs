@@ -3,13 +3,11 @@
 //! `R: Insert<T, C>` where Diesel code writes the insert statement's `ExecuteDsl<C>`. Each is
 //! implemented for every records type Diesel can insert there; their items are seqgen's own.
 
-use std::sync::Arc;
-
 use diesel::query_builder::{InsertStatement, QueryFragment};
 use diesel::query_dsl::methods::{ExecuteDsl, LoadQuery};
 use diesel::{Insertable, QueryResult, RunQueryDsl, Table};
 
-use crate::backend::asserted::Asserted;
+use crate::backend::asserted::{Asserted, Mark};
 use crate::backend::one_statement::{OneStatement, Plan};
 use crate::backend::{Backend, IdConnection};
 use crate::model::Records;
@@ -57,12 +55,12 @@ pub trait Insert<T, C>: Records {
     fn __execute(target: &T, records: &Self, conn: &mut C) -> QueryResult<usize>;
 
     /// Diesel's insert of `records`, inserting nothing unless the session is marked with
-    /// `marker` (`asserted.rs`): how many rows it inserted.
+    /// `mark` (`asserted.rs`): how many rows it inserted.
     #[doc(hidden)]
     fn __execute_asserted(
         target: &T,
         records: &Self,
-        marker: Arc<str>,
+        mark: Mark,
         conn: &mut C,
     ) -> QueryResult<usize>;
 
@@ -107,12 +105,12 @@ where
     fn __execute_asserted(
         target: &T,
         records: &Self,
-        marker: Arc<str>,
+        mark: Mark,
         conn: &mut C,
     ) -> QueryResult<usize> {
         let insert = diesel::insert_into(target.clone()).values(records);
         let rows = records.__rows().iter().map(Insertable::values).collect();
-        let statement = Asserted::new(insert, rows, marker);
+        let statement = Asserted::new(insert, rows, mark);
         // Refused before anything is sent when the insert is not of the plain shape.
         statement.is_safe_to_cache_prepared(&Default::default())?;
         statement.execute(conn)

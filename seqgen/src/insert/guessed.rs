@@ -33,18 +33,18 @@ where
         {
             return Ok(None);
         }
-        let Some(guess) = guess::guess(conn) else {
+        let Some(guess) = guess::guess(conn, rows.len()) else {
             let generator = marked_default(conn, false)?;
             return self.insert_from(&generator, conn).map(Some);
         };
         let mut filled = Vec::new();
         let attempt =
             fill(rows, conn, &mut filled, |_| Ok(guess.generator.clone())).and_then(|()| {
-                let marker = guess.marker.clone();
+                let mark = guess.mark.clone();
                 Ok(R::__execute_asserted(
                     &self.target,
                     &*self.records,
-                    marker,
+                    mark,
                     conn,
                 )?)
             });

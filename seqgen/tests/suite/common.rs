@@ -16,7 +16,10 @@ use diesel_migrations::MigrationHarness;
 
 /// A connection type the suite runs on.
 pub trait TestConnection:
-    R2D2Connection + LoadConnection<Backend = Self::B> + MigrationHarness<Self::B> + 'static
+    R2D2Connection
+    + LoadConnection<Backend = Self::B>
+    + MigrationHarness<Self::B>
+    + diesel_seqgen::MigrateConnection
 {
     /// The backend, restated so that `diesel_seqgen::Backend` is known to hold for it.
     type B: diesel_seqgen::Backend;
@@ -25,7 +28,7 @@ pub trait TestConnection:
     /// Where to connect, or `None` when this backend is not configured.
     fn test_url(dir: &std::path::Path) -> Option<String>;
     /// Per-connection setup (SQLite's busy timeout and WAL).
-    fn setup(_conn: &mut Self) {}
+    fn configure(_conn: &mut Self) {}
     /// Makes this connection give up waiting for a row lock after about a second.
     fn short_lock_wait(conn: &mut Self);
     /// Runs this connection's transactions (autocommit statements included) SERIALIZABLE.
@@ -76,7 +79,7 @@ impl TestConnection for diesel::SqliteConnection {
     fn test_url(dir: &std::path::Path) -> Option<String> {
         Some(dir.join("test.db").to_str().unwrap().to_owned())
     }
-    fn setup(conn: &mut Self) {
+    fn configure(conn: &mut Self) {
         diesel_seqgen::sqlite::configure(conn).unwrap();
     }
     fn short_lock_wait(conn: &mut Self) {
@@ -270,7 +273,7 @@ impl<C: TestConnection> TestDb<C> {
     /// A new connection.
     pub fn connect(&self) -> C {
         let mut conn = C::establish(&self.url).unwrap();
-        C::setup(&mut conn);
+        C::configure(&mut conn);
         conn
     }
 
@@ -296,7 +299,7 @@ pub fn pool_on<C: TestConnection>(
         struct Setup(bool);
         impl<C: TestConnection> diesel::r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
             fn on_acquire(&self, conn: &mut C) -> Result<(), diesel::r2d2::Error> {
-                C::setup(conn);
+                C::configure(conn);
                 if self.0 {
                     C::serializable(conn);
                 }
@@ -371,7 +374,7 @@ impl<C: TestConnection> Scratch<'_, C> {
     /// A new connection to this database.
     pub fn connect(&self) -> C {
         let mut conn = C::establish(&self.url).unwrap();
-        C::setup(&mut conn);
+        C::configure(&mut conn);
         conn
     }
 }

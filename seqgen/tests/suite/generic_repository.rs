@@ -1,7 +1,8 @@
 //! Repository functions generic over the connection, written with seqgen's public bounds only
-//! (`diesel_seqgen::IdConnection`, `diesel_seqgen::insert::{Insert, InsertReturning}`; issue 30), compiled
-//! for every backend and run against each one's database. The README's "Generic code" shows
-//! the same `where` clauses.
+//! (`diesel_seqgen::IdConnection`, `diesel_seqgen::MigrateConnection`,
+//! `diesel_seqgen::insert::{Insert, InsertReturning}`; issues 30 and 47), compiled for every
+//! backend and run against each one's database. The README's generic example shows the same
+//! `where` clauses.
 
 use crate::common;
 
@@ -38,6 +39,21 @@ where
     C: diesel_seqgen::IdConnection,
     Vec<NewUser>: diesel_seqgen::insert::Insert<users::table, C>,
 {
+    diesel_seqgen::insert_into(users::table)
+        .values(rows)
+        .execute(conn)
+}
+
+/// Sets a new database up, then saves `rows`: one bound for both.
+fn set_up_and_save<C>(conn: &mut C, rows: &mut Vec<NewUser>) -> diesel_seqgen::Result<usize>
+where
+    C: diesel_seqgen::MigrateConnection,
+    Vec<NewUser>: diesel_seqgen::insert::Insert<users::table, C>,
+{
+    diesel_seqgen::run_migrations(conn)?;
+    conn.batch_execute(
+        "CREATE TABLE users (id VARCHAR(20) PRIMARY KEY, name VARCHAR(20) NOT NULL)",
+    )?;
     diesel_seqgen::insert_into(users::table)
         .values(rows)
         .execute(conn)
@@ -87,7 +103,23 @@ fn database<C: TestConnection>(db: &TestDb<C>) -> common::Scratch<'_, C> {
     common::scratch_with_table(db, "generic", table, None)
 }
 
-backend_tests!(the_generic_repository_works_on_every_backend);
+backend_tests!(
+    the_generic_repository_works_on_every_backend,
+    a_generic_function_migrates_and_inserts,
+);
+
+/// A database with nothing in it, set up and written to by one generic function.
+fn a_generic_function_migrates_and_inserts<C>(db: TestDb<C>)
+where
+    C: TestConnection,
+    Vec<NewUser>: diesel_seqgen::insert::Insert<users::table, C>,
+{
+    let fresh = db.scratch("generic_setup");
+    let mut conn = fresh.connect();
+    let mut rows = vec![user("a"), user("b")];
+    assert_eq!(set_up_and_save(&mut conn, &mut rows).unwrap(), 2);
+    assert_eq!([rows[0].id.as_str(), &rows[1].id], ["U000001", "U000002"]);
+}
 
 fn the_generic_repository_works_on_every_backend<C>(db: TestDb<C>)
 where

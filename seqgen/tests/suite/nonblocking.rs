@@ -919,7 +919,8 @@ pool_tests! {
 }
 
 /// Migrations without a blocking client library: through diesel-async's
-/// `AsyncConnectionWrapper`, inside `spawn_blocking`, as the README shows.
+/// `AsyncConnectionWrapper`, inside `spawn_blocking`, as the README shows, from code generic
+/// over the connection.
 macro_rules! wrapper_migration_tests {
     ($($module:ident, $feature:literal: $conn:ty;)*) => {$(
         #[cfg(feature = $feature)]
@@ -938,7 +939,7 @@ macro_rules! wrapper_migration_tests {
                 tokio::task::spawn_blocking(move || {
                     let mut conn =
                         <AsyncConnectionWrapper<A> as Connection>::establish(&url).unwrap();
-                    diesel_seqgen::run_migrations(&mut conn).unwrap();
+                    migrate(&mut conn);
                 })
                 .await
                 .unwrap();
@@ -948,6 +949,12 @@ macro_rules! wrapper_migration_tests {
             }
         }
     )*};
+}
+
+/// Generic setup code: seqgen's bound alone.
+#[cfg(any(feature = "async-postgres", feature = "async-mysql"))]
+fn migrate<C: diesel_seqgen::MigrateConnection>(conn: &mut C) {
+    diesel_seqgen::run_migrations(conn).unwrap();
 }
 
 wrapper_migration_tests! {

@@ -34,9 +34,6 @@ impl super::sealed::Sealed for Mysql {}
 impl super::Backend for Mysql {
     const NAME: &'static str = "mysql";
     const MARK_SESSION: &'static str = "SET @seqgen_identity = ?";
-    // A bulk would be a `UNION ALL` of one `SELECT` per row: 0.65x a plain insert for 100 rows
-    // (bench-report), against 0.8x with the query.
-    const MOST_ROWS_CHECKED: usize = 1;
     const INSERT_IGNORING: (&'static str, &'static str) = ("INSERT IGNORE INTO", "");
     const GREATEST: &'static str = "GREATEST";
     const TEXT_TYPE: &'static str = "CHAR";
@@ -45,6 +42,8 @@ impl super::Backend for Mysql {
     const READS_FIRST_IN_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/mysql");
+
+    super::run_pending_migrations!();
     // MariaDB has no server UUID: the server (host, port, data directory, server id) and the
     // schema. A `mysqldump | mariadb` clone lives in another schema or on another server.
     // A Galera node names its cluster instead (cluster name and state UUID, the same on every
@@ -73,6 +72,8 @@ impl super::Backend for Mysql {
     super::admin_queries!(for_update);
 
     lock_nowait!(sync);
+
+    checked_rows!(sync);
 }
 
 /// [`Backend::reserve`](super::Backend::reserve) (the same inside a transaction: MySQL has
@@ -250,6 +251,29 @@ macro_rules! lock_nowait {
 }
 use lock_nowait;
 
+/// [`Backend::checked_rows`](super::Backend::checked_rows) for both drivers: MariaDB and
+/// MySQL write several rows differently, and older servers not at all (see `asserted.rs`).
+macro_rules! checked_rows {
+    (sync) => {
+        $crate::backend::mysql::checked_rows!(@ [] [] [diesel::connection::LoadConnection]);
+    };
+    (async) => {
+        $crate::backend::mysql::checked_rows!(@ [async] [await] [diesel_async::AsyncConnection]);
+    };
+    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*]) => {
+        $($kw)* fn checked_rows<C>(conn: &mut C) -> QueryResult<$crate::backend::asserted::Rows>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            let version: String =
+                diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>("VERSION()"))
+                    .get_result(conn) $(.$aw)* ?;
+            Ok($crate::backend::asserted::Rows::of_mysql(&version))
+        }
+    };
+}
+use checked_rows;
+
 /// The statements of the allocator core on diesel-async's `AsyncMysqlConnection`.
 #[cfg(feature = "async-mysql")]
 mod nonblocking {
@@ -265,5 +289,7 @@ mod nonblocking {
         super::super::core_queries!(async, for_update);
 
         super::lock_nowait!(async);
+
+        super::checked_rows!(async);
     }
 }

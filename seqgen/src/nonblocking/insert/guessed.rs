@@ -2,8 +2,6 @@
 //! generator on a connection that cannot remember its database, served from a guessed
 //! database's cache by an insert that checks the guess itself.
 
-use std::sync::Arc;
-
 use diesel::query_builder::{InsertStatement, QueryFragment, QueryId};
 use diesel::{Insertable, Table};
 use diesel_async::methods::ExecuteDsl;
@@ -12,7 +10,7 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use super::super::free::fill;
 use super::super::Generator;
 use super::InsertWithIds;
-use crate::backend::asserted::Asserted;
+use crate::backend::asserted::{Asserted, Mark};
 use crate::backend::AsyncBackend;
 use crate::driver::NonBlocking;
 use crate::error::Result;
@@ -44,14 +42,14 @@ where
         {
             return Ok(None);
         }
-        let Some(guess) = guess::guess(conn) else {
+        let Some(guess) = guess::guess(conn, self.records.as_rows().len()) else {
             let generator = marked_default(conn, false).await?;
             return self.insert_from(&generator, conn).await.map(Some);
         };
         let mut filled = Vec::new();
         let guessed = Generator::from(guess.generator.clone());
         let attempt = match fill(self.records.as_rows(), Some(&guessed), conn, &mut filled).await {
-            Ok(()) => self.send_asserted(conn, guess.marker.clone()).await,
+            Ok(()) => self.send_asserted(conn, guess.mark.clone()).await,
             Err(e) => Err(e),
         };
         let records = self.records.as_rows();
@@ -66,8 +64,8 @@ where
         self.insert_from(&generator, conn).await.map(Some)
     }
 
-    /// Diesel's insert of the records, inserting nothing unless the session carries `marker`.
-    async fn send_asserted<C>(&mut self, conn: &mut C, marker: Arc<str>) -> Result<usize>
+    /// Diesel's insert of the records, inserting nothing unless the session carries `mark`.
+    async fn send_asserted<C>(&mut self, conn: &mut C, mark: Mark) -> Result<usize>
     where
         C: AsyncConnection,
         C::Backend: AsyncBackend,
@@ -83,7 +81,7 @@ where
         let sent = async {
             let rows = records.__rows().iter().map(Insertable::values).collect();
             let insert = diesel::insert_into(target).values(records);
-            let statement = Asserted::new(insert, rows, marker);
+            let statement = Asserted::new(insert, rows, mark);
             statement.is_safe_to_cache_prepared(&C::Backend::default())?;
             conn.execute_returning_count(statement).await
         }

@@ -22,6 +22,13 @@ pub(crate) fn is_busy(err: &diesel::result::Error) -> bool {
     }
 }
 
+/// Whether MySQL or MariaDB refused a statement's syntax (errno 1064): a checked bulk written
+/// for another flavour of server than the one a connection reaches now (`asserted.rs`).
+pub(crate) fn is_syntax_error(err: &diesel::result::Error) -> bool {
+    matches!(err, diesel::result::Error::DatabaseError(_, info)
+        if info.message().starts_with("You have an error in your SQL syntax"))
+}
+
 /// Whether the database aborted a statement (or the transaction around it) to keep
 /// transactions serializable or to break a deadlock, so that running it again may succeed:
 /// Diesel's `SerializationFailure` kind, and MySQL's deadlock (1213), which diesel-async's

@@ -30,7 +30,7 @@ pub mod sqlite;
 pub(crate) mod statement;
 
 pub(crate) use admin_queries::admin_queries;
-pub(crate) use classify::{is_busy, is_conflict};
+pub(crate) use classify::{is_busy, is_conflict, is_syntax_error};
 pub use connection::{IdConnection, MigrateConnection};
 #[cfg(seqgen_async)]
 pub(crate) use declare::async_statement;

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::backend::asserted::Mark;
 use crate::backend::rendered::is_not_rewritten;
-use crate::backend::Backend;
+use crate::backend::{is_syntax_error, Backend};
 use crate::error::{Error, Result};
 use crate::generator::Generator;
 use crate::model::{gapless_field, DistributedId};
@@ -129,6 +129,12 @@ pub(crate) fn judge(
         // Not an insert that checks itself: the guess is checked with the query instead.
         Err(Error::Database(ref e)) if is_not_rewritten(e) => {
             Ok(Outcome::Identify { remark: false })
+        }
+        // Rows written for the guessed server's flavour (`Rows`), refused by another server now
+        // behind the connection: nothing was inserted, and the guess was wrong.
+        Err(Error::Database(ref e)) if is_syntax_error(e) => {
+            missed(guess);
+            Ok(Outcome::Identify { remark: true })
         }
         Err(e) => {
             unfill();

@@ -95,7 +95,7 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
                         Side::SeqgenAlone => Form::Alone,
                         _ => Form::InTransaction,
                     };
-                    let (transactions, secs) = measure(seconds, WORKERS, pool, |conn| {
+                    let (transactions, secs) = measure(seconds, WORKERS, pool, |_, conn| {
                         step(conn, form, &attempts, &committed, insert_invoice)
                     })?;
                     Some(transactions as f64 / secs)

@@ -108,7 +108,7 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
     for round in 0..args.rounds as usize {
         for i in (0..Side::ALL.len()).map(|i| (i + round) % Side::ALL.len()) {
             let side = Side::ALL[i];
-            let (transactions, secs) = measure(seconds, WORKERS, pool, |conn| match side {
+            let (transactions, secs) = measure(seconds, WORKERS, pool, |_, conn| match side {
                 Side::Seqgen => step(
                     conn,
                     Form::InTransaction,

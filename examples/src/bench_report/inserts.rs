@@ -9,8 +9,8 @@ use diesel_seqgen::Generator;
 
 use super::latency::next_id_latency;
 use super::{
-    Args, BenchConnection, BoxError, DefaultOrder, DerefOrder, ExplicitOrder, NewSeqOrder,
-    PlainOrder, Report, Setup, ORDER_TABLES,
+    summary, Args, BenchConnection, BoxError, ConnOrder, DefaultOrder, DerefOrder, ExplicitOrder,
+    NewSeqOrder, PlainOrder, Report, Setup, ORDER_TABLES,
 };
 
 /// A connection of the report's pool.
@@ -24,16 +24,18 @@ const SLICES: usize = 10;
 enum Path {
     Plain,
     Default,
-    DefaultPlain,
+    DefaultDeref,
+    DefaultConn,
     Explicit,
     Sequence,
 }
 
 impl Path {
-    const ALL: [Path; 5] = [
+    const ALL: [Path; 6] = [
         Path::Plain,
         Path::Default,
-        Path::DefaultPlain,
+        Path::DefaultDeref,
+        Path::DefaultConn,
         Path::Explicit,
         Path::Sequence,
     ];
@@ -41,8 +43,11 @@ impl Path {
     fn name(self) -> &'static str {
         match self {
             Path::Plain => "plain diesel::insert_into (baseline)",
-            Path::Default => "diesel_seqgen::insert_into, default generator",
-            Path::DefaultPlain => "diesel_seqgen::insert_into, default generator, `&mut *conn`",
+            Path::Default => "diesel_seqgen::insert_into, default generator, `&mut pooled`",
+            Path::DefaultDeref => "diesel_seqgen::insert_into, default generator, `&mut *pooled`",
+            Path::DefaultConn => {
+                "diesel_seqgen::insert_into, default generator, a plain connection"
+            }
             Path::Explicit => "diesel_seqgen::insert_into(..).with_generator(&g)",
             Path::Sequence => "database's own (sequence DEFAULT; MySQL AUTO_INCREMENT)",
         }
@@ -86,6 +91,14 @@ pub(super) fn report<C: BenchConnection>(
         return next_id_latency::<C>(&pool, backend);
     }
     let explicit = Generator::builder().pool(pool.clone()).build();
+    // A connection of no pool per thread, for the plain-connection form.
+    let conns = (0..8)
+        .map(|_| {
+            let mut conn = C::establish(url.strip_prefix("sqlite://").unwrap_or(url))?;
+            <C as BenchConnection>::setup(&mut conn)?;
+            Ok(std::sync::Mutex::new(conn))
+        })
+        .collect::<Result<Vec<_>, BoxError>>()?;
     let plain_counter = AtomicU64::new(0);
     let today = chrono::Utc::now().format("%Y%m%d").to_string();
 
@@ -97,33 +110,38 @@ pub(super) fn report<C: BenchConnection>(
     println!("|---|---|---|---|---|");
     for rows_per_insert in [1usize, 100] {
         for threads in [1usize, 8] {
-            let insert = |path: Path, conn: &mut Pooled<C>| -> Result<u64, BoxError> {
-                match path {
-                    Path::Plain => {
-                        let mut rows = PlainOrder::unfilled(rows_per_insert);
-                        for row in &mut rows {
-                            let n = plain_counter.fetch_add(1, Ordering::Relaxed) + 1;
-                            row.id = format!("D{today}{n:012}");
+            let insert =
+                |path: Path, thread: usize, conn: &mut Pooled<C>| -> Result<u64, BoxError> {
+                    match path {
+                        Path::Plain => {
+                            let mut rows = PlainOrder::unfilled(rows_per_insert);
+                            for row in &mut rows {
+                                let n = plain_counter.fetch_add(1, Ordering::Relaxed) + 1;
+                                row.id = format!("D{today}{n:012}");
+                            }
+                            C::insert_plain(conn, &rows)?;
                         }
-                        C::insert_plain(conn, &rows)?;
+                        Path::Default => {
+                            C::insert_default(conn, &mut DefaultOrder::unfilled(rows_per_insert))?;
+                        }
+                        Path::DefaultDeref => {
+                            C::insert_deref(conn, &mut DerefOrder::unfilled(rows_per_insert))?;
+                        }
+                        Path::DefaultConn => {
+                            let mut own = conns[thread].lock().unwrap_or_else(|e| e.into_inner());
+                            C::insert_conn(&mut own, &mut ConnOrder::unfilled(rows_per_insert))?;
+                        }
+                        Path::Explicit => {
+                            let mut rows = ExplicitOrder::unfilled(rows_per_insert);
+                            C::insert_explicit(conn, &mut rows, &explicit)?;
+                        }
+                        Path::Sequence => {
+                            let rows = vec![NewSeqOrder { amount: 1 }; rows_per_insert];
+                            C::insert_sequence(conn, &rows)?;
+                        }
                     }
-                    Path::Default => {
-                        C::insert_default(conn, &mut DefaultOrder::unfilled(rows_per_insert))?;
-                    }
-                    Path::DefaultPlain => {
-                        C::insert_deref(conn, &mut DerefOrder::unfilled(rows_per_insert))?;
-                    }
-                    Path::Explicit => {
-                        let mut rows = ExplicitOrder::unfilled(rows_per_insert);
-                        C::insert_explicit(conn, &mut rows, &explicit)?;
-                    }
-                    Path::Sequence => {
-                        let rows = vec![NewSeqOrder { amount: 1 }; rows_per_insert];
-                        C::insert_sequence(conn, &rows)?;
-                    }
-                }
-                Ok(rows_per_insert as u64)
-            };
+                    Ok(rows_per_insert as u64)
+                };
             let mut rates: Vec<Vec<f64>> = vec![Vec::new(); Path::ALL.len()];
             for round in 0..args.rounds as usize {
                 // Each round is cut into slices, and every slice runs each path in turn (each
@@ -133,10 +151,12 @@ pub(super) fn report<C: BenchConnection>(
                 for _ in 0..SLICES {
                     for i in (0..Path::ALL.len()).map(|i| (i + round) % Path::ALL.len()) {
                         let path = Path::ALL[i];
-                        let (rows, secs) =
-                            measure(args.seconds / SLICES as f64, threads, &pool, |conn| {
-                                insert(path, conn)
-                            })?;
+                        let (rows, secs) = measure(
+                            args.seconds / SLICES as f64,
+                            threads,
+                            &pool,
+                            |thread, conn| insert(path, thread, conn),
+                        )?;
                         done[i].0 += rows;
                         done[i].1 += secs;
                     }
@@ -146,7 +166,7 @@ pub(super) fn report<C: BenchConnection>(
                 }
             }
             let names = Path::ALL.map(Path::name);
-            print_ratios(rows_per_insert, threads, &names, &rates);
+            print_ratios(backend, rows_per_insert, threads, &names, &rates);
         }
     }
     next_id_latency::<C>(&pool, backend)?;
@@ -164,19 +184,19 @@ pub(super) fn measure<C, F>(
 ) -> Result<(u64, f64), BoxError>
 where
     C: BenchConnection,
-    F: Fn(&mut Pooled<C>) -> Result<u64, BoxError> + Sync,
+    F: Fn(usize, &mut Pooled<C>) -> Result<u64, BoxError> + Sync,
 {
     let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let started = Instant::now();
     let done = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|_| {
+            .map(|thread| {
                 let op = &op;
                 scope.spawn(move || -> Result<u64, BoxError> {
                     let mut conn = pool.get()?;
                     let mut rows = 0;
                     while Instant::now() < deadline {
-                        rows += op(&mut conn)?;
+                        rows += op(thread, &mut conn)?;
                     }
                     Ok(rows)
                 })
@@ -190,10 +210,10 @@ where
     Ok((done, started.elapsed().as_secs_f64()))
 }
 
-/// Lowest, median and highest of `values`.
 /// One table row per path: its median rate, and its ratio to the first path's (the baseline)
-/// round by round, median and range.
+/// round by round, median and range, recorded for the summary too.
 pub(super) fn print_ratios(
+    backend: &str,
     rows_per_insert: usize,
     threads: usize,
     names: &[&str],
@@ -204,12 +224,14 @@ pub(super) fn print_ratios(
         let ratios: Vec<f64> = rates.iter().zip(baseline).map(|(r, b)| r / b).collect();
         let (lo, mid, hi) = spread(&ratios);
         let (_, rate, _) = spread(rates);
+        summary::record(backend, rows_per_insert, threads, name, (lo, mid, hi));
         println!(
             "| {rows_per_insert} | {threads} | {name} | {rate:.0} | {mid:.2} ({lo:.2}–{hi:.2}) |"
         );
     }
 }
 
+/// Lowest, median and highest of `values`.
 pub(super) fn spread(values: &[f64]) -> (f64, f64, f64) {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);

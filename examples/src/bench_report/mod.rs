@@ -5,9 +5,10 @@
 //!   through `diesel_seqgen::insert_into` with the process-wide default generator and with an
 //!   explicit `Generator`, against a plain `diesel::insert_into` of IDs computed in memory
 //!   (the baseline) and the database's own sequence in a column `DEFAULT`; and the default
-//!   generator on a dereferenced (`&mut *conn`) connection, which is identified per call.
-//!   Connections come from an r2d2 pool and are passed as `PooledConnection`s, the way the
-//!   README says to.
+//!   generator on a dereferenced (`&mut *pooled`) connection and on a connection of no pool,
+//!   which cannot remember their database. Connections come from an r2d2 pool and are passed
+//!   as `PooledConnection`s, the way the README says to. The report ends with a summary of
+//!   every form, backend, size and thread count (`bench_report/summary.rs`).
 //! - **next_id latency**: p50, p99 and p99.9 of `Generator::next_id` with 8 threads and a
 //!   batch of 100 (every 100th call needs a block).
 //! - **gapless** (`--report gapless` or `all`): on PostgreSQL, gapless inserts in transactions
@@ -37,6 +38,7 @@ mod inserts;
 mod latency;
 #[cfg(any(feature = "async-postgres", feature = "async-mysql"))]
 mod nonblocking;
+mod summary;
 
 use inserts::report;
 
@@ -122,6 +124,7 @@ orders! {
     bench_orders_plain, PlainOrder;
     bench_orders_default, DefaultOrder;
     bench_orders_deref, DerefOrder;
+    bench_orders_conn, ConnOrder;
     bench_orders_explicit, ExplicitOrder;
     bench_orders_async_plain, AsyncPlainOrder;
     bench_orders_async_conn, AsyncConnOrder;
@@ -162,8 +165,11 @@ pub trait BenchConnection:
         conn: &mut PooledConnection<ConnectionManager<Self>>,
         rows: &mut Vec<DefaultOrder>,
     ) -> diesel_seqgen::Result<usize>;
-    /// `diesel_seqgen::insert_into` with the default generator on a plain connection.
+    /// `diesel_seqgen::insert_into` with the default generator on a pooled connection passed
+    /// dereferenced (`&mut *pooled`).
     fn insert_deref(conn: &mut Self, rows: &mut Vec<DerefOrder>) -> diesel_seqgen::Result<usize>;
+    /// `diesel_seqgen::insert_into` with the default generator on a connection of no pool.
+    fn insert_conn(conn: &mut Self, rows: &mut Vec<ConnOrder>) -> diesel_seqgen::Result<usize>;
     /// `diesel_seqgen::insert_into(..).with_generator(generator)`.
     fn insert_explicit(
         conn: &mut Self,
@@ -194,6 +200,11 @@ macro_rules! inserts {
             rows: &mut Vec<DerefOrder>,
         ) -> diesel_seqgen::Result<usize> {
             diesel_seqgen::insert_into(bench_orders_deref::table)
+                .values(rows)
+                .execute(conn)
+        }
+        fn insert_conn(conn: &mut Self, rows: &mut Vec<ConnOrder>) -> diesel_seqgen::Result<usize> {
+            diesel_seqgen::insert_into(bench_orders_conn::table)
                 .values(rows)
                 .execute(conn)
         }
@@ -334,5 +345,6 @@ pub fn run(args: &Args) -> Result<(), BoxError> {
             return Err("built without SQLite: add --features sqlite".into());
         }
     }
+    summary::print();
     Ok(())
 }

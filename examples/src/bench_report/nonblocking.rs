@@ -158,7 +158,7 @@ macro_rules! async_report {
                             }
                         }
                         let names = Path::ALL.map(Path::name);
-                        print_ratios(rows_per_insert, tasks, &names, &rates);
+                        print_ratios(backend, rows_per_insert, tasks, &names, &rates);
                     }
                 }
                 Ok::<(), BoxError>(())

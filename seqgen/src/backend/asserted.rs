@@ -70,6 +70,7 @@ pub enum Rows {
 impl Rows {
     /// The rows a MySQL or MariaDB server of `version` (its `VERSION()`, such as
     /// `10.11.19-MariaDB-0+deb12u1` or `8.0.36`) takes.
+    #[cfg_attr(not(seqgen_mysql), allow(dead_code))]
     pub(crate) fn of_mysql(version: &str) -> Rows {
         let mariadb = version.contains("MariaDB");
         // The prefix old clients' handshakes needed, should a server put it there.

@@ -29,6 +29,7 @@ pub enum Naming {
     /// `?, ?`
     Bare,
     /// `? AS c0, ? AS c1`: the next value's number.
+    #[cfg_attr(not(seqgen_mysql), allow(dead_code))]
     Named(usize),
 }
 

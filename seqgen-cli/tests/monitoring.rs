@@ -138,11 +138,12 @@ fn fill_to_85_percent<C: diesel_seqgen::MigrateConnection>(
         .prefix("ORD")
         .date("%y%m")
         .pad(3)
-        .batch(850)
         .build()
         .unwrap();
-    let generator = diesel_seqgen::Generator::builder().fixed_batch().build();
-    generator.next_ids(&mut conn, &spec, 850).unwrap();
+    // On the defaults: a bulk of 850 is one block of 850.
+    diesel_seqgen::Generator::new()
+        .next_ids(&mut conn, &spec, 850)
+        .unwrap();
     conn.batch_execute(&format!(
         "UPDATE db_key SET created_at = {an_hour_ago} WHERE key_name = '{key}'"
     ))

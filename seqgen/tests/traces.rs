@@ -14,13 +14,14 @@ use std::sync::{Arc, Mutex};
 
 use chrono::TimeDelta;
 use common::{TestConnection, TestDb};
-use diesel_seqgen::Spec;
+use diesel_seqgen::{Generator, Spec};
 use tracing_subscriber::fmt::format::FmtSpan;
 
 backend_tests!(
     a_reservation_is_a_span_and_a_new_period_an_event,
     a_connection_identified_on_every_call_is_named_once,
     a_counter_filling_up_is_said_once_at_80_and_once_at_95,
+    a_counter_filling_up_on_the_defaults_is_said_before_it_runs_out,
 );
 
 /// What the subscriber writes, kept for the assertions.
@@ -130,6 +131,33 @@ fn a_connection_identified_on_every_call_is_named_once<C: TestConnection>(db: Te
             "{plain}"
         );
     }
+}
+
+/// The same on the defaults (the default batch, a generator that adapts its blocks), one number
+/// at a time: however the blocks fall, one warning past 80 % and one past 95 %, never more.
+fn a_counter_filling_up_on_the_defaults_is_said_before_it_runs_out<C: TestConnection>(
+    db: TestDb<C>,
+) {
+    let mut conn = db.connect();
+    let spec = Spec::builder(db.key("filling_defaults"))
+        .date("%y%m")
+        .pad(2)
+        .build()
+        .unwrap();
+    let generator = Generator::new();
+    let out = captured(tracing::Level::WARN, || {
+        for _ in 0..99 {
+            generator.next_id(&mut conn, &spec).unwrap();
+        }
+    });
+    let warnings: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("a counter passed"))
+        .collect();
+    assert!(
+        (1..=2).contains(&warnings.len()) && warnings.last().unwrap().contains("passed 95%"),
+        "{out}"
+    );
 }
 
 /// A pad-2 key (99 numbers) taken in blocks of ten, ten seconds apart: one warning as it passes

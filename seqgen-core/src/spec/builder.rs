@@ -150,7 +150,7 @@ impl SpecBuilder {
 
     /// Counts per scope: each scope value (a company, an order, a tenant...) gets its own
     /// counter, starting at 1 in every period, as invoice numbers per company do. IDs are then
-    /// taken with a scope ([`next_id_in`](https://docs.rs/diesel-seqgen/latest/diesel_seqgen/struct.Generator.html#method.next_id_in)); the scope is not printed,
+    /// taken with a scope (`generator.next_id(conn, invoices.scope("acme"))`); the scope is not printed,
     /// so IDs repeat across scopes and are unique together with it. Recorded in the
     /// [shape](Spec::shape): a key cannot switch between one counter and counters per scope.
     ///

@@ -67,7 +67,7 @@ pub fn help(name: &str) -> &'static str {
         RESERVATION_SECONDS => "How long reservations took",
         CAPACITY_USED_RATIO => "Part of its period's capacity a key's counter has used (0 to 1)",
         CAPACITY_RUNS_OUT => {
-            "When a key's fullest counter runs out at its period's rate so far (Unix time)."
+            "When a key's fullest counter runs out at its period's rate so far (Unix time)"
         }
         CHECK_COUNTERS_BEHIND => "Counters of a key behind its table, as seqgen check found them",
         CHECK_ROWS_WITHOUT_ID => "Rows of a key's table without an ID, as seqgen check found them",

@@ -78,37 +78,23 @@ pub(super) fn print() {
                 && c.threads == threads
         })
     };
-    for form in &forms {
-        let row: Vec<String> = columns
-            .iter()
-            .map(|&column| {
-                threads
-                    .iter()
-                    .map(|&t| match find(form, column, t) {
-                        Some(cell) => format!("{:.2}", cell.ratio.1),
-                        None => "–".to_owned(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" / ")
-            })
-            .collect();
-        println!("| {form} | {} |", row.join(" | "));
-    }
+    // One table row per form, each cell `show`n per thread count.
+    let rows = |show: &dyn Fn(&Cell) -> String| {
+        for form in &forms {
+            let row: Vec<String> = columns
+                .iter()
+                .map(|&column| {
+                    threads
+                        .iter()
+                        .map(|&t| find(form, column, t).map_or_else(|| "–".to_owned(), show))
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                })
+                .collect();
+            println!("| {form} | {} |", row.join(" | "));
+        }
+    };
+    rows(&|cell| format!("{:.2}", cell.ratio.1));
     println!("\nRanges (lowest–highest over the rounds):");
-    for form in &forms {
-        let row: Vec<String> = columns
-            .iter()
-            .map(|&column| {
-                threads
-                    .iter()
-                    .map(|&t| match find(form, column, t) {
-                        Some(cell) => format!("{:.2}–{:.2}", cell.ratio.0, cell.ratio.2),
-                        None => "–".to_owned(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" / ")
-            })
-            .collect();
-        println!("| {form} | {} |", row.join(" | "));
-    }
+    rows(&|cell| format!("{:.2}–{:.2}", cell.ratio.0, cell.ratio.2));
 }

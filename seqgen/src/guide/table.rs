@@ -40,6 +40,15 @@
 //! that migration's remaining statements by hand and insert its version into
 //! `__diesel_schema_migrations`.
 //!
+//! On a Galera cluster, processes migrate one at a time: started at once on several nodes,
+//! MariaDB can hang a node on the trigger of `00000000000600` (a `CREATE TRIGGER` holds its
+//! metadata lock while it waits for its turn in the cluster, and the applier of another node's
+//! DDL waits for that lock). A process there first inserts the one row of
+//! `db_key_migration_lease` (created then, on Galera only), which one process of the cluster can
+//! hold at a time, and deletes it when done; the others wait, then find nothing pending. A
+//! holder that died leaves its lease for 60 seconds. Nothing of this runs when nothing is
+//! pending.
+//!
 //! Next to your own embedded migrations, run and revert both through one source, so reverting
 //! yours does not trip over seqgen's version in `__diesel_schema_migrations`:
 //!
@@ -64,7 +73,7 @@
 //! ```toml
 //! [print_schema]
 //! file = "src/schema.rs"
-//! filter = { except_tables = ["^db_key$", "^db_key_void$"] }
+//! filter = { except_tables = ["^db_key$", "^db_key_void$", "^db_key_migration_lease$"] }
 //! ```
 //!
 //! seqgen's migrations are embedded in the crate, not in your `migrations/` folder: create

@@ -12,7 +12,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::assert_distinct;
-use diesel::{Connection as _, MysqlConnection};
+use diesel::{Connection as _, MysqlConnection, RunQueryDsl};
 use diesel_seqgen::{Generator, Spec};
 
 #[test]
@@ -22,6 +22,7 @@ fn a_galera_cluster_is_one_database() {
     };
     let urls: Arc<Vec<String>> = Arc::new((0..3).map(|node| cluster.url(node)).collect());
 
+    let started = Instant::now();
     // 1. Migrations from two processes' worth of connections on each node, all at once.
     let barrier = Arc::new(Barrier::new(6));
     let migrating: Vec<_> = (0..6)
@@ -48,6 +49,19 @@ fn a_galera_cluster_is_one_database() {
         .filter_map(|t| t.join().unwrap().err())
         .collect();
     assert!(failed.is_empty(), "migrations failed: {failed:#?}");
+    // They took turns (`backend/mysql/migrate.rs`: at once, MariaDB can hang a node on the
+    // trigger's metadata lock), and the last gave the lease back.
+    let mut conn = MysqlConnection::establish(&urls[0]).unwrap();
+    let leases: i64 = diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
+        "(SELECT COUNT(*) FROM db_key_migration_lease)",
+    ))
+    .get_result(&mut conn)
+    .unwrap();
+    assert_eq!(leases, 0, "a lease left behind");
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "migrations waited for a lease to expire"
+    );
 
     // 2. One generator whose connections move from node to node (a pool across nodes, or a
     // failover): the nodes are one database, and the IDs continue.

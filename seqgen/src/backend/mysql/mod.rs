@@ -13,6 +13,7 @@
 //! it. Diesel sends every statement prepared, one per round trip, so two is the least without
 //! a stored routine.
 
+mod migrate;
 mod statements;
 
 use diesel::connection::LoadConnection;
@@ -43,7 +44,12 @@ impl super::Backend for Mysql {
     const RESERVE_BESIDE_TRANSACTION: bool = true;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/mysql");
 
-    super::run_pending_migrations!();
+    fn run_pending_migrations<C>(conn: &mut C) -> diesel::migration::Result<()>
+    where
+        C: LoadConnection<Backend = Self> + diesel::migration::MigrationConnection + 'static,
+    {
+        migrate::run_pending(conn)
+    }
     // MariaDB has no server UUID: the server (host, port, data directory, server id) and the
     // schema. A `mysqldump | mariadb` clone lives in another schema or on another server.
     // A Galera node names its cluster instead (cluster name and state UUID, the same on every
@@ -72,8 +78,6 @@ impl super::Backend for Mysql {
     super::admin_queries!(for_update);
 
     lock_nowait!(sync);
-
-    checked_rows!(sync);
 }
 
 /// [`Backend::reserve`](super::Backend::reserve) (the same inside a transaction: MySQL has
@@ -251,29 +255,6 @@ macro_rules! lock_nowait {
 }
 use lock_nowait;
 
-/// [`Backend::checked_rows`](super::Backend::checked_rows) for both drivers: MariaDB and
-/// MySQL write several rows differently, and older servers not at all (see `asserted.rs`).
-macro_rules! checked_rows {
-    (sync) => {
-        $crate::backend::mysql::checked_rows!(@ [] [] [diesel::connection::LoadConnection]);
-    };
-    (async) => {
-        $crate::backend::mysql::checked_rows!(@ [async] [await] [diesel_async::AsyncConnection]);
-    };
-    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*]) => {
-        $($kw)* fn checked_rows<C>(conn: &mut C) -> QueryResult<$crate::backend::asserted::Rows>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            let version: String =
-                diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>("VERSION()"))
-                    .get_result(conn) $(.$aw)* ?;
-            Ok($crate::backend::asserted::Rows::of_mysql(&version))
-        }
-    };
-}
-use checked_rows;
-
 /// The statements of the allocator core on diesel-async's `AsyncMysqlConnection`.
 #[cfg(feature = "async-mysql")]
 mod nonblocking {
@@ -289,7 +270,5 @@ mod nonblocking {
         super::super::core_queries!(async, for_update);
 
         super::lock_nowait!(async);
-
-        super::checked_rows!(async);
     }
 }

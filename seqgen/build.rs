@@ -27,8 +27,6 @@ fn main() {
     // The model check of the allocator (`SEQGEN_LOOM=1 cargo test … model_check`): set here
     // rather than through RUSTFLAGS, so that only this crate builds anew, not its dependencies.
     println!("cargo::rustc-check-cfg=cfg(seqgen_loom)");
-    // Set by `cargo fuzz` (the `fuzz/` crate): exposes `diesel_seqgen::__fuzz`.
-    println!("cargo::rustc-check-cfg=cfg(fuzzing)");
     println!("cargo::rerun-if-env-changed=SEQGEN_LOOM");
     if std::env::var_os("SEQGEN_LOOM").is_some() {
         println!("cargo::rustc-cfg=seqgen_loom");

@@ -22,11 +22,11 @@ pub(crate) fn is_busy(err: &diesel::result::Error) -> bool {
     }
 }
 
-/// Whether MySQL or MariaDB refused a statement's syntax (errno 1064): a checked bulk written
-/// for another flavour of server than the one a connection reaches now (`asserted.rs`).
-pub(crate) fn is_syntax_error(err: &diesel::result::Error) -> bool {
+/// Whether MySQL or MariaDB refused an insert that checks the session's mark because the
+/// session does not carry it: the check's subquery of two rows ran (errno 1242, `asserted.rs`).
+pub(crate) fn is_unmarked_session(err: &diesel::result::Error) -> bool {
     matches!(err, diesel::result::Error::DatabaseError(_, info)
-        if info.message().starts_with("You have an error in your SQL syntax"))
+        if info.message().starts_with("Subquery returns more than 1 row"))
 }
 
 /// Whether the database aborted a statement (or the transaction around it) to keep

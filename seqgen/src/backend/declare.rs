@@ -40,10 +40,6 @@ macro_rules! core_statements {
             /// Marks the session as reaching the database `marker` names, for the inserts that
             /// check it themselves ([`MARK_SESSION`](Backend::MARK_SESSION), `asserted.rs`).
             fn mark_session(marker: &str) -> ();
-            /// How an insert that checks the session's mark writes several rows on this
-            /// server (`asserted.rs`): MySQL's differ by flavour and version.
-            fn checked_rows() -> $crate::backend::asserted::Rows =
-                Ok($crate::backend::asserted::Rows::Values);
             /// Records on the session that seqgen checked it on `timeline`
             /// ([`MARK_TIMELINE`](Backend::MARK_TIMELINE); nothing without timelines).
             fn mark_timeline(timeline: &str) -> ();

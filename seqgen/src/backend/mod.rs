@@ -21,7 +21,6 @@ pub(crate) mod one_statement;
 #[cfg(seqgen_pg)]
 mod pg;
 mod queries;
-pub(crate) mod rendered;
 pub(crate) mod row_values;
 mod rows;
 pub(crate) mod schema;
@@ -30,7 +29,7 @@ pub mod sqlite;
 pub(crate) mod statement;
 
 pub(crate) use admin_queries::admin_queries;
-pub(crate) use classify::{is_busy, is_conflict, is_syntax_error};
+pub(crate) use classify::{is_busy, is_conflict, is_unmarked_session};
 pub use connection::{IdConnection, MigrateConnection};
 #[cfg(seqgen_async)]
 pub(crate) use declare::async_statement;

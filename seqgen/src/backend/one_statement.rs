@@ -1,36 +1,33 @@
 //! The statement of a gapless insert that takes its numbers itself, on PostgreSQL: Diesel's
-//! insert, rendered and parsed, rewritten with the ID column computed from a CTE that
+//! insert, built from its table and rows, with the ID column computed from a CTE that
 //! advances the counter. `model/one_statement.rs` decides which inserts take it; this file is
 //! the SQL.
 //!
 //! ```sql
-//! /* the insert as Diesel writes it: only its bind parameters $1.. are used */
 //! WITH seqgen_n AS (INSERT INTO db_key … ON CONFLICT … DO UPDATE … WHERE … AND
 //!     current_setting('seqgen.timeline', true) = /* the server's timeline */ …
 //!     RETURNING current_value),
 //! seqgen_ins AS (INSERT INTO "invoices" ("id", "amount")
 //!     SELECT $prefix || $period || lpad(seq, GREATEST($pad, length(seq)), '0'), seqgen_v.c1
-//!     FROM (VALUES ($1, $2, 0), ($3, $4, 1)) AS seqgen_v(c0, c1, seqgen_row)
+//!     FROM (VALUES ($4, 0), ($5, 1)) AS seqgen_v(c1, seqgen_row)
 //!     CROSS JOIN seqgen_n CROSS JOIN LATERAL (SELECT CAST(current_value - $count + 1
 //!         + seqgen_row AS TEXT) AS seq) AS seqgen_s)
 //! SELECT current_value FROM seqgen_n
 //! ```
 //!
-//! The user's `Insertable` stays Diesel's. Its bind parameters are registered by walking
-//! Diesel's insert inside an SQL comment (Diesel's `AstPass` offers no way to collect binds
-//! without writing SQL), and the rewritten copy refers to them by number. Anything but the
-//! plain shape Diesel writes for `insert_into(t).values(…)` (`DEFAULT` for a `None`, an
-//! expression) is refused before anything is sent ([`NotRewritten`]).
+//! The user's `Insertable` stays Diesel's: the table is its `Table::from_clause`, the columns
+//! and values each row's `ValuesClause` (`row_values.rs`), every value but the ID's written as
+//! Diesel writes it. An insert of another shape (a `DEFAULT` for a `None`, an ID column that is
+//! not its field's) is refused before anything is sent ([`NotRewritten`]).
 
-// Only PostgreSQL renders the statement; elsewhere its type exists for `execute`'s one bound.
+// Only PostgreSQL sends the statement; elsewhere its type exists for `execute`'s one bound.
 #![cfg_attr(not(seqgen_pg), allow(dead_code, unused_imports))]
 
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::BigInt;
 use diesel::{QueryResult, RunQueryDsl};
 
-use super::rendered::{Dialect, NotRewritten, Rendered, RenderedOnce};
-use super::row_values::{Naming, RowValues};
+use super::row_values::{columns_of, walk_columns, NotRewritten, RowValues};
 use super::Counter;
 
 /// What the statement needs besides Diesel's insert: the counter, the block, and how IDs
@@ -61,27 +58,19 @@ pub struct Plan {
     pub(crate) numeric: bool,
 }
 
-/// Diesel's insert `S` (rendered for its table, columns and bind parameters) of rows whose
-/// values are `V`, with its ID column computed by the statement; see the module.
+/// An insert into the table `F` writes (Diesel's `T::FromClause`) of rows whose values are
+/// `V`, with its ID column computed by the statement; see the module.
 #[doc(hidden)]
-pub struct OneStatement<S, V> {
-    insert: S,
-    /// Each row's values (a `ValuesClause`), walked for their bind parameters.
+pub struct OneStatement<F, V> {
+    into: F,
+    /// Each row's values (a `ValuesClause`).
     rows: Vec<V>,
     plan: Plan,
-    /// Diesel's insert as rendered and parsed, once (the statement is walked several times);
-    /// `None` when it is not of the plain shape.
-    rendered: RenderedOnce,
 }
 
-impl<S, V> OneStatement<S, V> {
-    pub(crate) fn new(insert: S, rows: Vec<V>, plan: Plan) -> Self {
-        OneStatement {
-            insert,
-            rows,
-            plan,
-            rendered: RenderedOnce::default(),
-        }
+impl<F, V> OneStatement<F, V> {
+    pub(crate) fn new(into: F, rows: Vec<V>, plan: Plan) -> Self {
+        OneStatement { into, rows, plan }
     }
 }
 
@@ -96,76 +85,63 @@ pub(crate) fn not_one_statement() -> diesel::result::Error {
 // The SQL depends on which column is the ID, which the insert's type does not tell (two
 // models may insert the same column types into the same table): Diesel caches the prepared
 // statement by its text instead.
-impl<S, V> QueryId for OneStatement<S, V> {
+impl<F, V> QueryId for OneStatement<F, V> {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<S, V> Query for OneStatement<S, V> {
+impl<F, V> Query for OneStatement<F, V> {
     type SqlType = BigInt;
 }
 
-impl<S, V, Conn> RunQueryDsl<Conn> for OneStatement<S, V> {}
+impl<F, V, Conn> RunQueryDsl<Conn> for OneStatement<F, V> {}
 
 #[cfg(seqgen_pg)]
-impl<S: QueryFragment<diesel::pg::Pg>, V> OneStatement<S, V> {
-    /// Diesel's insert, rendered and parsed once.
-    fn rendered(&self) -> QueryResult<&Rendered> {
-        (self
-            .rendered
-            .of::<diesel::pg::Pg, _>(&self.insert, Dialect::Postgres))
-        .ok_or_else(not_one_statement)
-    }
-
-    /// Where the ID column stands in Diesel's insert; refused unless the insert has one
-    /// column per field of the struct and the ID field's column stands at its field's place.
-    fn id_column(&self) -> QueryResult<usize> {
-        let (insert, plan) = (self.rendered()?, &self.plan);
-        insert
-            .position(plan.column)
-            .filter(|&id| id == plan.index && insert.columns.len() == plan.struct_fields)
-            .ok_or_else(not_one_statement)
+impl<F, V: RowValues<diesel::pg::Pg>> OneStatement<F, V> {
+    /// The insert's columns, and where the ID column stands among them; refused unless the
+    /// insert has one column per field of the struct, the ID field's column stands at its
+    /// field's place, and no value is a `DEFAULT`.
+    fn columns(&self) -> QueryResult<(Vec<&'static str>, usize)> {
+        let columns = columns_of(&self.rows).ok_or_else(not_one_statement)?;
+        let plan = &self.plan;
+        let id = (columns.iter().position(|&name| name == plan.column))
+            .filter(|&id| id == plan.index && columns.len() == plan.struct_fields)
+            .ok_or_else(not_one_statement)?;
+        Ok((columns, id))
     }
 }
 
 #[cfg(seqgen_pg)]
-impl<S, V> QueryFragment<diesel::pg::Pg> for OneStatement<S, V>
+impl<F, V> QueryFragment<diesel::pg::Pg> for OneStatement<F, V>
 where
-    S: QueryFragment<diesel::pg::Pg>,
+    F: QueryFragment<diesel::pg::Pg>,
     V: RowValues<diesel::pg::Pg>,
 {
     /// Prepared once per connection for one row. Diesel never caches a derived `Insertable`'s
     /// insert: a `None` prints `DEFAULT` instead of a parameter under the same type, so its
     /// values say they are unsafe to cache when walked. This statement has no `DEFAULT`
-    /// (`Rendered::parse` refuses one), walks the values without that mark (`row_values.rs`),
-    /// and is cached by its text (see `QueryId`), so the text is the statement. A bulk stays
-    /// unprepared: each number of rows would be one more prepared statement. Diesel decides by
-    /// walking the statement (this method is not forwarded through the reference it is given),
-    /// so `walk_ast` says the same; this method is what seqgen calls to refuse an insert early.
+    /// (`row_values.rs` refuses one), walks the values without that mark, and is cached by its
+    /// text (see `QueryId`), so the text is the statement. A bulk stays unprepared: each number
+    /// of rows would be one more prepared statement. Diesel decides by walking the statement
+    /// (this method is not forwarded through the reference it is given), so `walk_ast` says the
+    /// same; this method is what seqgen calls to refuse an insert early.
     fn is_safe_to_cache_prepared(&self, _: &diesel::pg::Pg) -> QueryResult<bool> {
-        self.id_column()?; // refused here, before Diesel reports the query to instrumentation
-        Ok(self.rendered()?.rows.len() == 1)
+        self.columns()?; // refused here, before Diesel reports the query to instrumentation
+        Ok(self.rows.len() == 1)
     }
 
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, diesel::pg::Pg>) -> QueryResult<()> {
         use crate::backend::statement::{walk_pieces, Text as _, UpsertReturningInTransaction};
         use diesel::sql_types::{BigInt, Text};
 
-        let insert = self.rendered()?;
         let plan = &self.plan;
-        let id = self.id_column()?;
+        let (columns, id) = self.columns()?;
 
         // A bulk stays unprepared (see `is_safe_to_cache_prepared`): Diesel asks the walk.
         if self.rows.len() > 1 {
             out.unsafe_to_cache_prepared();
         }
-        // First, so that their parameters are $1.. as in the rendered copy.
-        out.push_sql("/* ");
-        for row in &self.rows {
-            row.walk_values(out.reborrow(), &mut Naming::Bare)?;
-            out.push_sql(" ");
-        }
-        out.push_sql("*/ WITH seqgen_n AS (");
+        out.push_sql("WITH seqgen_n AS (");
         let counter = Counter::new(plan.key, "", &plan.period);
         type Upsert = UpsertReturningInTransaction;
         walk_pieces(
@@ -176,11 +152,11 @@ where
             out.reborrow(),
         )?;
         out.push_sql("), seqgen_ins AS (INSERT INTO ");
-        out.push_sql(&insert.table);
-        out.push_sql(" (");
-        out.push_sql(&insert.columns.join(", "));
-        out.push_sql(") SELECT ");
-        for column in 0..insert.columns.len() {
+        self.into.walk_ast(out.reborrow())?;
+        out.push_sql(" ");
+        walk_columns(&columns, &mut out)?;
+        out.push_sql(" SELECT ");
+        for column in 0..columns.len() {
             if column > 0 {
                 out.push_sql(", ");
             }
@@ -198,15 +174,18 @@ where
             out.push_sql(" AS INTEGER), length(seqgen_s.seq)), '0')");
             out.push_sql(if plan.numeric { " AS BIGINT)" } else { ")" });
         }
+        // Every value but the ID's, which the records do not have yet.
         out.push_sql(" FROM (VALUES ");
-        for (index, row) in insert.rows.iter().enumerate() {
-            if index > 0 {
+        for (index, row) in self.rows.iter().enumerate() {
+            out.push_sql(if index == 0 { "(" } else { ", (" });
+            for column in (0..columns.len()).filter(|&column| column != id) {
+                row.walk_value(column, out.reborrow())?;
                 out.push_sql(", ");
             }
-            out.push_sql(&format!("({}, {index})", row.join(", ")));
+            out.push_sql(&format!("{index})"));
         }
         out.push_sql(") AS seqgen_v(");
-        for column in 0..insert.columns.len() {
+        for column in (0..columns.len()).filter(|&column| column != id) {
             out.push_sql(&format!("c{column}, "));
         }
         out.push_sql(
@@ -225,14 +204,14 @@ where
 // Never run there (`Backend::ONE_STATEMENT_GAPLESS_INSERT`); implemented so that `execute`
 // has one bound for every backend.
 #[cfg(feature = "sqlite")]
-impl<S, V> QueryFragment<diesel::sqlite::Sqlite> for OneStatement<S, V> {
+impl<F, V> QueryFragment<diesel::sqlite::Sqlite> for OneStatement<F, V> {
     fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, diesel::sqlite::Sqlite>) -> QueryResult<()> {
         Err(not_one_statement())
     }
 }
 
 #[cfg(seqgen_mysql)]
-impl<S, V> QueryFragment<diesel::mysql::Mysql> for OneStatement<S, V> {
+impl<F, V> QueryFragment<diesel::mysql::Mysql> for OneStatement<F, V> {
     fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, diesel::mysql::Mysql>) -> QueryResult<()> {
         Err(not_one_statement())
     }

@@ -1,46 +1,103 @@
-//! One row's values as Diesel's derived `Insertable` gives them, walked for the statements that
-//! rewrite Diesel's insert (`asserted.rs`, `one_statement.rs`) so that those statements can be
-//! prepared once per connection.
+//! One row of Diesel's derived `Insertable`, read as fragments for the statements that write
+//! their own insert around it (`asserted.rs`, `one_statement.rs`): its column names and each
+//! of its values, so that those statements are built from Diesel's AST, never from its SQL
+//! read back.
+//!
+//! A derived `Insertable` gives a row as a `ValuesClause` of a tuple of
+//! `DefaultableColumnInsertValue<ColumnInsertValue<Column, Bound>>`, one per field (a tuple of
+//! them again for an `#[diesel(embed)]`ded struct). These are Diesel's hidden public types;
+//! `ARCHITECTURE.md` lists every such item seqgen relies on.
 
 use diesel::insertable::{ColumnInsertValue, DefaultableColumnInsertValue};
 use diesel::query_builder::{AstPass, QueryFragment, ValuesClause};
-use diesel::QueryResult;
+use diesel::{Column, QueryResult};
 
-use super::rendered::NotRewritten;
+/// Returned, before anything is sent, when an insert is not of the shape a statement rewrites
+/// (the text says which statement): the caller then takes the usual path.
+#[derive(Debug)]
+pub(crate) struct NotRewritten(pub(crate) &'static str);
 
-/// One row's values as Diesel's derived `Insertable` gives them (a `ValuesClause` of a tuple
-/// of `DefaultableColumnInsertValue`s), written as bind parameters without their column list
-/// (`$1, $2`), and without telling Diesel they are unsafe to cache, as Diesel's own walk does
-/// for every value of a derived `Insertable` (for the `DEFAULT` a `None` may print, which is
-/// refused here). So a rewritten statement of one row is prepared once per connection, where
-/// Diesel parses and plans its own insert at every call. (`DefaultableColumnInsertValue` and
-/// `ColumnInsertValue` are Diesel's hidden public types: the workspace pins Diesel 2.3.)
+impl NotRewritten {
+    pub(crate) fn error(why: &'static str) -> diesel::result::Error {
+        diesel::result::Error::QueryBuilderError(Box::new(NotRewritten(why)))
+    }
+}
+
+impl std::fmt::Display for NotRewritten {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::error::Error for NotRewritten {}
+
+/// Whether `e` is [`NotRewritten`]: nothing was sent.
+pub(crate) fn is_not_rewritten(e: &diesel::result::Error) -> bool {
+    matches!(e, diesel::result::Error::QueryBuilderError(e) if e.is::<NotRewritten>())
+}
+
+/// One row's columns and values. A value is written as Diesel's own insert writes it (a bind
+/// parameter), without the "unsafe to cache" mark Diesel's walk of a derived `Insertable`
+/// sets for every value (for the `DEFAULT` a `None` may print, which is refused here): so a
+/// rewritten statement of one row is prepared once per connection, where Diesel parses and
+/// plans its own insert at every call.
 #[doc(hidden)]
 pub trait RowValues<DB: diesel::backend::Backend> {
-    /// Writes the values, each a bind parameter, named as `naming` says.
-    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>, naming: &mut Naming) -> QueryResult<()>;
-}
+    /// How many values (columns) the row has.
+    fn len(&self) -> usize;
 
-/// Whether each value of a row is written bare (`?, ?`) or named (`? AS c0, ? AS c1`), as the
-/// first row of a derived table must be on MariaDB: its columns take the first row's names,
-/// and `?, ?` would name two columns `?`.
-#[doc(hidden)]
-pub enum Naming {
-    /// `?, ?`
-    Bare,
-    /// `? AS c0, ? AS c1`: the next value's number.
-    #[cfg_attr(not(seqgen_mysql), allow(dead_code))]
-    Named(usize),
-}
+    /// Pushes the row's column names, unquoted, in order.
+    fn columns(&self, into: &mut Vec<&'static str>);
 
-impl Naming {
-    /// Names the value just written, if values are named.
-    fn after_value<DB: diesel::backend::Backend>(&mut self, out: &mut AstPass<'_, '_, DB>) {
-        if let Naming::Named(next) = self {
-            out.push_sql(&format!(" AS c{next}"));
-            *next += 1;
+    /// Whether every value is one to write (none is a `DEFAULT`, which a statement written
+    /// around the values refuses).
+    fn is_plain(&self) -> bool;
+
+    /// Writes value number `index`.
+    fn walk_value<'b>(&'b self, index: usize, out: AstPass<'_, 'b, DB>) -> QueryResult<()>;
+
+    /// Writes every value, separated by commas.
+    fn walk_values<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        for index in 0..self.len() {
+            if index > 0 {
+                out.push_sql(", ");
+            }
+            self.walk_value(index, out.reborrow())?;
         }
+        Ok(())
     }
+}
+
+/// The columns of `rows` (Diesel's derive gives every row the same), unless a row has a
+/// `DEFAULT` value or there is no row.
+pub(crate) fn columns_of<DB, V>(rows: &[V]) -> Option<Vec<&'static str>>
+where
+    DB: diesel::backend::Backend,
+    V: RowValues<DB>,
+{
+    let first = rows.first()?;
+    if !rows.iter().all(RowValues::is_plain) {
+        return None;
+    }
+    let mut columns = Vec::with_capacity(first.len());
+    first.columns(&mut columns);
+    Some(columns)
+}
+
+/// Writes `columns` as a list of quoted names: `("id", "name")`.
+pub(crate) fn walk_columns<DB: diesel::backend::Backend>(
+    columns: &[&'static str],
+    out: &mut AstPass<'_, '_, DB>,
+) -> QueryResult<()> {
+    out.push_sql("(");
+    for (index, name) in columns.iter().enumerate() {
+        if index > 0 {
+            out.push_sql(", ");
+        }
+        out.push_identifier(name)?;
+    }
+    out.push_sql(")");
+    Ok(())
 }
 
 impl<V, Tab, DB> RowValues<DB> for ValuesClause<V, Tab>
@@ -48,27 +105,41 @@ where
     DB: diesel::backend::Backend,
     V: RowValues<DB>,
 {
-    fn walk_values<'b>(&'b self, out: AstPass<'_, 'b, DB>, naming: &mut Naming) -> QueryResult<()> {
-        self.values.walk_values(out, naming)
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+    fn columns(&self, into: &mut Vec<&'static str>) {
+        self.values.columns(into)
+    }
+    fn is_plain(&self) -> bool {
+        self.values.is_plain()
+    }
+    fn walk_value<'b>(&'b self, index: usize, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.values.walk_value(index, out)
     }
 }
 
 impl<T, DB> RowValues<DB> for DefaultableColumnInsertValue<T>
 where
     DB: diesel::backend::Backend,
-    T: QueryFragment<DB>,
+    T: RowValues<DB>,
 {
-    fn walk_values<'b>(
-        &'b self,
-        mut out: AstPass<'_, 'b, DB>,
-        naming: &mut Naming,
-    ) -> QueryResult<()> {
+    fn len(&self) -> usize {
+        1
+    }
+    fn columns(&self, into: &mut Vec<&'static str>) {
         match self {
-            DefaultableColumnInsertValue::Expression(value) => {
-                value.walk_ast(out.reborrow())?;
-                naming.after_value(&mut out);
-                Ok(())
-            }
+            DefaultableColumnInsertValue::Expression(value) => value.columns(into),
+            // Diesel names the column and writes `DEFAULT`; `walk_value` refuses it.
+            DefaultableColumnInsertValue::Default => into.push(""),
+        }
+    }
+    fn is_plain(&self) -> bool {
+        matches!(self, DefaultableColumnInsertValue::Expression(_))
+    }
+    fn walk_value<'b>(&'b self, index: usize, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        match self {
+            DefaultableColumnInsertValue::Expression(value) => value.walk_value(index, out),
             DefaultableColumnInsertValue::Default => Err(NotRewritten::error(
                 "seqgen rewrites no insert with a DEFAULT value",
             )),
@@ -79,16 +150,20 @@ where
 impl<Col, Expr, DB> RowValues<DB> for ColumnInsertValue<Col, Expr>
 where
     DB: diesel::backend::Backend,
+    Col: Column,
     Self: QueryFragment<DB>,
 {
-    fn walk_values<'b>(
-        &'b self,
-        mut out: AstPass<'_, 'b, DB>,
-        naming: &mut Naming,
-    ) -> QueryResult<()> {
-        self.walk_ast(out.reborrow())?;
-        naming.after_value(&mut out);
-        Ok(())
+    fn len(&self) -> usize {
+        1
+    }
+    fn columns(&self, into: &mut Vec<&'static str>) {
+        into.push(Col::NAME);
+    }
+    fn is_plain(&self) -> bool {
+        true
+    }
+    fn walk_value<'b>(&'b self, _: usize, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.walk_ast(out)
     }
 }
 
@@ -99,21 +174,36 @@ macro_rules! row_values_tuples {
     ($($name:ident)+) => {
         impl<DB: diesel::backend::Backend, $($name: RowValues<DB>),+> RowValues<DB> for ($($name,)+) {
             #[allow(non_snake_case)]
-            fn walk_values<'b>(
-                &'b self,
-                mut out: AstPass<'_, 'b, DB>,
-                naming: &mut Naming,
-            ) -> QueryResult<()> {
+            fn len(&self) -> usize {
                 let ($($name,)+) = self;
-                let mut first = true;
+                0 $(+ $name.len())+
+            }
+
+            #[allow(non_snake_case)]
+            fn columns(&self, into: &mut Vec<&'static str>) {
+                let ($($name,)+) = self;
+                $($name.columns(into);)+
+            }
+
+            #[allow(non_snake_case)]
+            fn is_plain(&self) -> bool {
+                let ($($name,)+) = self;
+                true $(&& $name.is_plain())+
+            }
+
+            #[allow(non_snake_case)]
+            fn walk_value<'b>(&'b self, index: usize, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+                let ($($name,)+) = self;
+                let mut index = index;
                 $(
-                    if !std::mem::take(&mut first) {
-                        out.push_sql(", ");
+                    let len = $name.len();
+                    if index < len {
+                        return $name.walk_value(index, out);
                     }
-                    $name.walk_values(out.reborrow(), naming)?;
+                    index -= len;
                 )+
-                let _ = first;
-                Ok(())
+                let _ = index;
+                Err(NotRewritten::error("a value past the row's columns"))
             }
         }
     };

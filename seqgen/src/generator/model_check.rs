@@ -122,10 +122,6 @@ impl Driver for Conn {
         Ok(())
     }
 
-    async fn checked_rows(&mut self) -> QueryResult<crate::backend::asserted::Rows> {
-        Ok(crate::backend::asserted::Rows::Values)
-    }
-
     async fn mark_timeline(&mut self, _: &str) -> QueryResult<()> {
         Ok(())
     }

@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::backend::asserted::Mark;
-use crate::backend::rendered::is_not_rewritten;
-use crate::backend::{is_syntax_error, Backend};
+use crate::backend::row_values::is_not_rewritten;
+use crate::backend::{is_unmarked_session, Backend};
 use crate::error::{Error, Result};
 use crate::generator::Generator;
 use crate::model::{gapless_field, DistributedId};
@@ -121,20 +121,19 @@ pub(crate) fn judge(
             hit(guess);
             Ok(Outcome::Inserted(inserted))
         }
-        // Inserted nothing: the session does not carry the guessed database's mark.
+        // Inserted nothing (PostgreSQL), or refused (MySQL): the session does not carry the
+        // guessed database's mark.
         Ok(_) | Err(Error::DifferentDatabase) => {
+            missed(guess);
+            Ok(Outcome::Identify { remark: true })
+        }
+        Err(Error::Database(ref e)) if is_unmarked_session(e) => {
             missed(guess);
             Ok(Outcome::Identify { remark: true })
         }
         // Not an insert that checks itself: the guess is checked with the query instead.
         Err(Error::Database(ref e)) if is_not_rewritten(e) => {
             Ok(Outcome::Identify { remark: false })
-        }
-        // Rows written for the guessed server's flavour (`Rows`), refused by another server now
-        // behind the connection: nothing was inserted, and the guess was wrong.
-        Err(Error::Database(ref e)) if is_syntax_error(e) => {
-            missed(guess);
-            Ok(Outcome::Identify { remark: true })
         }
         Err(e) => {
             unfill();
@@ -143,16 +142,13 @@ pub(crate) fn judge(
     }
 }
 
-/// The database `conn` probably reaches, if any place has a guess worth acting on by an
-/// insert of `rows` rows (an older MySQL checks one row per insert: [`Rows`]).
-///
-/// [`Rows`]: crate::backend::asserted::Rows
-pub(crate) fn guess<C>(conn: &C, rows: usize) -> Option<Guess> {
+/// The database `conn` probably reaches, if any place has a guess worth acting on.
+pub(crate) fn guess<C>(conn: &C) -> Option<Guess> {
     let known = known();
     let usable = |place: Place| {
         let entry = known.places.get(&place)?;
         let (generator, mark) = entry.guess.as_ref()?;
-        (entry.misses < place.gives_up_after() && mark.rows.can_check(rows)).then(|| Guess {
+        (entry.misses < place.gives_up_after()).then(|| Guess {
             generator: generator.clone(),
             mark: mark.clone(),
             from: place,

@@ -130,14 +130,9 @@ pub(crate) async fn default_marked_on<D: Driver>(
     };
     let (mark, marked) = guess::mark_at(at, &generator);
     if remark || !marked {
-        let mark = match mark {
-            Some(mark) => mark,
-            // The first session of this database: how it takes several rows, once.
-            None => Mark {
-                value: guess::marker_of(&generator),
-                rows: db.checked_rows().await?,
-            },
-        };
+        let mark = mark.unwrap_or_else(|| Mark {
+            value: guess::marker_of(&generator),
+        });
         db.mark_session(&mark.value).await?;
         guess::marked(at, &generator, mark);
     }

@@ -49,12 +49,11 @@
 //!   itself: after identifying a session's database, seqgen marks the session
 //!   (`set_config('seqgen.identity', …)` on PostgreSQL, undone by a rollback; a user variable on
 //!   MySQL) with a marker only this process's generator for that database has, and the rewritten
-//!   insert inserts nothing unless the session carries it. A wrong guess then costs a statement
-//!   that inserts nothing, a query and a few holes, never another database's numbers
-//!   (`tests/suite/guess.rs`). Everything else on such a connection (`next_id`, `assign_ids`,
-//!   `get_result`, an insert Diesel writes with `DEFAULT`, a bulk on MySQL before 8.0.19 or
-//!   MariaDB before 10.3.3, whose rows cannot be a derived table) is identified with one query
-//!   per call. A `Generator` you create serves one database and refuses another
+//!   insert inserts nothing unless the session carries it (on MySQL it fails: its first value is
+//!   taken only on a marked session). A wrong guess then costs a statement that inserts nothing,
+//!   a query and a few holes, never another database's numbers (`tests/suite/guess.rs`).
+//!   Everything else on such a connection (`next_id`, `assign_ids`, `get_result`, an insert
+//!   Diesel writes with `DEFAULT`) is identified with one query per call. A `Generator` you create serves one database and refuses another
 //!   (`Error::DifferentDatabase`) at its next reservation.
 //! - **Reservations are durable.** On PostgreSQL every reservation commits with
 //!   `synchronous_commit = on` (its own transaction only: your other writes keep your setting).

@@ -87,14 +87,10 @@ where
     for<'b> &'b R: Insertable<T>,
     for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
     for<'b> &'b R::Row: Insertable<T>,
-    for<'b> OneStatement<
-        InsertStatement<T, <&'b R as Insertable<T>>::Values>,
-        <&'b R::Row as Insertable<T>>::Values,
-    >: QueryFragment<C::Backend>,
-    for<'b> Asserted<
-        InsertStatement<T, <&'b R as Insertable<T>>::Values>,
-        <&'b R::Row as Insertable<T>>::Values,
-    >: QueryFragment<C::Backend>,
+    for<'b> OneStatement<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+        QueryFragment<C::Backend>,
+    for<'b> Asserted<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+        QueryFragment<C::Backend>,
 {
     fn __execute(target: &T, records: &Self, conn: &mut C) -> QueryResult<usize> {
         diesel::insert_into(target.clone())
@@ -108,9 +104,8 @@ where
         mark: Mark,
         conn: &mut C,
     ) -> QueryResult<usize> {
-        let insert = diesel::insert_into(target.clone()).values(records);
         let rows = records.__rows().iter().map(Insertable::values).collect();
-        let statement = Asserted::new(insert, rows, mark);
+        let statement = Asserted::new(target.from_clause(), rows, mark);
         // Refused before anything is sent when the insert is not of the plain shape.
         statement.is_safe_to_cache_prepared(&Default::default())?;
         statement.execute(conn)
@@ -122,9 +117,8 @@ where
         plan: Plan,
         conn: &mut C,
     ) -> QueryResult<Option<i64>> {
-        let insert = diesel::insert_into(target.clone()).values(records);
         let rows = records.__rows().iter().map(Insertable::values).collect();
-        let statement = OneStatement::new(insert, rows, plan);
+        let statement = OneStatement::new(target.from_clause(), rows, plan);
         // Walked once before sending: an insert the statement cannot rewrite fails here,
         // before Diesel reports a query that would not print to instrumentation.
         statement.is_safe_to_cache_prepared(&Default::default())?;

@@ -33,7 +33,7 @@ where
         {
             return Ok(None);
         }
-        let Some(guess) = guess::guess(conn, rows.len()) else {
+        let Some(guess) = guess::guess(conn) else {
             let generator = marked_default(conn, false)?;
             return self.insert_from(&generator, conn).map(Some);
         };

@@ -12,7 +12,7 @@ use diesel::QueryResult;
 use super::fill::{put_numbers, put_text};
 use super::{DistributedId, IdField};
 use crate::backend::one_statement::Plan;
-use crate::backend::rendered::is_not_rewritten;
+use crate::backend::row_values::is_not_rewritten;
 use crate::backend::Backend;
 use crate::capacity::largest;
 use crate::error::Result;

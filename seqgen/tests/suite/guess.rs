@@ -118,7 +118,7 @@ where
         .values(&mut rows(5))
         .execute(&mut conn)
         .unwrap();
-    // A bulk checks the guess itself too (MariaDB from 10.3.3, MySQL from 8.0.19).
+    // A bulk checks the guess itself too.
     assert_eq!(
         queries.load(Relaxed) - first,
         11,

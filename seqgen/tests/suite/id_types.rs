@@ -46,6 +46,23 @@ struct NewLedger {
     name: String,
 }
 
+diesel::table! {
+    entries (id) {
+        id -> Text,
+        name -> Text,
+    }
+}
+
+/// One gapless `Id`: on PostgreSQL its insert takes its number in the statement itself, which
+/// never writes the unfilled value.
+#[derive(Insertable, DistributedId, Debug)]
+#[diesel(table_name = entries)]
+struct NewEntry {
+    #[distributed_id(key = "id_types_entries", prefix = "E", date = "", pad = 6, gapless)]
+    id: Id,
+    name: String,
+}
+
 fn account(name: &str) -> NewAccount {
     NewAccount {
         id: Id::default(),
@@ -63,6 +80,7 @@ where
     C: TestConnection + diesel_seqgen::IdConnection,
     Vec<NewAccount>: diesel_seqgen::insert::Insert<accounts::table, C>,
     Vec<NewLedger>: diesel_seqgen::insert::Insert<accounts::table, C>,
+    Vec<NewEntry>: diesel_seqgen::insert::Insert<entries::table, C>,
     for<'a> accounts::table: diesel::query_dsl::methods::LoadQuery<'a, C, (Id, NumericId, String)>,
     for<'a> diesel::query_builder::InsertStatement<
         accounts::table,
@@ -101,7 +119,7 @@ where
         .values(filled)
         .execute(&mut conn)
         .unwrap();
-    // Gapless, twice: on PostgreSQL the second takes the one-statement insert.
+    // Gapless, twice: two fields, each numbered before the insert.
     for expected in ["L000001", "L000002"] {
         let mut ledger = vec![NewLedger {
             id: Id::default(),
@@ -117,6 +135,25 @@ where
         assert_eq!(ledger[0].id, expected);
         assert!(ledger[0].number.is_filled());
     }
+    // One gapless field, twice: on PostgreSQL the second takes the one-statement insert.
+    conn.batch_execute(
+        "CREATE TABLE entries (id VARCHAR(20) PRIMARY KEY, name VARCHAR(20) NOT NULL)",
+    )
+    .unwrap();
+    for expected in ["E000001", "E000002"] {
+        let mut entry = vec![NewEntry {
+            id: Id::default(),
+            name: "e".into(),
+        }];
+        conn.transaction(|conn| {
+            diesel_seqgen::insert_into(entries::table)
+                .values(&mut entry)
+                .execute(conn)
+        })
+        .unwrap();
+        assert_eq!(entry[0].id, expected);
+    }
+
     let mut stored: Vec<(Id, NumericId, String)> = accounts::table.load(&mut conn).unwrap();
     stored.sort();
     let ids: Vec<&str> = stored.iter().map(|(id, _, _)| id.as_str()).collect();

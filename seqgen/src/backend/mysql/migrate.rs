@@ -46,7 +46,11 @@ where
         return conn.run_pending_migrations(MIGRATIONS).map(drop);
     }
     let started = Instant::now();
-    let holder = format!("{:x}", crate::reserve::retry::random_token());
+    // A name no other process has: std's hasher keys are random per process and per call.
+    let holder = format!(
+        "{:x}",
+        std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), 0)
+    );
     loop {
         if take_lease(conn, &holder)? {
             let migrated = conn.run_pending_migrations(MIGRATIONS).map(drop);

@@ -33,16 +33,14 @@ where
         C::Backend: AsyncBackend,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
         for<'b> &'b R::Row: Insertable<T>,
-        for<'b> Asserted<
-            InsertStatement<T, <&'b R as Insertable<T>>::Values>,
-            <&'b R::Row as Insertable<T>>::Values,
-        >: QueryFragment<C::Backend> + QueryId + Send,
+        for<'b> Asserted<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+            QueryFragment<C::Backend> + QueryId + Send,
     {
         if !guess::worth_guessing::<C::Backend, _>(self.records.as_rows(), self.generator.is_some())
         {
             return Ok(None);
         }
-        let Some(guess) = guess::guess(conn, self.records.as_rows().len()) else {
+        let Some(guess) = guess::guess(conn) else {
             let generator = marked_default(conn, false).await?;
             return self.insert_from(&generator, conn).await.map(Some);
         };
@@ -70,18 +68,15 @@ where
         C: AsyncConnection,
         C::Backend: AsyncBackend,
         for<'b> &'b R::Row: Insertable<T>,
-        for<'b> Asserted<
-            InsertStatement<T, <&'b R as Insertable<T>>::Values>,
-            <&'b R::Row as Insertable<T>>::Values,
-        >: QueryFragment<C::Backend> + QueryId + Send,
+        for<'b> Asserted<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+            QueryFragment<C::Backend> + QueryId + Send,
     {
         let (target, records) = (self.target.clone(), &*self.records);
         // Made and handed to diesel-async before anything is awaited, as in
         // `gapless_in_one_statement`: held across an await, its type could not be shown `Send`.
         let sent = async {
             let rows = records.__rows().iter().map(Insertable::values).collect();
-            let insert = diesel::insert_into(target).values(records);
-            let statement = Asserted::new(insert, rows, mark);
+            let statement = Asserted::new(target.from_clause(), rows, mark);
             statement.is_safe_to_cache_prepared(&C::Backend::default())?;
             conn.execute_returning_count(statement).await
         }

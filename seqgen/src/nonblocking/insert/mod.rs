@@ -77,14 +77,10 @@ where
         i64: FromSqlRow<BigInt, C::Backend>,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
         for<'b> &'b R::Row: Insertable<T>,
-        for<'b> OneStatement<
-            InsertStatement<T, <&'b R as Insertable<T>>::Values>,
-            <&'b R::Row as Insertable<T>>::Values,
-        >: QueryFragment<C::Backend> + QueryId + Send,
-        for<'b> Asserted<
-            InsertStatement<T, <&'b R as Insertable<T>>::Values>,
-            <&'b R::Row as Insertable<T>>::Values,
-        >: QueryFragment<C::Backend> + QueryId + Send,
+        for<'b> OneStatement<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+            QueryFragment<C::Backend> + QueryId + Send,
+        for<'b> Asserted<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+            QueryFragment<C::Backend> + QueryId + Send,
     {
         if let Some(inserted) = self.gapless_in_one_statement(conn).await? {
             return Ok(inserted);
@@ -105,10 +101,8 @@ where
         C::Backend: AsyncBackend,
         i64: FromSqlRow<BigInt, C::Backend>,
         for<'b> &'b R::Row: Insertable<T>,
-        for<'b> OneStatement<
-            InsertStatement<T, <&'b R as Insertable<T>>::Values>,
-            <&'b R::Row as Insertable<T>>::Values,
-        >: QueryFragment<C::Backend> + QueryId + Send,
+        for<'b> OneStatement<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+            QueryFragment<C::Backend> + QueryId + Send,
     {
         let Some(field) = one_statement::field_of::<C::Backend, _>(self.records.as_rows()) else {
             return Ok(None);
@@ -133,8 +127,7 @@ where
         // of the query's.
         let sent = async {
             let rows = records.__rows().iter().map(Insertable::values).collect();
-            let insert = diesel::insert_into(target).values(records);
-            let statement = OneStatement::new(insert, rows, plan);
+            let statement = OneStatement::new(target.from_clause(), rows, plan);
             statement.is_safe_to_cache_prepared(&C::Backend::default())?;
             let rows = conn.load(statement).await?;
             let mut rows = std::pin::pin!(rows);

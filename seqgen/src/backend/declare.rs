@@ -51,10 +51,11 @@ macro_rules! core_statements {
             /// The shape recorded on the key's row, as last committed (not as a transaction's
             /// snapshot saw it: MySQL reads it with a lock); `None` without a row or a shape.
             fn read_shape(key: &str) -> Option<String>;
-            /// Whether this server's commits return before a standby has them while standbys
-            /// are connected (PostgreSQL: `pg_stat_replication` not empty and
-            /// `synchronous_standby_names` empty): a failover can then lose the last commits.
-            fn async_standbys() -> bool = Ok(false);
+            /// Whether this server's commits wait for a standby while standbys are connected
+            /// (PostgreSQL: `pg_stat_replication` and `synchronous_standby_names`): a failover
+            /// can lose the last commits of one that does not.
+            fn replication() -> $crate::backend::Replication =
+                Ok($crate::backend::Replication::Waited);
             /// Sets `counter` back to `value` if it is still `held_end`, the end of a block this
             /// instance reserved last: whether it was.
             fn give_back(counter: Counter<'_>, held_end: i64, value: i64) -> bool;

@@ -46,9 +46,12 @@ pub(crate) use queries::core_queries;
 #[cfg(any(feature = "sqlite", seqgen_pg))]
 pub(crate) use queries::upsert_reserve;
 pub(crate) use rows::timeline;
-pub use rows::{Counter, CounterRow, Found, Identified, Request, Setting};
+pub(crate) use rows::SETTLING_SECONDS;
+pub use rows::{Counter, CounterRow, Found, Identified, Replication, Request, Setting};
 
-/// [`Backend::run_pending_migrations`], the same for each backend.
+/// [`Backend::run_pending_migrations`], the same for SQLite and PostgreSQL (MySQL takes
+/// Galera's lease first: `mysql/migrate.rs`).
+#[cfg(any(feature = "sqlite", seqgen_pg))]
 macro_rules! run_pending_migrations {
     () => {
         fn run_pending_migrations<C>(conn: &mut C) -> diesel::migration::Result<()>
@@ -62,6 +65,7 @@ macro_rules! run_pending_migrations {
         }
     };
 }
+#[cfg(any(feature = "sqlite", seqgen_pg))]
 use run_pending_migrations;
 
 /// A Diesel backend seqgen can reserve numbers on: SQLite, PostgreSQL or MySQL/MariaDB,

@@ -77,32 +77,45 @@ impl super::Backend for Pg {
 
     lock_nowait!(sync);
 
-    async_standbys!(sync);
+    replication!(sync);
 }
 
-/// [`Backend::async_standbys`](super::Backend::async_standbys) for both drivers. Every role
-/// sees `pg_stat_replication`'s rows (their details need `pg_read_all_stats`) and the setting.
-macro_rules! async_standbys {
+/// [`Backend::replication`](super::Backend::replication) for both drivers. Every role sees
+/// `pg_stat_replication`'s rows and the setting; their `backend_start` needs
+/// `pg_read_all_stats` (else it reads NULL, taken as settling). `clock_timestamp()`, not
+/// `now()`: inside the caller's transaction `now()` is when it began.
+macro_rules! replication {
     (sync) => {
-        $crate::backend::pg::async_standbys!(@ [] [] [diesel::connection::LoadConnection]);
+        $crate::backend::pg::replication!(@ [] [] [diesel::connection::LoadConnection]);
     };
     (async) => {
-        $crate::backend::pg::async_standbys!(@ [async] [await] [diesel_async::AsyncConnection]);
+        $crate::backend::pg::replication!(@ [async] [await] [diesel_async::AsyncConnection]);
     };
     (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*]) => {
-        $($kw)* fn async_standbys<C>(conn: &mut C) -> QueryResult<bool>
+        $($kw)* fn replication<C>(conn: &mut C) -> QueryResult<$crate::backend::Replication>
         where
             C: $($conn)*<Backend = Self>,
         {
-            diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(
-                "EXISTS (SELECT 1 FROM pg_stat_replication) \
-                 AND current_setting('synchronous_standby_names') = ''",
-            ))
-            .get_result(conn) $(.$aw)*
+            use diesel::sql_types::Bool;
+            let (asynchronous, settling): (bool, bool) =
+                diesel::select(diesel::dsl::sql::<(Bool, Bool)>(&format!(
+                    "EXISTS (SELECT 1 FROM pg_stat_replication) \
+                     AND current_setting('synchronous_standby_names') = '', \
+                     COALESCE((SELECT bool_and(backend_start IS NULL OR backend_start > \
+                     clock_timestamp() - interval '{} seconds') FROM pg_stat_replication), \
+                     false)",
+                    $crate::backend::SETTLING_SECONDS
+                )))
+                .get_result(conn) $(.$aw)* ?;
+            Ok(if asynchronous {
+                $crate::backend::Replication::Asynchronous { settling }
+            } else {
+                $crate::backend::Replication::Waited
+            })
         }
     };
 }
-use async_standbys;
+use replication;
 
 /// [`Backend::reserve_identified`](super::Backend::reserve_identified) and
 /// [`Backend::lock_nowait`](super::Backend::lock_nowait), for both drivers (see
@@ -200,7 +213,7 @@ mod nonblocking {
 
         super::lock_nowait!(async);
 
-        super::async_standbys!(async);
+        super::replication!(async);
     }
 }
 

@@ -126,6 +126,24 @@ pub struct Identified {
     pub last: Option<i64>,
 }
 
+/// Whether a server's commits wait for a standby, as its standbys say: see
+/// [`Backend::replication`](super::Backend::replication).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replication {
+    /// Commits wait for a standby, or no standby is connected (nothing to fail over to that
+    /// could lack them); every backend but PostgreSQL says so.
+    Waited,
+    /// Standbys are connected and commits do not wait for any of them. `settling`: every
+    /// standby connected in the last [`SETTLING_SECONDS`] (or its start cannot be read), as
+    /// right after a failover, when a manager such as Patroni names a synchronous standby
+    /// within seconds.
+    Asynchronous { settling: bool },
+}
+
+/// How long after its standbys connected a server's replication is taken as settling.
+pub(crate) const SETTLING_SECONDS: u64 = 15;
+
 /// A setting an operator may change on a key's row: see [`admin::set`](crate::admin::set).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]

@@ -117,6 +117,7 @@ impl GeneratorBuilder {
                 batch: self.batch,
                 reservations: AtomicU64::new(0),
                 timeline: AtomicU32::new(0),
+                replication_checked: AtomicU64::new(0),
             }),
         }
     }

@@ -12,6 +12,7 @@ use crate::cache::KeyState;
 use crate::capacity::{block_ending_at, checked, largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
+use crate::reserve::timeline::failovers_seen;
 use crate::reserve::{lock_nowait, reserve_fitting, Retry};
 use diesel_seqgen_core::__private::Period;
 use diesel_seqgen_core::Spec;
@@ -43,11 +44,17 @@ impl Generator {
         }
         let state = self.key_state(spec, scope);
         let counter = Counter::of(spec, scope, &period.text);
-        if !state.shape_known(spec.shape()) {
-            // Once per key, with the first number (the shape is known from then on): the
-            // one-statement insert, which never asks, is only used after.
-            let async_standbys = db.async_standbys().await?;
-            (self.inner.async_replication).check_replication(async_standbys, spec.key())?;
+        // Once per key, with the first number (the shape is known from then on: the
+        // one-statement insert, which never asks, is only used after), and again after each
+        // failover this process lived through. A session checked anew is checked in
+        // `reserve_in_transaction`.
+        let failovers = failovers_seen();
+        let replication_checked = self.inner.replication_checked.load(Ordering::Acquire);
+        if !state.shape_known(spec.shape()) || replication_checked < failovers {
+            (self.inner.async_replication)
+                .check_replication(db, spec.key())
+                .await?;
+            (self.inner.replication_checked).fetch_max(failovers, Ordering::AcqRel);
         }
         let claim = self.shape_before_reserving(db, spec, &state).await?;
         // Without a pool, a `nowait` call leaves a missing row to `lock_nowait`: creating it
@@ -62,7 +69,10 @@ impl Generator {
         // Not retried: a serialization failure aborts the caller's whole transaction, which
         // only the caller can run again (`Error::TransactionConflict`).
         let reserving = state.reserving(&period.text, D::Backend::NAME, "gapless");
-        let (last, _) = reserve_fitting(db, spec, scope, &period, n, n, Retry::No).await?;
+        let gapless = Retry::No {
+            gapless: Some(self.inner.async_replication),
+        };
+        let (last, _) = reserve_fitting(db, spec, scope, &period, n, n, gapless).await?;
         reserving.took(n);
         self.claim_shape(db, spec, &state, claim).await?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
@@ -82,7 +92,9 @@ impl Generator {
     /// as a closure, so that a caller can send it on either driver.
     pub(crate) fn start_in_insert(&self, spec: &Spec, n: u64) -> Result<Option<InInsert>> {
         let state = self.key_state(spec, "");
-        if !state.shape_known(spec.shape()) {
+        // The usual path checks the shape, and the replication after a failover.
+        let replication_checked = self.inner.replication_checked.load(Ordering::Acquire);
+        if !state.shape_known(spec.shape()) || replication_checked < failovers_seen() {
             return Ok(None);
         }
         let period = Period::new(spec.period_at(self.inner.clock.now()));

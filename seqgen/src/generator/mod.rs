@@ -122,6 +122,9 @@ struct Inner {
     reservations: AtomicU64,
     /// The PostgreSQL timeline of its last block (0: none yet, or another backend).
     timeline: AtomicU32,
+    /// The failovers this process had seen (`reserve::failovers_seen`) when gapless numbers
+    /// were last found safe to take here: one more since, and the next are checked again.
+    replication_checked: AtomicU64,
 }
 
 /// The most scopes of one spec a generator keeps a state (a block, in batched mode) for. A new

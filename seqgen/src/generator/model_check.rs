@@ -91,8 +91,8 @@ impl Driver for Conn {
         Ok(())
     }
 
-    async fn async_standbys(&mut self) -> QueryResult<bool> {
-        Ok(false)
+    async fn replication(&mut self) -> QueryResult<crate::backend::Replication> {
+        Ok(crate::backend::Replication::Waited)
     }
 
     async fn reserve_identified(

@@ -61,9 +61,17 @@ impl Generator {
                 self.create_row_first(db, counter).await?;
             }
             let reserving = state.reserving(&period.text, D::Backend::NAME, "in transaction");
-            let (last, _) = reserve_fitting(db, spec, scope, &period, need, need, Retry::No)
-                .await
-                .inspect_err(|e| self.count_conflict(spec, scope, e))?;
+            let (last, _) = reserve_fitting(
+                db,
+                spec,
+                scope,
+                &period,
+                need,
+                need,
+                Retry::No { gapless: None },
+            )
+            .await
+            .inspect_err(|e| self.count_conflict(spec, scope, e))?;
             reserving.took(need);
             if unknown {
                 state.remember_row(&period.text);
@@ -307,7 +315,7 @@ impl Generator {
             // Read first (on SQLite the reservation holds the write lock by now, so reading is
             // safe): a recorded shape costs one statement, only a missing one is claimed.
             let recorded = db.read_shape(spec.key()).await?;
-            check_shape(db, spec, recorded, Retry::No).await?;
+            check_shape(db, spec, recorded, Retry::No { gapless: None }).await?;
             state.remember_shape(spec.shape());
         }
         Ok(())

@@ -135,8 +135,45 @@
 //! |---|---|---|---|---|
 //! | MariaDB Galera, any node a writer | yes: the nodes are one database (cluster name and state UUID); another node's write to a counter is a conflict, retried (30 attempts, pauses doubling to 50 ms) | yes with one writer node per key (its transactions queue on the counter row: `examples/tests/galera_faults.rs`); writers of one gapless key on several nodes fail certification and must run again inside [`retry_transaction`](crate::retry_transaction), and there MariaDB 10.11 left some clients waiting forever (`BENCHMARKS.md`): not recommended | `innodb_flush_log_at_trx_commit = 1` on every node (seqgen refuses other values: acknowledged commits can be lost); a `wsrep_cluster_name` of its own per cluster | `suite/galera.rs`, `examples/tests/galera_faults.rs` |
 //! | PostgreSQL, failover to a synchronous standby | yes: blocks reserved before a promotion are dropped; a server on an older timeline than the process saw (the old primary restarted writable beside the promoted one) is refused with `Error::OldTimeline`, for batched and gapless numbers; a process that never reached the promoted server cannot tell, so fence the old primary | yes, on the promoted server; the old primary refuses them as above | `synchronous_standby_names`; one URL naming both servers with `target_session_attrs=read-write`; fence the old primary | `suite/failover.rs`, `examples/tests/pg_failover.rs` (crash and promotion under 4 processes; the old primary back under 4 processes: all 4 refused, 0 repeated) |
-//! | PostgreSQL, asynchronous standbys | no: the numbers of blocks the standby never received are handed out again by the promoted server, to instances started after the failover (an instance that lived through it is refused when its counter goes back: `Error::CounterWentBack`) | refused (`Error::AsyncReplication`) unless `accept_async_replication` | make the standby synchronous | `suite/replication.rs`, `examples/tests/pg_failover.rs` (a standby stopped 2 s under load, then promoted: thousands of IDs repeated, and the check sees them) |
+//! | PostgreSQL, asynchronous standbys | no: the numbers of blocks the standby never received are handed out again by the promoted server, to any instance: one started after the failover, or one that lived through it and reserved there before it saw a counter go back (`Error::CounterWentBack` stops it then; a repeat between two processes that both lived through a Patroni failover was measured) | refused (`Error::AsyncReplication`) unless `accept_async_replication` | make the standby synchronous | `suite/replication.rs`, `examples/tests/pg_failover.rs` (a standby stopped 2 s under load, then promoted: thousands of IDs repeated, and the check sees them) |
 //! | pgbouncer, transaction pooling | yes | yes | `CacheSize::Disabled` on every Diesel connection | `suite/pgbouncer.rs` |
+//! | PostgreSQL under Patroni (etcd, HAProxy) | yes, with `synchronous_mode`: the leader's crash, a switchover and the old leader's return (0 repeated) | yes, exactly 1..N through the same faults; a gapless user starting while Patroni has not named the new primary's synchronous standby yet waits for it (below) | below | `examples/tests/patroni.rs` |
+//!
+//! ### PostgreSQL under Patroni
+//!
+//! The setup that keeps both promises:
+//!
+//! - `synchronous_mode: true` in Patroni's DCS settings, so that a failover only promotes the
+//!   synchronous standby; `synchronous_mode_strict: true` if writes should stop rather than
+//!   commit without a standby when the last replica is gone.
+//! - Writes routed to the leader by HAProxy asking Patroni (`option httpchk GET /primary`,
+//!   `on-marked-down shutdown-sessions`), or a libpq multi-host URL with
+//!   `target_session_attrs=read-write`.
+//! - A watchdog (`watchdog: mode: required`), so that a leader whose Patroni died cannot go on
+//!   accepting writes: fencing.
+//!
+//! What each choice risks, as measured on a 3-node cluster on loopback (4 loadgen processes):
+//!
+//! - **A new leader names its synchronous standby a loop later** (Patroni promotes with
+//!   `synchronous_standby_names = ''`; 10 s by default): a process taking its first gapless
+//!   number in that window saw a primary with standbys and no synchronous one, and was refused
+//!   (`Error::AsyncReplication`: 48 of 51 probes over 6 s with the default timing). seqgen
+//!   now waits while the standbys connected in the last 15 s, asking every 200 ms, for up to
+//!   15 s: accepted as soon as a synchronous standby is named, refused if none is by then. A
+//!   primary whose standbys have been connected longer is refused at once; where
+//!   `pg_stat_replication`'s `backend_start` is hidden (a role without `pg_read_all_stats`),
+//!   the first refusal comes after the 15 s. A process that lived through the failover is
+//!   checked again on the new primary before its next gapless number, as a new one is.
+//! - **HAProxy or the multi-host URL, without a watchdog.** With Patroni killed and its
+//!   PostgreSQL left running and writable (no watchdog), HAProxy stops routing to it (Patroni
+//!   no longer answers `/primary`): nothing repeated. A multi-host URL still reaches it, and
+//!   in asynchronous mode 8,845,942 IDs repeated; with `synchronous_mode`, the old primary's
+//!   commits wait for a standby that follows the new leader, and seqgen refuses its older
+//!   timeline once a process saw the new one. Route through HAProxy, or fence with a watchdog.
+//! - **Asynchronous mode** (no `synchronous_mode`): gapless processes are refused, as
+//!   documented; batched numbers can repeat after a crash (the row above).
+//!
+//! `BENCHMARKS.md` gives the write stall and reconnects of each fault.
 //!
 //! ## Voiding a number
 //!

@@ -125,7 +125,7 @@ pub(crate) async fn check_shape<D: Driver>(
             let (key_row, shape) = (Counter::of(spec, "", ""), spec.shape());
             match retry {
                 Retry::Yes => retrying!(D, db.claim_shape(key_row, shape).await)?,
-                Retry::No => db.claim_shape(key_row, shape).await?,
+                Retry::No { .. } => db.claim_shape(key_row, shape).await?,
             }
             .unwrap_or_default()
         }
@@ -159,8 +159,11 @@ pub(crate) fn same_shape(spec: &Spec, recorded: String) -> Result<()> {
 pub(crate) enum Retry {
     Yes,
     /// Inside the caller's transaction (on a session whose timeline was checked:
-    /// `timeline.rs`).
-    No,
+    /// `timeline.rs`); for gapless numbers with who accepts an asynchronous primary, whose
+    /// replication a session checked anew is checked for too.
+    No {
+        gapless: Option<Acceptance>,
+    },
 }
 
 /// Reserves `count` numbers, or only `need` when `count` would pass the spec's capacity (or
@@ -183,7 +186,9 @@ pub(crate) async fn reserve_fitting<D: Driver>(
         let (count_sql, limit) = ((count as i64), (largest - count) as i64);
         let last = match retry {
             Retry::Yes => retrying!(D, db.reserve(counter, count_sql, limit, false).await)?,
-            Retry::No => reserve_in_transaction(db, counter, count_sql, limit).await?,
+            Retry::No { gapless } => {
+                reserve_in_transaction(db, counter, count_sql, limit, gapless).await?
+            }
         };
         if let Some(last) = last {
             return Ok((last, count));

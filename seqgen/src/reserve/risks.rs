@@ -6,8 +6,15 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::backend::{Backend, Found};
+use std::time::{Duration, Instant};
+
+use crate::backend::{Backend, Found, Replication, SETTLING_SECONDS};
+use crate::driver::Driver;
 use crate::error::{Error, Result};
+
+/// How often a settling primary's replication is asked again (see
+/// [`Acceptance::check_replication`]).
+const REPLICATION_POLL: Duration = Duration::from_millis(200);
 
 /// Whether the process-wide default generator accepts a server that does not commit durably.
 static ACCEPT_NON_DURABLE: AtomicBool = AtomicBool::new(false);
@@ -54,11 +61,28 @@ impl Acceptance {
         }
     }
 
-    /// Refuses gapless numbers of `key` on a primary that replicates asynchronously
-    /// (`async_standbys`), unless accepted.
-    pub(crate) fn check_replication(self, async_standbys: bool, key: &str) -> Result<()> {
-        if !async_standbys || self.accepts(&ACCEPT_ASYNC_REPLICATION) {
+    /// Refuses gapless numbers of `key` on a primary whose commits do not wait for its
+    /// connected standbys, unless accepted. While the standbys have just connected (right
+    /// after a failover, before a manager such as Patroni names a synchronous standby, which
+    /// it does within its loop: 10 s by default), it asks again every
+    /// [`REPLICATION_POLL`] for up to [`SETTLING_SECONDS`] first: accepted as soon as commits
+    /// wait, refused if they still do not. A primary whose standbys have been connected
+    /// longer is refused at once.
+    pub(crate) async fn check_replication<D: Driver>(self, db: &mut D, key: &str) -> Result<()> {
+        if self.accepts(&ACCEPT_ASYNC_REPLICATION) {
             return Ok(());
+        }
+        let started = Instant::now();
+        loop {
+            match db.replication().await? {
+                Replication::Waited => return Ok(()),
+                Replication::Asynchronous { settling: true }
+                    if started.elapsed() < Duration::from_secs(SETTLING_SECONDS) =>
+                {
+                    D::pause(REPLICATION_POLL).await;
+                }
+                Replication::Asynchronous { .. } => break,
+            }
         }
         crate::trace::event!(
             error,

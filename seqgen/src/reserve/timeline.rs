@@ -12,15 +12,26 @@
 //! undid, is checked once, and its reservation runs again.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::identity::{identify, Identity};
+use super::risks::Acceptance;
 use crate::backend::{Backend, Counter};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
 
 /// The highest timeline this process saw for each database.
 static TIMELINES: OnceLock<Mutex<HashMap<Identity, u32>>> = OnceLock::new();
+
+/// How many times this process saw a database move to a newer timeline: a failover it lived
+/// through. Gapless numbers are checked again after one (`Acceptance::check_replication`).
+static FAILOVERS: AtomicU64 = AtomicU64::new(0);
+
+/// How many failovers this process lived through, of any database.
+pub(crate) fn failovers_seen() -> u64 {
+    FAILOVERS.load(Ordering::Acquire)
+}
 
 /// Refuses a server on an older `timeline` than this process saw for `identity`'s database
 /// ([`Error::OldTimeline`]), and remembers a newer one. Backends without timelines pass
@@ -51,18 +62,23 @@ pub(crate) fn check_timeline(identity: &Identity, timeline: Option<u32>) -> Resu
             highest: *highest,
         });
     }
+    if timeline > *highest {
+        FAILOVERS.fetch_add(1, Ordering::AcqRel);
+    }
     *highest = timeline;
     Ok(())
 }
 
 /// [`Backend::reserve`] inside the caller's transaction: `counter` advanced by `count` unless
-/// past `limit` (`None`), on a session whose timeline was checked. A
-/// session not checked yet is checked and marked first, and the reservation runs again.
+/// past `limit` (`None`), on a session whose timeline was checked. A session not checked yet
+/// is checked and marked first, and the reservation runs again; for `gapless` numbers, its
+/// server's replication is checked too (a new session after a failover reaches a new primary).
 pub(crate) async fn reserve_in_transaction<D: Driver>(
     db: &mut D,
     counter: Counter<'_>,
     count: i64,
     limit: i64,
+    gapless: Option<Acceptance>,
 ) -> Result<Option<i64>> {
     if let Some(last) = db.reserve(counter, count, limit, true).await? {
         return Ok(Some(last));
@@ -72,6 +88,9 @@ pub(crate) async fn reserve_in_transaction<D: Driver>(
     }
     // Past the limit, or on a session not checked yet: the second run tells.
     check_session(db).await?;
+    if let Some(acceptance) = gapless {
+        acceptance.check_replication(db, counter.key).await?;
+    }
     Ok(db.reserve(counter, count, limit, true).await?)
 }
 

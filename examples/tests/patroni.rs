@@ -1,0 +1,303 @@
+//! Loadgen processes on the high-availability stack PostgreSQL users run: three Patroni nodes
+//! (`synchronous_mode`, a 20 s TTL, Patroni's default 10 s loop), etcd, and HAProxy routing to
+//! Patroni's `/primary` (`support/patroni.rs`). The leader crashed under batched and gapless
+//! load; the crashed leader restarted (it rejoins as a replica, and a process pointed straight
+//! at it gets no ID); a planned switchover under load; new gapless users started right after
+//! a failover, while Patroni has not named the new primary's synchronous standby yet (none
+//! refused). Every committed ID is read back: none repeated, gapless ones exactly 1..N. Each
+//! scenario prints its IDs, the longest write stall a probe saw through HAProxy, and the
+//! reconnects.
+//!
+//! Runs with the `postgres` feature; without Patroni, etcd, HAProxy or PostgreSQL's server
+//! binaries it is skipped, except under `CI=true`, where it fails. The loadgen processes are
+//! this test binary re-executed with `--loadgen ARGS…`.
+
+#[path = "../../seqgen/tests/suite/own_servers.rs"]
+mod own_servers;
+#[path = "support/patroni.rs"]
+mod patroni_cluster;
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, ExitCode};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use patroni_cluster::{wait_until, PatroniCluster};
+use support::{check_distinct, exactly_one_to_n, finish, loadgen, read_ids, report_field};
+
+fn main() -> ExitCode {
+    if let Some(code) = support::run_as_loadgen() {
+        return code;
+    }
+    let Some(mut cluster) = PatroniCluster::start("patroni") else {
+        return ExitCode::SUCCESS;
+    };
+    support::run_scenarios(
+        "patroni",
+        &mut cluster,
+        &[
+            ("a_leader_crash_under_load", leader_crash),
+            ("the_old_leader_rejoins_as_a_replica", old_leader_rejoins),
+            ("a_switchover_under_load", switchover),
+            (
+                "new_gapless_users_right_after_a_failover_are_not_refused",
+                new_gapless_users,
+            ),
+        ],
+    )
+}
+
+/// Two batched and two gapless processes through HAProxy; the leader's machine dies (Patroni,
+/// postmaster and backends killed); Patroni promotes the synchronous standby and the
+/// processes go on there.
+fn leader_crash(dir: &Path, cluster: &mut PatroniCluster) -> Result<String, String> {
+    let leader = cluster.wait_for_leader(Duration::from_secs(30));
+    cluster.wait_for_sync_standby(Duration::from_secs(30));
+    let load = Load::start(dir, cluster, "crash", 30)?;
+    load.wait_for_ids(1_000)?;
+    let crashed = Instant::now();
+    cluster.crash_node(leader);
+    let new = cluster.wait_for_leader(Duration::from_secs(60));
+    let failover = crashed.elapsed();
+    load.finish(&format!(
+        "node{leader} crashed, node{new} promoted in {failover:.1?}"
+    ))
+}
+
+/// The leader crashed by the last scenario, started again: Patroni rewinds it and it rejoins
+/// as a replica; HAProxy never routes to it, and a process pointed straight at it gets no ID.
+fn old_leader_rejoins(dir: &Path, cluster: &mut PatroniCluster) -> Result<String, String> {
+    let Some(down) = cluster.nodes.iter().position(|node| !node.running()) else {
+        return Err("no node is down (the crash scenario runs first)".into());
+    };
+    let started = Instant::now();
+    cluster.start_node(down);
+    cluster.wait_for_replicas(2, Duration::from_secs(90));
+    let rejoined = started.elapsed();
+    if cluster.leader() == Some(down) {
+        return Err(format!("node{down} came back as the leader"));
+    }
+    let file = dir.join("straight.ids");
+    let args = ["--threads", "1", "--ids", "10", "--insert"];
+    let refused = match finish(
+        loadgen(&cluster.node_url(down), "patroni_straight", &file, &args)
+            .spawn()
+            .map_err(|e| e.to_string())?,
+        "a process pointed at the old leader",
+    ) {
+        Ok(report) => return Err(format!("the old leader handed out IDs: {report}")),
+        Err(e) => e,
+    };
+    if !read_ids(&[file]).is_empty() {
+        return Err("a process on the old leader committed IDs".into());
+    }
+    let reason = refused.split("loadgen: ").last().unwrap_or_default().trim();
+    Ok(format!(
+        "node{down} rejoined as a replica in {rejoined:.1?}; a process pointed at it got no ID \
+         (\"{}\")",
+        reason.chars().take(80).collect::<String>()
+    ))
+}
+
+/// The same load through a planned switchover (Patroni's REST API).
+fn switchover(dir: &Path, cluster: &mut PatroniCluster) -> Result<String, String> {
+    let leader = cluster.wait_for_leader(Duration::from_secs(30));
+    cluster.wait_for_sync_standby(Duration::from_secs(30));
+    let load = Load::start(dir, cluster, "switchover", 20)?;
+    load.wait_for_ids(1_000)?;
+    let asked = Instant::now();
+    cluster.switchover(leader)?;
+    wait_until("a new leader", Duration::from_secs(60), || {
+        cluster.leader().is_some_and(|new| new != leader)
+    });
+    let took = asked.elapsed();
+    load.finish(&format!("switchover from node{leader} in {took:.1?}"))
+}
+
+/// A switchover, then, as soon as HAProxy reaches the new primary (before Patroni names its
+/// synchronous standby, up to a loop later), four processes start taking gapless numbers:
+/// none is refused, and the numbers are exactly 1..N.
+fn new_gapless_users(dir: &Path, cluster: &mut PatroniCluster) -> Result<String, String> {
+    let leader = cluster.wait_for_leader(Duration::from_secs(30));
+    cluster.wait_for_sync_standby(Duration::from_secs(60));
+    cluster.switchover(leader)?;
+    let url = cluster.url();
+    wait_until(
+        "HAProxy on the new primary",
+        Duration::from_secs(60),
+        || {
+            cluster.leader().is_some_and(|new| new != leader)
+                && PgConnection::establish(&url).is_ok_and(|mut conn| {
+                    diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(
+                        "NOT pg_is_in_recovery()",
+                    ))
+                    .get_result::<bool>(&mut conn)
+                    .unwrap_or(false)
+                })
+        },
+    );
+    let unnamed = !sync_standby_named(&url);
+    let started = Instant::now();
+    let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("new-{i}.ids"))).collect();
+    let args = [
+        "--threads",
+        "2",
+        "--ids",
+        "200",
+        "--insert",
+        "--mode",
+        "gapless",
+    ];
+    let children = files
+        .iter()
+        .map(|file| loadgen(&url, "patroni_new_gapless", file, &args).spawn())
+        .collect::<Result<Vec<Child>, _>>()
+        .map_err(|e| e.to_string())?;
+    for (i, child) in children.into_iter().enumerate() {
+        finish(child, &format!("gapless process {i}"))?;
+    }
+    let committed = exactly_one_to_n(&read_ids(&files))?;
+    Ok(format!(
+        "4 gapless processes started right after a switchover ({}), none refused: {committed} \
+         numbers, exactly 1..={committed}, in {:.1?}",
+        if unnamed {
+            "no synchronous standby named yet"
+        } else {
+            "the synchronous standby already named"
+        },
+        started.elapsed()
+    ))
+}
+
+/// Whether the primary at `url` names a synchronous standby.
+fn sync_standby_named(url: &str) -> bool {
+    PgConnection::establish(url).is_ok_and(|mut conn| {
+        diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(
+            "current_setting('synchronous_standby_names') <> ''",
+        ))
+        .get_result::<bool>(&mut conn)
+        .unwrap_or(false)
+    })
+}
+
+/// Two batched and two gapless loadgen processes (10 % of the gapless transactions rolled
+/// back) through HAProxy for `seconds`, and a probe writing a row every 20 ms through it.
+struct Load {
+    files: Vec<PathBuf>,
+    children: Vec<Child>,
+    probe: Probe,
+}
+
+impl Load {
+    fn start(
+        dir: &Path,
+        cluster: &PatroniCluster,
+        name: &str,
+        seconds: u32,
+    ) -> Result<Self, String> {
+        let url = cluster.url();
+        let seconds = seconds.to_string();
+        let batched = ["--threads", "2", "--seconds", &seconds, "--insert"];
+        let mut gapless = batched.to_vec();
+        gapless.extend(["--mode", "gapless", "--rollback", "0.1"]);
+        let files: Vec<PathBuf> = (0..4)
+            .map(|i| dir.join(format!("{name}-{i}.ids")))
+            .collect();
+        let (batched_key, gapless_key) = (format!("{name}_batched"), format!("{name}_gapless"));
+        let children = files
+            .iter()
+            .enumerate()
+            .map(|(i, file)| match i {
+                0 | 1 => loadgen(&url, &batched_key, file, &batched).spawn(),
+                _ => loadgen(&url, &gapless_key, file, &gapless).spawn(),
+            })
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        Ok(Load {
+            files,
+            children,
+            probe: Probe::start(url),
+        })
+    }
+
+    /// Waits until the processes committed `n` IDs (at most 30 s).
+    fn wait_for_ids(&self, n: usize) -> Result<(), String> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while read_ids(&self.files).len() < n {
+            if Instant::now() > deadline {
+                return Err(format!("fewer than {n} IDs after 30 s"));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
+    /// Waits for the processes and checks what they committed: the summary after `fault`.
+    fn finish(self, fault: &str) -> Result<String, String> {
+        let mut reconnects = 0;
+        for (i, child) in self.children.into_iter().enumerate() {
+            let report = finish(child, &format!("process {i}"))?;
+            reconnects += report_field(&report, "reconnects");
+        }
+        let stall = self.probe.stop()?;
+        let batched = read_ids(&self.files[..2]);
+        check_distinct(&batched)?;
+        let gapless = exactly_one_to_n(&read_ids(&self.files[2..]))?;
+        Ok(format!(
+            "{fault}: {} batched IDs, 0 repeated; {gapless} gapless, exactly 1..={gapless}; \
+             longest write stall {stall:.1?}, {reconnects} reconnects",
+            batched.len()
+        ))
+    }
+}
+
+/// A thread writing a row through HAProxy every 20 ms, reconnecting when the connection
+/// drops: the longest time between two writes that succeeded is the write stall.
+struct Probe {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<Duration>,
+}
+
+impl Probe {
+    fn start(url: String) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let (mut last, mut longest) = (Instant::now(), Duration::ZERO);
+            let mut conn: Option<PgConnection> = None;
+            while !stopping.load(Ordering::Relaxed) {
+                let wrote = conn
+                    .take()
+                    .or_else(|| PgConnection::establish(&url).ok())
+                    .and_then(|mut c| {
+                        c.batch_execute(
+                            "CREATE TABLE IF NOT EXISTS patroni_probe (at timestamptz); \
+                             INSERT INTO patroni_probe VALUES (clock_timestamp())",
+                        )
+                        .ok()?;
+                        Some(c)
+                    });
+                if let Some(c) = wrote {
+                    longest = longest.max(last.elapsed());
+                    last = Instant::now();
+                    conn = Some(c);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            longest
+        });
+        Probe { stop, thread }
+    }
+
+    fn stop(self) -> Result<Duration, String> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread
+            .join()
+            .map_err(|_| "the probe panicked".to_owned())
+    }
+}

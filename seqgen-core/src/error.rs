@@ -30,6 +30,8 @@ pub enum Setting {
     Obfuscate,
     /// `start`
     Start,
+    /// `fiscal`
+    Fiscal,
 }
 
 /// Why an ID spec is invalid. Each variant breaks one rule and names the [`Setting`] it
@@ -136,6 +138,10 @@ pub enum SpecError {
     /// IDs are to be obfuscated, but the key is missing, too short, or (a shape read back)
     /// not there at all: the reason says which.
     ObfuscationKey(String),
+    /// A fiscal year that is not `MM-DD` (or `MM-DD,end`) with a day up to 28.
+    FiscalYear(String),
+    /// A fiscal year with a date pattern that is empty or prints more than years.
+    FiscalPattern(String),
 }
 
 impl SpecError {
@@ -148,6 +154,7 @@ impl SpecError {
             BatchZero => Setting::Batch,
             StartOutOfRange { .. } => Setting::Start,
             ObfuscationKey(_) => Setting::Obfuscate,
+            FiscalYear(_) | FiscalPattern(_) => Setting::Fiscal,
             PrefixNotPrintable(_) | NumericWithPrefix => Setting::Prefix,
             UnknownDateSpecifier { .. }
             | SubSecondDate(_)
@@ -287,6 +294,17 @@ impl fmt::Display for SpecError {
                 date_digits + pad + check_digits
             ),
             ObfuscationKey(reason) => write!(f, "`obfuscate`: {reason}"),
+            FiscalYear(text) => write!(
+                f,
+                "`fiscal` must be the month and day the fiscal year starts, `MM-DD` with a day \
+                 up to 28 (every year has it), or `MM-DD,end` for a year named by the calendar \
+                 year it ends in; got {text:?}"
+            ),
+            FiscalPattern(pattern) => write!(
+                f,
+                "with `fiscal`, the date pattern prints the fiscal year's name with year \
+                 specifiers and text only (`FY%Y`, `%y`); got {pattern:?}"
+            ),
             CheckNeedsDigits(reason) => write!(
                 f,
                 "`check` covers digits, but {reason}: a typing error there would go unseen"

@@ -49,6 +49,16 @@ impl TimeZone {
         })
     }
 
+    /// The calendar date in this zone at `now`.
+    pub fn local_date(self, now: DateTime<Utc>) -> chrono::NaiveDate {
+        match self {
+            TimeZone::Utc => now.date_naive(),
+            TimeZone::Local => now.with_timezone(&chrono::Local).date_naive(),
+            TimeZone::Fixed(offset) => now.with_timezone(&offset).date_naive(),
+            TimeZone::Named(zone) => now.with_timezone(&zone).date_naive(),
+        }
+    }
+
     /// `now` formatted with a strftime `pattern` in this zone.
     pub fn format(self, now: DateTime<Utc>, pattern: &str) -> String {
         match self {

@@ -24,11 +24,12 @@ pub(crate) const CHECK: &str = "check";
 pub(crate) const SCOPE: &str = "scope";
 pub(crate) const OBFUSCATE: &str = "obfuscate";
 pub(crate) const START: &str = "start";
+pub(crate) const FISCAL: &str = "fiscal";
 /// On the struct: the path of the seqgen crate.
 pub(crate) const CRATE: &str = "crate";
 /// Not a key: the spelling of gapless mode this crate did not pick, answered with a hint.
 const MODE: &str = "mode";
-const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`, `check`, `scope`, `obfuscate`, `start`";
+const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`, `check`, `scope`, `obfuscate`, `start`, `fiscal`";
 const HELP: &str = r#"the correct format looks like `#[distributed_id(prefix = "U", date = "%Y%m%d", pad = 6, batch = 100)]`"#;
 
 /// The keys of one `#[distributed_id(...)]`, each as written.
@@ -50,6 +51,7 @@ pub(crate) struct FieldAttr {
     pub(crate) scope: Option<LitStr>,
     pub(crate) obfuscate: Option<LitStr>,
     pub(crate) start: Option<LitInt>,
+    pub(crate) fiscal: Option<LitStr>,
 }
 
 /// The struct's `#[distributed_id(crate = "path")]`, or `::diesel_seqgen`.
@@ -115,7 +117,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             set_once(slot, ident, ident.clone(), errors);
             return Ok(());
         }
-        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ, CHECK, SCOPE, OBFUSCATE, START].contains(&name.as_str()) {
+        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ, CHECK, SCOPE, OBFUSCATE, START, FISCAL].contains(&name.as_str()) {
             errors.at(
                 ident,
                 format!("unknown distributed_id attribute `{name}`; expected one of {KEYS}"),
@@ -139,6 +141,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             CHECK => set_str(&mut parsed.check, ident, &value, errors),
             SCOPE => set_str(&mut parsed.scope, ident, &value, errors),
             OBFUSCATE => set_str(&mut parsed.obfuscate, ident, &value, errors),
+            FISCAL => set_str(&mut parsed.fiscal, ident, &value, errors),
             PAD => set_int(&mut parsed.pad, ident, &value, errors),
             MAX => set_int(&mut parsed.max, ident, &value, errors),
             START => set_int(&mut parsed.start, ident, &value, errors),

@@ -84,6 +84,12 @@ fn implementation(
             let start = spec.start();
             quote!(.start(#start))
         });
+        let fiscal = spec.fiscal_year().map(|year| {
+            let year = year.to_string();
+            quote!(.fiscal_year(
+                #krate::__private::FiscalYear::parse(#year).expect("checked by #[derive(DistributedId)]")
+            ))
+        });
         let tz = f.tz.as_ref().map(|tz| {
             quote!(.time_zone(
                 #krate::__private::TimeZone::parse(#tz).expect("checked by #[derive(DistributedId)]")
@@ -106,6 +112,7 @@ fn implementation(
                     #format
                     #check
                     #tz
+                    #fiscal
                     #start
                     #scoped,
                 #obfuscate,

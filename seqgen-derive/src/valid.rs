@@ -101,6 +101,12 @@ fn check_field<'a>(
     if let Some(start) = &attr.start {
         builder = builder.start(start.base10_parse().unwrap_or(u64::MAX));
     }
+    if let Some(fiscal) = &attr.fiscal {
+        match diesel_seqgen_core::FiscalYear::parse(&fiscal.value()) {
+            Ok(year) => builder = builder.fiscal_year(year),
+            Err(e) => errors.at(fiscal, e.to_string()),
+        }
+    }
     if let Some(overflow) = overflow {
         builder = builder.overflow(overflow);
     }
@@ -198,6 +204,7 @@ fn spec_error(field: &IdField<'_>, error: &SpecError, errors: &mut Errors) {
         Setting::Format => attr.format.as_ref().map(|t| t as &dyn ToTokens),
         Setting::Check => attr.check.as_ref().map(|t| t as &dyn ToTokens),
         Setting::Start => attr.start.as_ref().map(|t| t as &dyn ToTokens),
+        Setting::Fiscal => attr.fiscal.as_ref().map(|t| t as &dyn ToTokens),
         _ => None,
     };
     match token {

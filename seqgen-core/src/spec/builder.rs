@@ -1,9 +1,10 @@
 //! Building a spec: every rule a spec must keep, checked once, each broken one reported with
 //! the setting it names.
 
+use super::rules::{check_digits_only, check_policy, printable};
 use super::{CacheKey, Memo, Mode, Spec, MAX_KEY_LEN, MAX_PAD};
 use crate::check::Check;
-use crate::date_pattern::{check_date_pattern, DatePatternError, DateShape};
+use crate::date_pattern::{check_date_pattern, DatePatternError};
 use crate::error::SpecError;
 use crate::policy::{self, Overflow, Series};
 use crate::template::{check_template, default_template, parse_template};
@@ -28,6 +29,7 @@ impl Spec {
             scoped: false,
             obfuscate: None,
             start: 1,
+            fiscal: None,
         }
     }
 }
@@ -54,6 +56,8 @@ pub struct SpecBuilder {
     pub(super) obfuscate: Option<super::obfuscated::KeySource>,
     /// The first number of every period (`start.rs`).
     pub(super) start: u64,
+    /// The fiscal year the periods follow (`fiscal.rs`).
+    pub(super) fiscal: Option<super::FiscalYear>,
 }
 
 impl SpecBuilder {
@@ -258,6 +262,9 @@ impl SpecBuilder {
         }
         let capacity = pad_ok.then(|| policy::capacity(self.pad, self.overflow, series.as_ref()));
         errors.extend(super::start::check_start(self.start, capacity));
+        if self.fiscal.is_some() {
+            errors.extend(super::fiscal::check_fiscal_pattern(&self.date));
+        }
         let obfuscation = self.obfuscate.as_ref().map(|source| source.resolve());
         errors.extend(obfuscation.clone().and_then(Result::err));
         if !errors.is_empty() {
@@ -286,6 +293,7 @@ impl SpecBuilder {
             obfuscation: obfuscation.and_then(Result::ok).map(Box::new),
             capacity,
             start: self.start,
+            fiscal: self.fiscal,
         };
         spec.numeric = spec.why_not_numeric().is_none();
         if self.numeric {
@@ -322,79 +330,4 @@ fn check_prefix(prefix: &str) -> Result<(), SpecError> {
     } else {
         Err(SpecError::PrefixNotPrintable(prefix.to_owned()))
     }
-}
-
-fn printable(text: &str) -> bool {
-    !text.chars().any(|c| c.is_control() || c.is_whitespace())
-}
-
-/// The overflow policy and series must fit the pad width and keep IDs unambiguous. Every
-/// series code is checked, so each bad one is reported.
-/// A check covers digits: everything that changes in the ID must be digits.
-fn check_digits_only(
-    overflow: Overflow,
-    series: Option<&Series>,
-    date: DateShape,
-) -> Option<SpecError> {
-    let reason = if overflow == Overflow::Letters {
-        "`overflow = \"letters\"` puts letters in the counter"
-    } else if series.is_some_and(|s| {
-        s.codes
-            .iter()
-            .any(|c| !c.bytes().all(|b| b.is_ascii_digit()))
-    }) {
-        "the series codes are not digits"
-    } else if !date.varies_in_digits {
-        "the date part has fields that are not fixed-width digits (names, `-`/`_` modifiers)"
-    } else {
-        return None;
-    };
-    Some(SpecError::CheckNeedsDigits(reason))
-}
-
-fn check_policy(
-    pad: u32,
-    overflow: Overflow,
-    series: Option<&Series>,
-    shape: DateShape,
-) -> Vec<SpecError> {
-    let widest = policy::pow10(pad) - 1;
-    match overflow {
-        Overflow::Cycle { max } if max == 0 || max > widest => {
-            return vec![SpecError::CycleMaxOutOfRange { max, pad }];
-        }
-        Overflow::Widen if shape.fixed_width.is_none() => {
-            return vec![SpecError::WidenNeedsFixedDate];
-        }
-        _ => {}
-    }
-    let Some(series) = series else {
-        return Vec::new();
-    };
-    if overflow != Overflow::Error {
-        return vec![SpecError::SeriesWithOverflow];
-    }
-    if series.max == 0 || series.max > widest {
-        return vec![SpecError::SeriesMaxOutOfRange {
-            max: series.max,
-            pad,
-        }];
-    }
-    let Some(first) = series.codes.first() else {
-        return vec![SpecError::SeriesEmpty];
-    };
-    let mut errors = Vec::new();
-    for (i, code) in series.codes.iter().enumerate() {
-        if code.is_empty() || !printable(code) || code.contains(['{', '}', ',', '/']) {
-            errors.push(SpecError::SeriesCodeNotPrintable(code.clone()));
-        } else if code.len() != first.len() {
-            errors.push(SpecError::SeriesCodesUneven {
-                first: first.clone(),
-                code: code.clone(),
-            });
-        } else if series.codes[..i].contains(code) {
-            errors.push(SpecError::SeriesCodeTwice(code.clone()));
-        }
-    }
-    errors
 }

@@ -15,10 +15,12 @@ use crate::zone::TimeZone;
 
 mod builder;
 mod ends;
+mod fiscal;
 mod memo;
 mod numeric;
 mod obfuscated;
 mod period;
+mod rules;
 mod scoped;
 mod shape;
 mod start;
@@ -26,6 +28,7 @@ mod start;
 mod tests;
 
 pub use builder::SpecBuilder;
+pub use fiscal::FiscalYear;
 pub use memo::Memo;
 pub use period::{CacheKey, Period, PrehashedHasher};
 pub use scoped::Scoped;
@@ -84,6 +87,8 @@ pub struct Spec {
     obfuscation: Option<Box<crate::obfuscate::Obfuscation>>,
     /// The first number of every period ([`SpecBuilder::start`]).
     start: u64,
+    /// The fiscal year the periods follow ([`SpecBuilder::fiscal_year`]).
+    fiscal: Option<FiscalYear>,
     /// Names this spec's block in a generator.
     cache_key: CacheKey,
     /// The state of the first generator that served this spec.
@@ -237,6 +242,10 @@ impl Spec {
         if self.scoped {
             shape.push_str("{scoped}");
         }
+        // Not printed either, but the same pattern names other periods in a fiscal year.
+        if let Some(year) = self.fiscal {
+            shape.push_str(&format!("{{fiscal:{year}}}"));
+        }
         shape
     }
 
@@ -262,10 +271,10 @@ impl Spec {
 
     /// The period at `now`: the date part as it appears in IDs (empty without a date part).
     pub fn period_at(&self, now: DateTime<Utc>) -> String {
-        if self.date.is_empty() {
-            String::new()
-        } else {
-            self.tz.format(now, &self.date)
+        match self.fiscal {
+            _ if self.date.is_empty() => String::new(),
+            Some(year) => self.fiscal_period_at(year, now),
+            None => self.tz.format(now, &self.date),
         }
     }
 

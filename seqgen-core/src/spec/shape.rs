@@ -54,6 +54,10 @@ impl Spec {
                 builder = builder.scoped(); // prints nothing
                 continue;
             }
+            if name == "fiscal" {
+                builder = builder.fiscal_year(super::FiscalYear::parse(setting)?); // nor this
+                continue;
+            }
             builder = match name {
                 "date" => builder.date(setting),
                 "seq" if setting.contains("obfuscated=") => {

@@ -61,6 +61,7 @@
 //! | `max = 500` | none | the last number of a `cycle`, or of each series code |
 //! | `series = ["AA", "AB"]` | none | series codes, each holding `max` numbers: [policies](super::policies) |
 //! | `format = "{prefix}{date}-{seq}"` | `{prefix}{date}{seq}` | a template: [policies](super::policies) |
+//! | `fiscal = "04-01"` | calendar dates | count per fiscal year starting on that month and day (`"07-01,end"`: named by the year it ends in); the date part prints its name with year specifiers only (`date = "FY%Y"`) |
 //! | `tz = "Europe/Paris"` | UTC | the time zone periods begin in: `utc`, `local`, a fixed offset (`+08:00`) or an IANA zone, whose daylight-saving changes it follows |
 //! | `check = "luhn"` | none | check character(s) at the end: `luhn`, `damm` or `iso7064-mod97-10`; [`Spec::verify`] then catches typing errors |
 //! | `obfuscate = "ORDER_NUMBER_KEY"` | none | the environment variable holding a key: each period's numbers shown in an order only the key knows ([adopting](super::adopting)) |

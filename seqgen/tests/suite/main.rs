@@ -14,6 +14,7 @@ mod check;
 mod derive;
 mod failover;
 mod failures;
+mod fiscal;
 #[cfg(feature = "mysql")]
 mod galera;
 #[cfg(feature = "mysql")]

@@ -32,7 +32,10 @@ pub use error::{Setting, SpecError};
 pub use obfuscate::{FLOOR as OBFUSCATION_FLOOR, MIN_KEY_LEN as MIN_OBFUSCATION_KEY_LEN};
 pub use parse::{IdParts, ParseIdError};
 pub use policy::{Overflow, Series};
-pub use spec::{FiscalYear, Mode, Scoped, Spec, SpecBuilder, MAX_KEY_LEN, MAX_PAD};
+pub use spec::{
+    DocumentDate, FiscalYear, Mode, Scoped, Spec, SpecBuilder, DEFAULT_MAX_DAYS_AHEAD, MAX_KEY_LEN,
+    MAX_PAD,
+};
 pub use zone::TimeZone;
 
 /// Items the `diesel-seqgen` runtime needs from a spec; not part of the public API.

@@ -59,6 +59,35 @@ impl TimeZone {
         }
     }
 
+    /// The first moment of the calendar day `day` in this zone (midnight, or the first moment
+    /// after it where a daylight-saving change skips midnight).
+    pub fn start_of_day(self, day: chrono::NaiveDate) -> DateTime<Utc> {
+        use chrono::TimeZone as _;
+        let first = |zone: &dyn Fn(chrono::NaiveDateTime) -> Option<DateTime<Utc>>| {
+            // A skipped midnight: the hour after it exists.
+            (0..=2).find_map(|hour| zone(day.and_hms_opt(hour, 0, 0)?))
+        };
+        let start = match self {
+            TimeZone::Utc => first(&|t| Some(t.and_utc())),
+            TimeZone::Local => first(&|t| {
+                let local = chrono::Local.from_local_datetime(&t).earliest()?;
+                Some(local.with_timezone(&Utc))
+            }),
+            TimeZone::Fixed(offset) => first(&|t| {
+                Some(
+                    offset
+                        .from_local_datetime(&t)
+                        .earliest()?
+                        .with_timezone(&Utc),
+                )
+            }),
+            TimeZone::Named(zone) => {
+                first(&|t| Some(zone.from_local_datetime(&t).earliest()?.with_timezone(&Utc)))
+            }
+        };
+        start.unwrap_or_else(|| day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())
+    }
+
     /// `now` formatted with a strftime `pattern` in this zone.
     pub fn format(self, now: DateTime<Utc>, pattern: &str) -> String {
         match self {

@@ -11,7 +11,7 @@ use syn::DeriveInput;
 use crate::ast::{FieldType, Model};
 use crate::errors::Errors;
 use crate::valid::{self, ValidField};
-use diesel_seqgen_core::{Mode, Overflow};
+use diesel_seqgen_core::{Mode, Overflow, DEFAULT_MAX_DAYS_AHEAD};
 
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
@@ -95,6 +95,11 @@ fn implementation(
                 #krate::__private::TimeZone::parse(#tz).expect("checked by #[derive(DistributedId)]")
             ))
         });
+        let max_days_ahead = (spec.max_days_ahead() != DEFAULT_MAX_DAYS_AHEAD).then(|| {
+            let days = spec.max_days_ahead();
+            quote!(.max_days_ahead(#days))
+        });
+        let dated = f.period_from.is_some();
         let obfuscate = match &f.obfuscate {
             Some(var) => quote!(::core::option::Option::Some(#var)),
             None => quote!(::core::option::Option::None),
@@ -113,6 +118,7 @@ fn implementation(
                     #check
                     #tz
                     #fiscal
+                    #max_days_ahead
                     #start
                     #scoped,
                 #obfuscate,
@@ -124,6 +130,7 @@ fn implementation(
                 struct_fields: #struct_fields,
                 spec,
                 unbuilt,
+                dated: #dated,
             }
         }}
     });
@@ -146,6 +153,17 @@ fn implementation(
             });
             quote! { #index => #krate::__private::scope_text(&[#(#parts),*]), }
         });
+    // The document's date of a record for each dated field, from the field `period_from`
+    // names; a field of another type is reported at the `period_from` literal.
+    let dates = fields.iter().enumerate().filter_map(|(index, f)| {
+        let span = f.period_span;
+        let member = syn::Ident::new(&f.period_from?.to_string(), span);
+        Some(quote_spanned! {span=>
+            #index => ::core::option::Option::Some(
+                #krate::__private::DocumentDate::from(&self.#member)
+            ),
+        })
+    });
     // A type known only by its `IdValue` implementation may hold the i64 form: then its spec
     // must have one. Checked at compile time where the struct has no generics.
     let numeric_checks = fields
@@ -184,6 +202,16 @@ fn implementation(
                     match index {
                         #(#scopes)*
                         _ => ::std::string::String::new(),
+                    }
+                }
+
+                fn __id_date(
+                    &self,
+                    index: usize,
+                ) -> ::core::option::Option<#krate::__private::DocumentDate> {
+                    match index {
+                        #(#dates)*
+                        _ => ::core::option::Option::None,
                     }
                 }
             }

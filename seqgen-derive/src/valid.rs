@@ -13,8 +13,10 @@ use syn::{Ident, LitInt, LitStr};
 
 use crate::ast::{field_type, FieldType, IdField, Model};
 use crate::errors::Errors;
+use fields::{period_field, scope_fields};
 use settings::{check_scheme, env_var, time_zone};
 
+mod fields;
 mod settings;
 
 /// A field whose spec passed every rule.
@@ -34,6 +36,10 @@ pub(crate) struct ValidField<'a> {
     pub(crate) scope: Vec<&'a Ident>,
     /// Where `scope = "..."` is written, for errors in the code that reads those fields.
     pub(crate) scope_span: Span,
+    /// The field whose value is the document's date its numbers are taken for.
+    pub(crate) period_from: Option<&'a Ident>,
+    /// Where `period_from = "..."` is written, for errors in the code that reads that field.
+    pub(crate) period_span: Span,
     /// The environment variable holding the obfuscation key, read at run time.
     pub(crate) obfuscate: Option<String>,
 }
@@ -79,6 +85,7 @@ fn check_field<'a>(
     let overflow = overflow(field, errors);
     let series = series(field, errors);
     let scope = scope_fields(model, field, errors);
+    let period_from = period_field(model, field, errors);
     let key = attr
         .key
         .as_ref()
@@ -100,6 +107,9 @@ fn check_field<'a>(
     // Out of `u64`: the spec's rule (at most its capacity) reports it at the literal.
     if let Some(start) = &attr.start {
         builder = builder.start(start.base10_parse().unwrap_or(u64::MAX));
+    }
+    if let Some(Some(days)) = integer(attr.max_days_ahead.as_ref(), "max_days_ahead", errors) {
+        builder = builder.max_days_ahead(days);
     }
     if let Some(fiscal) = &attr.fiscal {
         match diesel_seqgen_core::FiscalYear::parse(&fiscal.value()) {
@@ -150,6 +160,11 @@ fn check_field<'a>(
             scope: scope?,
             scope_span: attr
                 .scope
+                .as_ref()
+                .map_or_else(Span::call_site, LitStr::span),
+            period_from: period_from?,
+            period_span: attr
+                .period_from
                 .as_ref()
                 .map_or_else(Span::call_site, LitStr::span),
         }),
@@ -227,46 +242,6 @@ fn integer(lit: Option<&LitInt>, name: &str, errors: &mut Errors) -> Option<Opti
             None
         }
     }
-}
-
-/// The fields `scope = "a, b"` names (none without `scope`), or `None` with an error at the
-/// literal: each must be a field of the struct, not an ID field (its value may not be filled
-/// yet when the scope is read), and named once.
-fn scope_fields<'a>(
-    model: &Model<'a>,
-    field: &IdField<'_>,
-    errors: &mut Errors,
-) -> Option<Vec<&'a Ident>> {
-    let Some(lit) = &field.attr.scope else {
-        return Some(Vec::new());
-    };
-    let text = lit.value();
-    let mut fields: Vec<&'a Ident> = Vec::new();
-    for name in text.split(',').map(str::trim) {
-        let problem = if name.is_empty() {
-            Some("`scope` names the fields whose values each get their own counter, like `scope = \"company_id\"` or `scope = \"company_id, year\"`".to_owned())
-        } else if model.fields.iter().any(|f| f.ident == name) {
-            Some(format!("`scope` cannot name `{name}`, an ID field: its value may not be filled yet when the scope is read"))
-        } else if fields.iter().any(|f| *f == name) {
-            Some(format!("`scope` names `{name}` twice"))
-        } else {
-            match model.all_fields.iter().find(|f| **f == name) {
-                Some(found) => {
-                    fields.push(found);
-                    None
-                }
-                None => Some(format!(
-                    "`scope` names `{name}`, which is not a field of `{}`",
-                    model.input.ident
-                )),
-            }
-        };
-        if let Some(problem) = problem {
-            errors.at(lit, problem);
-            return None;
-        }
-    }
-    Some(fields)
 }
 
 /// `overflow` and `max` as written: the policy's name, and `max` only where it means

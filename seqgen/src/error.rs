@@ -101,6 +101,18 @@ pub enum Error {
         got: u64,
     },
 
+    /// A document dated further ahead of the clock than its spec allows
+    /// ([`SpecBuilder::max_days_ahead`](diesel_seqgen_core::SpecBuilder::max_days_ahead)).
+    #[error("key `{key}`: the document is dated {date}, more than {days} day(s) ahead of the clock: a typing error would open that period early. Allow documents dated further ahead with `SpecBuilder::max_days_ahead` (`max_days_ahead = N` in the derive)")]
+    DateAhead {
+        /// The `db_key` key name.
+        key: String,
+        /// The document's date, as given.
+        date: String,
+        /// How many days ahead the spec allows.
+        days: u32,
+    },
+
     /// The key's IDs were recorded with another shape (prefix, date pattern, pad, overflow,
     /// series or template): two shapes on one key can print the same ID.
     #[error("key `{key}` prints its IDs as {recorded}, but this spec prints them as {requested}: two shapes on one key can print the same ID. Give the new shape a new key; to move the key itself, set db_key.shape of its row with period '' once no instance uses the old shape")]

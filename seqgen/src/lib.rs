@@ -114,8 +114,8 @@ mod transaction;
 pub use backend::sqlite;
 pub use backend::{Backend, IdConnection, MigrateConnection};
 pub use diesel_seqgen_core::{
-    Check, FiscalYear, IdParts, Mode, Overflow, ParseIdError, Scoped, Series, Spec, SpecBuilder,
-    SpecError, TimeZone,
+    Check, DocumentDate, FiscalYear, IdParts, Mode, Overflow, ParseIdError, Scoped, Series, Spec,
+    SpecBuilder, SpecError, TimeZone,
 };
 pub use error::{Error, Result};
 pub use generator::{Generator, GeneratorBuilder};
@@ -181,6 +181,6 @@ pub use diesel_seqgen_derive::DistributedId;
 pub mod __private {
     pub use crate::backend::one_statement::OneStatement;
     pub use crate::model::{build_field_spec, scope_text, IdField};
-    pub use diesel_seqgen_core::{Check, FiscalYear, Overflow, Spec, TimeZone};
+    pub use diesel_seqgen_core::{Check, DocumentDate, FiscalYear, Overflow, Spec, TimeZone};
     pub use std::sync::LazyLock;
 }

@@ -30,6 +30,7 @@ impl Spec {
             obfuscate: None,
             start: 1,
             fiscal: None,
+            max_days_ahead: super::DEFAULT_MAX_DAYS_AHEAD,
         }
     }
 }
@@ -58,6 +59,8 @@ pub struct SpecBuilder {
     pub(super) start: u64,
     /// The fiscal year the periods follow (`fiscal.rs`).
     pub(super) fiscal: Option<super::FiscalYear>,
+    /// How far ahead of the clock a document's date may be (`dated.rs`).
+    pub(super) max_days_ahead: u32,
 }
 
 impl SpecBuilder {
@@ -294,6 +297,7 @@ impl SpecBuilder {
             capacity,
             start: self.start,
             fiscal: self.fiscal,
+            max_days_ahead: self.max_days_ahead,
         };
         spec.numeric = spec.why_not_numeric().is_none();
         if self.numeric {

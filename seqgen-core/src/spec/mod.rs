@@ -14,6 +14,7 @@ use crate::template::Part;
 use crate::zone::TimeZone;
 
 mod builder;
+mod dated;
 mod ends;
 mod fiscal;
 mod memo;
@@ -28,6 +29,7 @@ mod start;
 mod tests;
 
 pub use builder::SpecBuilder;
+pub use dated::{DocumentDate, DEFAULT_MAX_DAYS_AHEAD};
 pub use fiscal::FiscalYear;
 pub use memo::Memo;
 pub use period::{CacheKey, Period, PrehashedHasher};
@@ -89,6 +91,8 @@ pub struct Spec {
     start: u64,
     /// The fiscal year the periods follow ([`SpecBuilder::fiscal_year`]).
     fiscal: Option<FiscalYear>,
+    /// How far ahead of the clock a document's date may be ([`SpecBuilder::max_days_ahead`]).
+    max_days_ahead: u32,
     /// Names this spec's block in a generator.
     cache_key: CacheKey,
     /// The state of the first generator that served this spec.

@@ -1,6 +1,6 @@
 //! A spec in one of its scopes: what every call that takes numbers is given.
 
-use super::Spec;
+use super::{DocumentDate, Spec};
 
 /// A spec and the scope to take its numbers in: `spec.scope("acme")` for a
 /// [scoped](super::SpecBuilder::scoped) spec, or the spec alone (`&spec`, which converts) for
@@ -27,6 +27,7 @@ use super::Spec;
 pub struct Scoped<'a> {
     spec: &'a Spec,
     scope: &'a str,
+    date: Option<DocumentDate>,
 }
 
 impl<'a> Scoped<'a> {
@@ -39,19 +40,39 @@ impl<'a> Scoped<'a> {
     pub fn scope(&self) -> &'a str {
         self.scope
     }
+
+    /// Numbering in the period of the document's `date` instead of the clock's (see
+    /// [`DocumentDate`]).
+    pub fn dated(mut self, date: impl Into<DocumentDate>) -> Self {
+        self.date = Some(date.into());
+        self
+    }
+
+    /// The document's date, if the numbers are taken in its period.
+    pub fn date(&self) -> Option<DocumentDate> {
+        self.date
+    }
 }
 
 impl Spec {
     /// This spec in `scope` (a company, an order, a tenant): each scope value of a
     /// [scoped](super::SpecBuilder::scoped) spec has its own counter. See [`Scoped`].
     pub fn scope<'a>(&'a self, scope: &'a str) -> Scoped<'a> {
-        Scoped { spec: self, scope }
+        Scoped {
+            spec: self,
+            scope,
+            date: None,
+        }
     }
 }
 
 impl<'a> From<&'a Spec> for Scoped<'a> {
     fn from(spec: &'a Spec) -> Self {
-        Scoped { spec, scope: "" }
+        Scoped {
+            spec,
+            scope: "",
+            date: None,
+        }
     }
 }
 
@@ -61,7 +82,11 @@ where
     T: std::ops::Deref<Target = Spec>,
 {
     fn from(spec: &'a T) -> Self {
-        Scoped { spec, scope: "" }
+        Scoped {
+            spec,
+            scope: "",
+            date: None,
+        }
     }
 }
 

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 
 use crate::batch::BatchState;
-use crate::clock::Clock;
+use crate::clock::{Clock, Stopped};
 use crate::error::Result;
 use crate::stats::KeyStats;
 use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -72,6 +72,9 @@ pub(crate) struct KeyState {
     /// A scope's state: when it was last used, on its generator's count of new scopes, so
     /// that the least recently used are the ones dropped when a spec has too many.
     last_used: AtomicU64,
+    /// For the numbers of one document date's period: a moment in it, which every call
+    /// reads instead of the clock, so the state never moves to another period.
+    pinned: Option<DateTime<Utc>>,
 }
 
 /// How many periods a key remembers its highest number for: enough for clocks that disagree
@@ -95,6 +98,16 @@ impl KeyState {
             counted: Leaf::new(KeyStats::default()),
             published: Leaf::new(0),
             last_used: AtomicU64::new(0),
+            pinned: None,
+        }
+    }
+
+    /// The state of `key` in `scope` for the period `at` falls in alone (documents dated
+    /// then: see `pinned`).
+    pub(crate) fn pinned(key: &str, scope: &str, at: DateTime<Utc>) -> Self {
+        KeyState {
+            pinned: Some(at),
+            ..KeyState::new(key, scope)
         }
     }
 
@@ -138,7 +151,10 @@ impl KeyState {
     #[inline]
     pub(crate) fn lock_now(&self, spec: &Spec, clock: &dyn Clock) -> Locked<'_> {
         let mut cursor = self.lock();
-        cursor.roll_to(spec, clock);
+        match self.pinned {
+            Some(at) => cursor.roll_to(spec, &Stopped(at)),
+            None => cursor.roll_to(spec, clock),
+        };
         cursor
     }
 
@@ -155,7 +171,10 @@ impl KeyState {
     where
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
-        let second = clock.unix_second();
+        let second = match self.pinned {
+            Some(at) => at.timestamp(),
+            None => clock.unix_second(),
+        };
         // Only a small code comes out of the thread-local's closure, and the error on its
         // own: moving an `Option<Result<_>>` out through it stalled every call on a copy.
         let mut failed = None;

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::reserve::timeline::failovers_seen;
 use crate::reserve::{lock_nowait, reserve_fitting, Retry};
 use diesel_seqgen_core::__private::Period;
-use diesel_seqgen_core::Spec;
+use diesel_seqgen_core::{Scoped, Spec};
 
 impl Generator {
     /// Gapless mode: the numbers are taken in the caller's transaction, which holds the
@@ -23,8 +23,7 @@ impl Generator {
     pub(super) async fn take_gapless<D, F>(
         &self,
         db: &mut D,
-        spec: &Spec,
-        scope: &str,
+        target: Scoped<'_>,
         n: u64,
         nowait: bool,
         mut emit: F,
@@ -33,12 +32,18 @@ impl Generator {
         D: Driver,
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
+        let (spec, scope) = (target.spec(), target.scope());
         if !db.in_transaction() {
             return Err(Error::OutsideTransaction {
                 key: spec.key().to_owned(),
             });
         }
-        let period = Period::new(spec.period_at(self.inner.clock.now()));
+        // The document's period, or the clock's (the date was checked by `serve`).
+        let at = match target.date() {
+            Some(date) => spec.moment_of(date),
+            None => self.inner.clock.now(),
+        };
+        let period = Period::new(spec.period_at(at));
         if n > largest(spec) {
             return Err(refused(spec, &period, n));
         }

@@ -2,6 +2,8 @@
 //! the map of keys, or from the map of scopes; made on first use; dropped for room.
 
 use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
@@ -82,22 +84,7 @@ impl Generator {
             Arc::new(KeyState::new(spec.key(), scope))
         };
         if !scope.is_empty() {
-            let mut scoped = self
-                .inner
-                .scoped
-                .write()
-                .unwrap_or_else(PoisonError::into_inner);
-            let scopes = scoped.entry(spec.cache_key().clone()).or_default();
-            if let Some(state) = scopes.get(scope) {
-                return Arc::clone(state); // another thread came first
-            }
-            if scopes.len() >= MAX_SCOPES {
-                self.drop_least_recent(scopes);
-            }
-            let state = new();
-            state.touch(self.inner.scope_tick.fetch_add(1, Ordering::Relaxed) + 1);
-            scopes.insert(scope.into(), Arc::clone(&state));
-            return state;
+            return self.insert_scoped(spec, scope, new);
         }
         let mut keys = self
             .inner
@@ -106,6 +93,51 @@ impl Generator {
             .unwrap_or_else(PoisonError::into_inner);
         let state = Arc::clone(keys.entry(spec.cache_key().clone()).or_insert_with(new));
         self.memoize(spec, &state);
+        state
+    }
+
+    /// The state of `spec`'s key in `scope` for the period `at` falls in (`period`), where the
+    /// numbers of documents dated in it come from: kept beside the scopes' (under a name no
+    /// scope has: scopes have no control characters), made on first use, pinned to `at`.
+    pub(super) fn dated_state(
+        &self,
+        spec: &Spec,
+        scope: &str,
+        period: &str,
+        at: DateTime<Utc>,
+    ) -> Arc<KeyState> {
+        let name = format!("{scope}\u{1}{period}");
+        let found = {
+            let scoped = (self.inner.scoped.read()).unwrap_or_else(PoisonError::into_inner);
+            self.scope_state(&scoped, spec, &name).cloned()
+        };
+        found.unwrap_or_else(|| {
+            self.insert_scoped(spec, &name, || {
+                warn_small_domain(spec);
+                Arc::new(KeyState::pinned(spec.key(), scope, at))
+            })
+        })
+    }
+
+    /// Inserts the state `new` makes under `name` in the map of scopes, unless another thread
+    /// came first; past [`MAX_SCOPES`] the least recently used half goes first.
+    fn insert_scoped(
+        &self,
+        spec: &Spec,
+        name: &str,
+        new: impl FnOnce() -> Arc<KeyState>,
+    ) -> Arc<KeyState> {
+        let mut scoped = (self.inner.scoped.write()).unwrap_or_else(PoisonError::into_inner);
+        let scopes = scoped.entry(spec.cache_key().clone()).or_default();
+        if let Some(state) = scopes.get(name) {
+            return Arc::clone(state); // another thread came first
+        }
+        if scopes.len() >= MAX_SCOPES {
+            self.drop_least_recent(scopes);
+        }
+        let state = new();
+        state.touch(self.inner.scope_tick.fetch_add(1, Ordering::Relaxed) + 1);
+        scopes.insert(name.into(), Arc::clone(&state));
         state
     }
 

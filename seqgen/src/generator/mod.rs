@@ -182,9 +182,9 @@ impl Generator {
         C: IdConnection,
     {
         let target = spec.into();
-        let (spec, scope) = (target.spec(), target.scope());
+        let spec = target.spec();
         let mut id = String::new();
-        self.take(conn, spec, scope, 1, formatted_one(spec, &mut id))?;
+        self.take(conn, target, 1, formatted_one(spec, &mut id))?;
         Ok(id)
     }
 
@@ -200,9 +200,9 @@ impl Generator {
         C: IdConnection,
     {
         let target = spec.into();
-        let (spec, scope) = (target.spec(), target.scope());
+        let spec = target.spec();
         let mut ids = Vec::with_capacity(n);
-        self.take(conn, spec, scope, n as u64, formatted(spec, &mut ids))?;
+        self.take(conn, target, n as u64, formatted(spec, &mut ids))?;
         Ok(ids)
     }
 
@@ -213,9 +213,9 @@ impl Generator {
         C: IdConnection,
     {
         let target = spec.into();
-        let (spec, scope) = (target.spec(), target.scope());
+        let spec = target.spec();
         let mut id = 0;
-        self.take(conn, spec, scope, 1, numeric(spec, |n| id = n)?)?;
+        self.take(conn, target, 1, numeric(spec, |n| id = n)?)?;
         Ok(id)
     }
 
@@ -231,10 +231,10 @@ impl Generator {
         C: IdConnection,
     {
         let target = spec.into();
-        let (spec, scope) = (target.spec(), target.scope());
+        let spec = target.spec();
         let mut ids = Vec::with_capacity(n);
         let emit = numeric(spec, |id| ids.push(id))?;
-        self.take(conn, spec, scope, n as u64, emit)?;
+        self.take(conn, target, n as u64, emit)?;
         Ok(ids)
     }
 

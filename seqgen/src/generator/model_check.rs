@@ -270,7 +270,7 @@ fn take(generator: &Generator, db: &Arc<Db>, spec: &Spec, n: usize) -> Vec<(Stri
     for _ in 0..n {
         let mut conn = Conn(Arc::clone(db));
         drive(
-            generator.take_on(&mut conn, spec, "", 1, |period: &Period, numbers| {
+            generator.take_on(&mut conn, spec.into(), 1, |period: &Period, numbers| {
                 got.extend(numbers.map(|n| (period.text.clone(), n)));
                 Ok(())
             }),

@@ -29,7 +29,7 @@ impl Generator {
         C: IdConnection,
     {
         let target = spec.into();
-        last_value_at(conn, target.spec(), target.scope(), self.inner.clock.now())
+        last_value_at(conn, target.spec(), target.scope(), self.moment_of(target))
     }
 
     /// The counter the database will hand out next for `spec`'s current period, if nothing
@@ -65,7 +65,15 @@ impl Generator {
         C: IdConnection,
     {
         let target = spec.into();
-        peek_next_at(conn, target.spec(), target.scope(), self.inner.clock.now())
+        peek_next_at(conn, target.spec(), target.scope(), self.moment_of(target))
+    }
+
+    /// The moment whose period `target`'s numbers belong to: its document's date, or now.
+    fn moment_of(&self, target: Scoped<'_>) -> chrono::DateTime<chrono::Utc> {
+        match target.date() {
+            Some(date) => target.spec().moment_of(date),
+            None => self.inner.clock.now(),
+        }
     }
 }
 

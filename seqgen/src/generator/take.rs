@@ -9,9 +9,9 @@ use crate::backend::IdConnection;
 use crate::cache::{serve, KeyState, Locked};
 use crate::capacity::{largest, refused};
 use crate::driver::{drive, Blocking, Driver};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use diesel_seqgen_core::__private::Period;
-use diesel_seqgen_core::{Mode, Spec};
+use diesel_seqgen_core::{DocumentDate, Mode, Scoped, Spec};
 
 /// What serving from memory left to do.
 pub(super) enum Rest {
@@ -28,14 +28,13 @@ pub(super) enum Rest {
 }
 
 impl Generator {
-    /// Takes `n` counters of `spec`'s current period in `scope` (`""` unscoped) and hands them
-    /// to `emit` as ranges in order: from the cached block, the block reserved ahead, then a
-    /// new reservation on `conn`.
+    /// Takes `n` counters of `target`'s spec in its scope (`""` unscoped), of the current
+    /// period or its document date's, and hands them to `emit` as ranges in order: from the
+    /// cached block, the block reserved ahead, then a new reservation on `conn`.
     pub(super) fn take<C, F>(
         &self,
         conn: &mut C,
-        spec: &Spec,
-        scope: &str,
+        target: Scoped<'_>,
         n: u64,
         mut emit: F,
     ) -> Result<()>
@@ -43,14 +42,16 @@ impl Generator {
         C: IdConnection,
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
-        match self.serve_one(spec, scope, n, &mut emit) {
-            Some(Ok(())) => return Ok(()),
-            Some(Err(e)) => return Err(e),
-            None => {}
+        if target.date().is_none() {
+            match self.serve_one(target.spec(), target.scope(), n, &mut emit) {
+                Some(Ok(())) => return Ok(()),
+                Some(Err(e)) => return Err(e),
+                None => {}
+            }
         }
-        match self.serve(spec, scope, n, &mut emit)? {
+        match self.serve(target, n, &mut emit)? {
             Rest::Nothing => Ok(()),
-            rest => self.take_rest_blocking(conn, spec, scope, n, rest, emit),
+            rest => self.take_rest_blocking(conn, target, n, rest, emit),
         }
     }
 
@@ -62,8 +63,7 @@ impl Generator {
     fn take_rest_blocking<C, F>(
         &self,
         conn: &mut C,
-        spec: &Spec,
-        scope: &str,
+        target: Scoped<'_>,
         n: u64,
         rest: Rest,
         emit: F,
@@ -72,15 +72,14 @@ impl Generator {
         C: IdConnection,
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
-        drive(self.take_rest(&mut Blocking(conn), spec, scope, n, rest, emit))
+        drive(self.take_rest(&mut Blocking(conn), target, n, rest, emit))
     }
 
     /// [`take`](Self::take) on `db`.
     pub(crate) async fn take_on<D, F>(
         &self,
         db: &mut D,
-        spec: &Spec,
-        scope: &str,
+        target: Scoped<'_>,
         n: u64,
         mut emit: F,
     ) -> Result<()>
@@ -88,14 +87,16 @@ impl Generator {
         D: Driver,
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
-        match self.serve_one(spec, scope, n, &mut emit) {
-            Some(Ok(())) => return Ok(()),
-            Some(Err(e)) => return Err(e),
-            None => {}
+        if target.date().is_none() {
+            match self.serve_one(target.spec(), target.scope(), n, &mut emit) {
+                Some(Ok(())) => return Ok(()),
+                Some(Err(e)) => return Err(e),
+                None => {}
+            }
         }
-        match self.serve(spec, scope, n, &mut emit)? {
+        match self.serve(target, n, &mut emit)? {
             Rest::Nothing => Ok(()),
-            rest => self.take_rest(db, spec, scope, n, rest, emit).await,
+            rest => self.take_rest(db, target, n, rest, emit).await,
         }
     }
 
@@ -125,18 +126,25 @@ impl Generator {
     /// the hot path: the key's state from the spec's memo slot (a plain load), else from the
     /// map under a read lock; the key's window, else its lock; no allocation but the caller's;
     /// no database.
-    pub(super) fn serve<F>(&self, spec: &Spec, scope: &str, n: u64, emit: &mut F) -> Result<Rest>
+    pub(super) fn serve<F>(&self, target: Scoped<'_>, n: u64, emit: &mut F) -> Result<Rest>
     where
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
+        let (spec, scope) = (target.spec(), target.scope());
         if spec.is_scoped() || !scope.is_empty() {
             check_scope(spec, scope)?;
+        }
+        if let Some(date) = target.date() {
+            self.check_date(spec, date)?;
         }
         if n == 0 {
             return Ok(Rest::Nothing);
         }
         if let Mode::Gapless { nowait } = spec.mode() {
             return Ok(Rest::Gapless { nowait });
+        }
+        if let Some(date) = target.date() {
+            return self.serve_dated(spec, scope, date, n, emit);
         }
         let clock = &*self.inner.clock;
         let mut need = n;
@@ -211,6 +219,55 @@ impl Generator {
         })
     }
 
+    /// [`serve`](Self::serve) for a document dated `date`: from the block of its period's own
+    /// state (see `dated_state`), whatever the clock says.
+    fn serve_dated<F>(
+        &self,
+        spec: &Spec,
+        scope: &str,
+        date: DocumentDate,
+        n: u64,
+        emit: &mut F,
+    ) -> Result<Rest>
+    where
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
+    {
+        let at = spec.moment_of(date);
+        let state = self.dated_state(spec, scope, &spec.period_at(at), at);
+        let mut need = n;
+        let mut cursor = state.lock_now(spec, &*self.inner.clock); // pinned to `at`
+        serve(&mut cursor, spec, &mut need, emit)?;
+        if need == 0 {
+            return Ok(self.served(spec, &state, cursor));
+        }
+        let period = cursor.period.clone();
+        drop(cursor);
+        if need > largest(spec) {
+            return Err(refused(spec, &period, need));
+        }
+        Ok(Rest::Reserve {
+            state,
+            period,
+            need,
+        })
+    }
+
+    /// Refuses a document dated further ahead of the clock than `spec` allows.
+    pub(crate) fn check_date(&self, spec: &Spec, date: DocumentDate) -> Result<()> {
+        if !spec.too_far_ahead(date, self.inner.clock.now()) {
+            return Ok(());
+        }
+        Err(Error::DateAhead {
+            key: spec.key().to_owned(),
+            date: match date {
+                DocumentDate::Day(day) => day.to_string(),
+                DocumentDate::Moment(moment) => moment.to_rfc3339(),
+                _ => format!("{date:?}"),
+            },
+            days: spec.max_days_ahead(),
+        })
+    }
+
     /// Ends serving from `cursor` once every number was served: starts reserving the next
     /// block ahead if it is due.
     #[inline]
@@ -227,8 +284,7 @@ impl Generator {
     pub(super) async fn take_rest<D, F>(
         &self,
         db: &mut D,
-        spec: &Spec,
-        scope: &str,
+        target: Scoped<'_>,
         n: u64,
         rest: Rest,
         emit: F,
@@ -237,10 +293,11 @@ impl Generator {
         D: Driver,
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
+        let (spec, scope) = (target.spec(), target.scope());
         match rest {
             Rest::Nothing => Ok(()),
             Rest::Gapless { nowait } => self
-                .take_gapless(db, spec, scope, n, nowait, emit)
+                .take_gapless(db, target, n, nowait, emit)
                 .await
                 .inspect_err(|e| self.count_conflict(spec, scope, e)),
             Rest::Reserve {

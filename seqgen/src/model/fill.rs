@@ -9,7 +9,7 @@ use crate::backend::IdConnection;
 use crate::driver::{drive, in_transaction, Blocking, Driver};
 use crate::error::{Error, Result};
 use crate::generator::{check_scope, formatted, numeric, Generator};
-use diesel_seqgen_core::Mode;
+use diesel_seqgen_core::{DocumentDate, Mode, Scoped};
 
 impl Generator {
     /// Fills the unset ID fields of `records` (one record, a slice or a `Vec` of them) from
@@ -80,13 +80,20 @@ where
     ))
 }
 
-/// Per ID field, the records to fill by scope (an empty map for an unscoped field; no entry
-/// at all when no field is scoped).
-pub(crate) type FillPlan = Vec<BTreeMap<String, Vec<usize>>>;
+/// Records of one field that take their numbers in one call: one scope, one document
+/// period, with a date of that period to take them for (`None`: the clock's).
+pub(crate) struct Group {
+    date: Option<DocumentDate>,
+    rows: Vec<usize>,
+}
 
-/// The records of each scoped field of `rows` by scope (an empty map for an unscoped
-/// field), with every scope checked, so that nothing is filled when one is wrong; `None`
-/// when there is nothing to fill.
+/// Per ID field, the records to fill by scope and document period (an empty map for a field
+/// of neither; no entry at all when no field has either).
+pub(crate) type FillPlan = Vec<BTreeMap<(String, String), Group>>;
+
+/// The records of each scoped or document-dated field of `rows` by scope and period (an empty
+/// map for a field of neither), with every scope checked, so that nothing is filled when one
+/// is wrong; `None` when there is nothing to fill.
 pub(crate) fn plan_fill<T: DistributedId>(
     rows: &mut [T],
     in_transaction: bool,
@@ -105,28 +112,40 @@ pub(crate) fn plan_fill<T: DistributedId>(
             });
         }
     }
-    // One reservation per scope, not per record, scopes in order so that gapless writers
+    // One reservation per scope and period, not per record, in order so that gapless writers
     // lock their counters in the same order.
     let fields = T::__id_fields();
-    // Nothing to plan (and nothing allocated, on every insert) without a scoped field:
-    // `fill_on` looks a field's scopes up only when it is scoped.
-    if !fields.iter().any(|field| field.spec.is_scoped()) {
+    // Nothing to plan (and nothing allocated, on every insert) without a scoped or dated
+    // field: `fill_on` looks a field's groups up only when it has them.
+    if !fields.iter().any(IdField::grouped) {
         return Ok(Some(Vec::new()));
     }
-    let mut scoped: Vec<BTreeMap<String, Vec<usize>>> = Vec::with_capacity(fields.len());
+    let mut plan: FillPlan = Vec::with_capacity(fields.len());
     for (index, field) in fields.iter().enumerate() {
-        let mut by_scope: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        if field.spec.is_scoped() {
+        let mut groups: BTreeMap<(String, String), Group> = BTreeMap::new();
+        if field.grouped() {
             for (row, record) in rows.iter_mut().enumerate() {
-                if record.__id_slot(index).is_unset() {
-                    by_scope
-                        .entry(record.__id_scope(index))
-                        .or_default()
-                        .push(row);
+                if !record.__id_slot(index).is_unset() {
+                    continue;
                 }
+                let scope = if field.spec.is_scoped() {
+                    record.__id_scope(index)
+                } else {
+                    String::new()
+                };
+                let date = record.__id_date(index);
+                let period = date.map_or_else(String::new, |d| field.spec.period_on(d));
+                let group = groups.entry((scope, period)).or_insert(Group {
+                    date,
+                    rows: Vec::new(),
+                });
+                group.rows.push(row);
             }
         }
-        for scope in by_scope.keys() {
+        for (scope, _) in groups.keys() {
+            if !field.spec.is_scoped() {
+                break;
+            }
             if scope.is_empty() {
                 return Err(Error::InvalidScope {
                     key: field.spec.key().to_owned(),
@@ -135,9 +154,9 @@ pub(crate) fn plan_fill<T: DistributedId>(
             }
             check_scope(&field.spec, scope)?;
         }
-        scoped.push(by_scope);
+        plan.push(groups);
     }
-    Ok(Some(scoped))
+    Ok(Some(plan))
 }
 
 /// Fills the fields [`plan_fill`] planned, from `generator`, on `db`.
@@ -145,13 +164,27 @@ pub(crate) async fn fill_on<T: DistributedId, D: Driver>(
     rows: &mut [T],
     generator: &Generator,
     db: &mut D,
-    mut scopes: FillPlan,
+    mut plan: FillPlan,
     filled: &mut Vec<(usize, usize)>,
 ) -> Result<()> {
-    for (index, field) in T::__id_fields().iter().enumerate() {
-        if field.spec.is_scoped() {
-            for (scope, unset) in std::mem::take(&mut scopes[index]) {
-                fill_field(rows, index, field, generator, db, &scope, unset, filled).await?;
+    let fields = T::__id_fields();
+    // Every document date checked before anything is taken.
+    for (field, groups) in fields.iter().zip(&plan) {
+        for date in groups.values().filter_map(|group| group.date) {
+            generator.check_date(&field.spec, date)?;
+        }
+    }
+    for (index, field) in fields.iter().enumerate() {
+        if field.grouped() {
+            for ((scope, _), group) in std::mem::take(&mut plan[index]) {
+                let mut target = field.spec.scope(&scope);
+                if let Some(date) = group.date {
+                    target = target.dated(date);
+                }
+                fill_field(
+                    rows, index, field, generator, db, target, group.rows, filled,
+                )
+                .await?;
             }
             continue;
         }
@@ -159,13 +192,14 @@ pub(crate) async fn fill_on<T: DistributedId, D: Driver>(
             .filter(|&row| rows[row].__id_slot(index).is_unset())
             .collect();
         if !unset.is_empty() {
-            fill_field(rows, index, field, generator, db, "", unset, filled).await?;
+            let target = (&field.spec).into();
+            fill_field(rows, index, field, generator, db, target, unset, filled).await?;
         }
     }
     Ok(())
 }
 
-/// Fills field number `index` of the records `unset` with IDs of `scope`, in one call.
+/// Fills field number `index` of the records `unset` with IDs of `target`, in one call.
 #[allow(clippy::too_many_arguments)] // the state of `fill`'s loop
 async fn fill_field<T: DistributedId, D: Driver>(
     rows: &mut [T],
@@ -173,7 +207,7 @@ async fn fill_field<T: DistributedId, D: Driver>(
     field: &IdField,
     generator: &Generator,
     db: &mut D,
-    scope: &str,
+    target: Scoped<'_>,
     unset: Vec<usize>,
     filled: &mut Vec<(usize, usize)>,
 ) -> Result<()> {
@@ -181,12 +215,12 @@ async fn fill_field<T: DistributedId, D: Driver>(
     if rows[unset[0]].__id_slot(index).is_numeric() {
         let mut ids = Vec::with_capacity(unset.len());
         let emit = numeric(spec, |id| ids.push(id))?;
-        generator.take_on(db, spec, scope, n, emit).await?;
+        generator.take_on(db, target, n, emit).await?;
         put_numbers(rows, index, field, unset.iter().copied(), ids);
     } else {
         let mut ids = Vec::with_capacity(unset.len());
         generator
-            .take_on(db, spec, scope, n, formatted(spec, &mut ids))
+            .take_on(db, target, n, formatted(spec, &mut ids))
             .await?;
         put_text(rows, index, field, unset.iter().copied(), ids);
     }

@@ -33,6 +33,13 @@ pub trait DistributedId {
     fn __id_scope(&self, _index: usize) -> String {
         String::new()
     }
+
+    /// The document's date of this record for field number `index`, when its attribute names
+    /// one (`period_from`): its numbers are taken in that date's period.
+    #[doc(hidden)]
+    fn __id_date(&self, _index: usize) -> Option<diesel_seqgen_core::DocumentDate> {
+        None
+    }
 }
 
 /// Records of a [`DistributedId`] model: one record, a slice, an array or a `Vec` of them, as
@@ -105,6 +112,17 @@ pub struct IdField {
     /// key missing from the environment): `spec` is then that spec without the key, and
     /// every fill of the model fails with this instead of handing out other IDs.
     pub unbuilt: Option<diesel_seqgen_core::SpecError>,
+    /// Whether its numbers are taken in the period of a field of the record (`period_from`)
+    /// rather than the clock's ([`DistributedId::__id_date`]).
+    pub dated: bool,
+}
+
+impl IdField {
+    /// Whether the records' numbers of this field are taken in groups, by scope or by
+    /// document period.
+    pub(crate) fn grouped(&self) -> bool {
+        self.spec.is_scoped() || self.dated
+    }
 }
 
 /// The spec of a derived field and why it is unbuilt (see [`IdField::unbuilt`]): `builder`,

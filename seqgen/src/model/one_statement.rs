@@ -45,6 +45,9 @@ pub(crate) fn field_of<B: Backend, Row: DistributedId>(
     if field.unbuilt.is_some() {
         return None; // the fill that follows fails with why
     }
+    if field.dated {
+        return None; // the statement numbers in the clock's period
+    }
     let numeric_form = rows.first_mut()?.__id_slot(0).is_numeric();
     let fits = fits_one_statement(&field.spec, numeric_form)
         && rows.iter_mut().all(|row| row.__id_slot(0).is_unset());

@@ -208,9 +208,8 @@ impl Generator {
         C::Backend: AsyncBackend,
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
-        let (spec, scope) = (target.spec(), target.scope());
         self.inner
-            .take_on(&mut NonBlocking(conn), spec, scope, n as u64, emit)
+            .take_on(&mut NonBlocking(conn), target, n as u64, emit)
             .await
     }
 

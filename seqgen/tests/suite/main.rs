@@ -11,6 +11,7 @@ mod admin;
 mod adopt;
 mod async_guess;
 mod check;
+mod dated;
 mod derive;
 mod failover;
 mod failures;

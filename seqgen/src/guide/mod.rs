@@ -7,6 +7,7 @@
 //! | [`derive`](mod@derive) | `#[derive(DistributedId)]`, its keys, and what an ID looks like |
 //! | [`gapless`] | numbers taken inside your transaction, none skipped: invoices, receipts |
 //! | [`scopes`] | a counter per company, per order |
+//! | [`periods`] | calendar dates, fiscal years, the document's own date |
 //! | [`policies`] | overflow, cycles, series, templates, time zones, check characters, settings in the table |
 //! | [`nonblocking`] | the same on diesel-async's connections (feature `async-sqlite` to build this chapter) |
 //! | [`guarantees`] | never a duplicate, and what it takes; holes; voiding; looking without taking; giving numbers back |
@@ -29,6 +30,7 @@ pub mod limits;
 #[cfg(feature = "async-sqlite")]
 pub mod nonblocking;
 pub mod operations;
+pub mod periods;
 pub mod policies;
 pub mod scopes;
 pub mod table;

@@ -18,7 +18,7 @@ CRATES = ["seqgen/src", "seqgen-core/src", "seqgen-derive/src", "seqgen-cli/src"
 # layers below, never one above. Modules not listed are leaves (the bottom layer).
 LAYERS = [
     ["", "insert", "nonblocking", "global", "admin", "guide", "migrations", "sequence", "ledger",
-     "transaction"],
+     "transaction", "pending"],
     ["model"],
     ["generator"],
     ["cache", "reserve"],

@@ -103,6 +103,7 @@ mod model;
     )))
 )]
 pub mod nonblocking;
+pub mod pending;
 mod reserve;
 pub mod sequence;
 pub mod stats;

@@ -18,6 +18,7 @@ mod declare;
 #[cfg(seqgen_mysql)]
 mod mysql;
 pub(crate) mod one_statement;
+mod pending;
 #[cfg(seqgen_pg)]
 mod pg;
 mod queries;
@@ -42,6 +43,8 @@ pub(crate) use declare::core_statements;
 pub(crate) use declare::driver_statements;
 #[cfg(seqgen_async)]
 pub(crate) use declare::nonblocking_driver;
+pub(crate) use pending::pending_queries;
+pub use pending::{PendingRow, PendingRows};
 pub(crate) use queries::core_queries;
 #[cfg(any(feature = "sqlite", seqgen_pg))]
 pub(crate) use queries::upsert_reserve;
@@ -317,6 +320,41 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     fn raise<C>(conn: &mut C, counter: Counter<'_>, to: i64) -> QueryResult<usize>
     where
         C: LoadConnection<Backend = Self>;
+
+    /// Locks `key`'s row for the rest of the transaction, then reads up to a batch of the rows
+    /// of `rows` still without a number, ordered, above `after`; `None` without a key's row.
+    /// See `pending.rs`.
+    #[doc(hidden)]
+    fn select_pending<C>(
+        conn: &mut C,
+        key: &str,
+        rows: &PendingRows<'_>,
+        after: i64,
+    ) -> QueryResult<Option<Vec<PendingRow>>>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// Writes each `(order value, ID)` to its row of `rows` where it still has no number: how
+    /// many rows it wrote.
+    #[doc(hidden)]
+    fn write_pending<C>(
+        conn: &mut C,
+        rows: &PendingRows<'_>,
+        numbers: &[(i64, String)],
+    ) -> QueryResult<usize>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// Makes the connection's next transaction read what others committed at each statement
+    /// (MySQL's READ COMMITTED; the default elsewhere): a follower that reads rows under a
+    /// REPEATABLE READ snapshot would lock every row it scans, and the gaps between them.
+    #[doc(hidden)]
+    fn read_committed_next<C>(_conn: &mut C) -> QueryResult<()>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        Ok(())
+    }
 
     /// Locks the row of `counter` for the rest of the caller's transaction without waiting,
     /// creating it first if it is missing (also without waiting for another transaction creating

@@ -72,6 +72,7 @@ impl super::Backend for Pg {
     super::core_queries!(sync);
 
     super::admin_queries!();
+    super::pending_queries!();
 
     reserve_identified!(sync);
 

@@ -43,6 +43,7 @@ impl super::Backend for Sqlite {
     super::core_queries!(sync);
 
     super::admin_queries!();
+    super::pending_queries!();
 
     fn lock_for_writing<C>(conn: &mut C) -> QueryResult<()>
     where

@@ -38,6 +38,7 @@ mod one_statement;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 mod own_servers;
 mod parse;
+mod pending;
 mod pgbouncer;
 mod policies;
 mod preview;

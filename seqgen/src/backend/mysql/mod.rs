@@ -76,6 +76,16 @@ impl super::Backend for Mysql {
     super::core_queries!(sync, for_update);
 
     super::admin_queries!(for_update);
+    super::pending_queries!();
+
+    fn read_committed_next<C>(conn: &mut C) -> QueryResult<()>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        diesel::sql_query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+            .execute(conn)
+            .map(drop)
+    }
 
     lock_nowait!(sync);
 }

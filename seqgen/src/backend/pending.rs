@@ -1,0 +1,221 @@
+//! The statements of gapless numbers given after the commit ([`crate::pending`]): a table seqgen
+//! knows only by the names of its columns, so its SQL is written here with quoted names and
+//! bound values, once for every backend; each backend's impl runs it (`pending_queries!`).
+
+use diesel::prelude::*;
+use diesel::query_builder::QueryBuilder;
+use diesel::sql_types::{Nullable, Text};
+
+/// Where a table keeps the numbers seqgen gives its rows after they commit: the table, the
+/// column of the number (text, NULL until numbered), and an integer column that orders the rows
+/// (an auto-increment or identity key). Optionally the column holding each row's scope and the
+/// one holding its document's date. See [`crate::pending`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PendingRows<'a> {
+    pub(crate) table: &'a str,
+    pub(crate) column: &'a str,
+    pub(crate) order_by: &'a str,
+    pub(crate) scope_column: Option<&'a str>,
+    pub(crate) date_column: Option<&'a str>,
+    pub(crate) batch: usize,
+}
+
+impl<'a> PendingRows<'a> {
+    /// Rows of `table` (`"schema.table"` where it has one) whose `column` is NULL, numbered in
+    /// the order of `order_by`, an integer column unique to each row.
+    pub fn new(table: &'a str, column: &'a str, order_by: &'a str) -> Self {
+        PendingRows {
+            table,
+            column,
+            order_by,
+            scope_column: None,
+            date_column: None,
+            batch: 500,
+        }
+    }
+
+    /// The column holding each row's scope, for a scoped spec: a row's number is taken in the
+    /// scope the column holds (read as text). A row whose scope is NULL is left unnumbered.
+    pub fn scoped_by(mut self, column: &'a str) -> Self {
+        self.scope_column = Some(column);
+        self
+    }
+
+    /// The column holding each row's document date (a `DATE` column, or text `YYYY-MM-DD…`): a
+    /// row's number is taken in that date's period, instead of the clock's at numbering.
+    pub fn dated_by(mut self, column: &'a str) -> Self {
+        self.date_column = Some(column);
+        self
+    }
+
+    /// How many rows one short transaction numbers at most (500 unless set; at least 1).
+    pub fn batch(mut self, rows: usize) -> Self {
+        self.batch = rows.max(1);
+        self
+    }
+}
+
+/// A row still without a number, as [`select`] reads it: its order value, scope and date as
+/// text.
+#[doc(hidden)]
+#[derive(Debug, QueryableByName)]
+pub struct PendingRow {
+    /// The order column's value.
+    #[diesel(sql_type = Text)]
+    pub order_key: String,
+    /// The scope column's value, with one.
+    #[diesel(sql_type = Nullable<Text>)]
+    pub scope: Option<String>,
+    /// The date column's value, with one.
+    #[diesel(sql_type = Nullable<Text>)]
+    pub day: Option<String>,
+}
+
+/// An update of `key`'s row of `db_key` that changes nothing, which every backend locks for the
+/// rest of the transaction: followers of one key take turns. Binds the key (text).
+pub(crate) fn lock_sql<B>() -> String
+where
+    B: diesel::backend::Backend,
+    B::QueryBuilder: Default,
+{
+    let mut sql = B::QueryBuilder::default();
+    sql.push_sql("UPDATE db_key SET current_value = current_value WHERE key_name = ");
+    sql.push_bind_param();
+    sql.push_sql(" AND scope = '' AND period = ''");
+    sql.finish()
+}
+
+/// Up to `rows.batch` rows of `rows.table` without a number whose order value is above a
+/// bound value (big integer), in order, as [`PendingRow`]s.
+pub(crate) fn select_sql<B>(rows: &PendingRows<'_>) -> QueryResult<String>
+where
+    B: super::Backend,
+    B::QueryBuilder: Default,
+{
+    let mut sql = B::QueryBuilder::default();
+    let text = |sql: &mut B::QueryBuilder, column: Option<&str>| -> QueryResult<()> {
+        sql.push_sql("CAST(");
+        match column {
+            Some(column) => sql.push_identifier(column)?,
+            None => sql.push_sql("NULL"),
+        }
+        sql.push_sql(&format!(" AS {})", B::TEXT_TYPE));
+        Ok(())
+    };
+    sql.push_sql("SELECT ");
+    text(&mut sql, Some(rows.order_by))?;
+    sql.push_sql(" AS order_key, ");
+    text(&mut sql, rows.scope_column)?;
+    sql.push_sql(" AS scope, ");
+    text(&mut sql, rows.date_column)?;
+    sql.push_sql(" AS day FROM ");
+    table(&mut sql, rows.table)?;
+    sql.push_sql(" WHERE ");
+    sql.push_identifier(rows.column)?;
+    sql.push_sql(" IS NULL AND ");
+    sql.push_identifier(rows.order_by)?;
+    sql.push_sql(" > ");
+    sql.push_bind_param();
+    sql.push_sql(" ORDER BY ");
+    sql.push_identifier(rows.order_by)?;
+    sql.push_sql(&format!(" LIMIT {}", rows.batch));
+    Ok(sql.finish())
+}
+
+/// One statement writing `count` IDs to their rows where they still have no number: binds
+/// `count` pairs (order value, big integer; ID, text), then the `count` order values again.
+pub(crate) fn write_sql<B>(rows: &PendingRows<'_>, count: usize) -> QueryResult<String>
+where
+    B: diesel::backend::Backend,
+    B::QueryBuilder: Default,
+{
+    let mut sql = B::QueryBuilder::default();
+    sql.push_sql("UPDATE ");
+    table(&mut sql, rows.table)?;
+    sql.push_sql(" SET ");
+    sql.push_identifier(rows.column)?;
+    sql.push_sql(" = CASE ");
+    sql.push_identifier(rows.order_by)?;
+    for _ in 0..count {
+        sql.push_sql(" WHEN ");
+        sql.push_bind_param();
+        sql.push_sql(" THEN ");
+        sql.push_bind_param();
+    }
+    sql.push_sql(" END WHERE ");
+    sql.push_identifier(rows.column)?;
+    sql.push_sql(" IS NULL AND ");
+    sql.push_identifier(rows.order_by)?;
+    sql.push_sql(" IN (");
+    for i in 0..count {
+        if i > 0 {
+            sql.push_sql(", ");
+        }
+        sql.push_bind_param();
+    }
+    sql.push_sql(")");
+    Ok(sql.finish())
+}
+
+/// Pushes `table`, each of its dot-separated parts quoted.
+fn table<B: diesel::backend::Backend>(
+    sql: &mut impl QueryBuilder<B>,
+    table: &str,
+) -> QueryResult<()> {
+    for (i, part) in table.split('.').enumerate() {
+        if i > 0 {
+            sql.push_sql(".");
+        }
+        sql.push_identifier(part)?;
+    }
+    Ok(())
+}
+
+/// The [`Backend`](super::Backend) methods of this file, in a backend's impl.
+macro_rules! pending_queries {
+    () => {
+        fn select_pending<C>(
+            conn: &mut C,
+            key: &str,
+            rows: &$crate::backend::PendingRows<'_>,
+            after: i64,
+        ) -> QueryResult<Option<Vec<$crate::backend::PendingRow>>>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            use diesel::sql_types::{BigInt, Text};
+            use $crate::backend::pending::{lock_sql, select_sql};
+            let locked = diesel::sql_query(lock_sql::<Self>())
+                .bind::<Text, _>(key)
+                .execute(conn)?;
+            if locked == 0 {
+                return Ok(None);
+            }
+            diesel::sql_query(select_sql::<Self>(rows)?)
+                .bind::<BigInt, _>(after)
+                .load(conn)
+                .map(Some)
+        }
+
+        fn write_pending<C>(
+            conn: &mut C,
+            rows: &$crate::backend::PendingRows<'_>,
+            numbers: &[(i64, String)],
+        ) -> QueryResult<usize>
+        where
+            C: LoadConnection<Backend = Self>,
+        {
+            use diesel::sql_types::{BigInt, Text};
+            let sql = $crate::backend::pending::write_sql::<Self>(rows, numbers.len())?;
+            let mut query = diesel::sql_query(sql).into_boxed::<Self>();
+            for (order, id) in numbers {
+                query = query.bind::<BigInt, _>(*order).bind::<Text, _>(id.clone());
+            }
+            for (order, _) in numbers {
+                query = query.bind::<BigInt, _>(*order);
+            }
+            query.execute(conn)
+        }
+    };
+}
+pub(crate) use pending_queries;

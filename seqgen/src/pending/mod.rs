@@ -1,0 +1,238 @@
+//! Gapless numbers given after the commit: a row commits with no number (NULL), and seqgen
+//! numbers committed rows afterwards, in short transactions of its own, in the order it finds
+//! them committed. No business transaction holds the counter's lock, so none waits for
+//! another's commit; the number comes a moment later. See [`guide::gapless`](crate::guide::gapless)
+//! for when to choose it.
+//!
+//! [`number_pending`] numbers every row waiting now; [`follow`] keeps doing so until told to
+//! stop (on PostgreSQL woken by `LISTEN`, see [`notify_on_commit`]); [`spawn_follower`] runs it
+//! on a thread of its own; `seqgen number --follow` is the same as a sidecar process.
+//!
+//! The promises, per period (and scope): committed rows get exactly 1..N, no hole, no number
+//! twice; a row rolled back never gets one; followers of one key (threads or processes) take
+//! turns on the key's `db_key` row, and each batch is one transaction: a follower killed
+//! midway leaves its batch unnumbered, for the next.
+//!
+//! ```
+//! use diesel::prelude::*;
+//! use diesel_seqgen::pending::{self, PendingRows};
+//!
+//! let mut conn = SqliteConnection::establish(":memory:")?;
+//! diesel_seqgen::run_migrations(&mut conn)?;
+//! diesel::sql_query("CREATE TABLE invoices (id INTEGER PRIMARY KEY, number TEXT UNIQUE, total INTEGER)")
+//!     .execute(&mut conn)?;
+//! // The business transactions insert their rows without a number, and take no lock of seqgen's.
+//! diesel::sql_query("INSERT INTO invoices (total) VALUES (10), (20), (30)").execute(&mut conn)?;
+//!
+//! let invoices = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("").pad(4).gapless().build()?;
+//! let rows = PendingRows::new("invoices", "number", "id");
+//! assert_eq!(pending::number_pending(&mut conn, &invoices, rows)?.rows, 3);
+//!
+//! let numbers: Vec<Option<String>> = diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::Text>>(
+//!     "SELECT number FROM invoices ORDER BY id").load(&mut conn)?;
+//! assert_eq!(numbers, [Some("INV0001".into()), Some("INV0002".into()), Some("INV0003".into())]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod follow;
+
+pub use crate::backend::PendingRows;
+pub use follow::{follow, spawn_follower, FollowConnection, Follower};
+#[cfg(feature = "postgres")]
+pub use follow::{notify_on_commit, CHANNEL};
+
+use chrono::NaiveDate;
+use diesel_seqgen_core::{DocumentDate, Mode, Scoped, Spec};
+
+use crate::backend::{Backend, Counter, IdConnection, PendingRow};
+use crate::error::{Error, Result};
+use crate::generator::check_scope;
+
+/// What [`number_pending`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Numbered {
+    /// Rows it numbered.
+    pub rows: u64,
+    /// Rows it left without a number, to be numbered later: dated further ahead of the clock
+    /// than the spec allows, or (scoped spec) without a valid scope.
+    pub left: u64,
+}
+
+/// Numbers every committed row of `rows` that has no number yet, with `spec`'s gapless
+/// numbers, a batch per short transaction, in the order of `rows`' order column; returns how
+/// many. Rows committed meanwhile with an order value below the last one read wait for the
+/// next call. `spec` must be gapless; a scoped spec needs [`PendingRows::scoped_by`].
+///
+/// Fails with [`Error::Refused`] (nothing written) when another writer numbered some of the
+/// batch's rows meanwhile: call it again.
+pub fn number_pending<C>(conn: &mut C, spec: &Spec, rows: PendingRows<'_>) -> Result<Numbered>
+where
+    C: IdConnection,
+{
+    check(spec, &rows)?;
+    let mut done = Numbered::default();
+    let mut after = i64::MIN;
+    loop {
+        let batch = number_batch(conn, spec, &rows, after)?;
+        done.rows += batch.numbered;
+        done.left += batch.left;
+        match batch.last {
+            Some(last) if batch.read >= rows.batch => after = last,
+            _ => return Ok(done),
+        }
+    }
+}
+
+/// A spec and rows [`number_pending`] can work with.
+fn check(spec: &Spec, rows: &PendingRows<'_>) -> Result<()> {
+    let refuse = |reason: &str| {
+        Err(Error::Refused {
+            key: spec.key().to_owned(),
+            reason: reason.to_owned(),
+        })
+    };
+    if !matches!(spec.mode(), Mode::Gapless { .. }) {
+        return refuse(
+            "numbers given after the commit are gapless: build the spec with `.gapless()`",
+        );
+    }
+    if spec.is_scoped() != rows.scope_column.is_some() {
+        return refuse(if spec.is_scoped() {
+            "the spec is scoped: name the rows' scope column with `PendingRows::scoped_by`"
+        } else {
+            "the spec is not scoped: a scope column has no counter to go to"
+        });
+    }
+    Ok(())
+}
+
+/// One batch's outcome.
+struct Batch {
+    numbered: u64,
+    left: u64,
+    read: usize,
+    last: Option<i64>,
+}
+
+/// Rows of one counter (a scope and a period), in order.
+struct Group {
+    scope: String,
+    period: String,
+    date: Option<NaiveDate>,
+    orders: Vec<i64>,
+}
+
+/// One short transaction: the key's row locked, a batch of rows read, numbered and written.
+fn number_batch<C>(conn: &mut C, spec: &Spec, rows: &PendingRows<'_>, after: i64) -> Result<Batch>
+where
+    C: IdConnection,
+{
+    C::Backend::read_committed_next(conn)?;
+    conn.transaction(|conn| {
+        C::Backend::lock_for_writing(conn)?;
+        let found = match C::Backend::select_pending(conn, spec.key(), rows, after)? {
+            Some(found) => found,
+            None => {
+                C::Backend::create_row(conn, Counter::key_row(spec.key()))?;
+                C::Backend::select_pending(conn, spec.key(), rows, after)?.unwrap_or_default()
+            }
+        };
+        let read = found.len();
+        let (groups, left, last) = group(spec, rows, found)?;
+        let mut numbers = Vec::new();
+        for group in &groups {
+            let mut scoped = match group.scope.as_str() {
+                "" => Scoped::from(spec),
+                scope => spec.scope(scope),
+            };
+            if let Some(date) = group.date {
+                scoped = scoped.dated(date);
+            }
+            let ids = crate::global::next_ids(conn, scoped, group.orders.len())?;
+            numbers.extend(group.orders.iter().copied().zip(ids));
+        }
+        if !numbers.is_empty() {
+            let written = C::Backend::write_pending(conn, rows, &numbers)?;
+            if written != numbers.len() {
+                return Err(Error::Refused {
+                    key: spec.key().to_owned(),
+                    reason: format!(
+                        "{} of {} rows of {} were numbered by another writer meanwhile; nothing was written: run again",
+                        numbers.len() - written,
+                        numbers.len(),
+                        rows.table
+                    ),
+                });
+            }
+        }
+        let numbered = numbers.len() as u64;
+        Ok(Batch { numbered, left, read, last })
+    })
+}
+
+/// The rows of a batch by counter, in order of first appearance; how many are left for later;
+/// the last order value read.
+fn group(
+    spec: &Spec,
+    rows: &PendingRows<'_>,
+    found: Vec<PendingRow>,
+) -> Result<(Vec<Group>, u64, Option<i64>)> {
+    let now = chrono::Utc::now();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut left = 0;
+    let mut last = None;
+    for row in found {
+        let order = row
+            .order_key
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| Error::Refused {
+                key: spec.key().to_owned(),
+                reason: format!(
+                    "column {} of {} holds {:?}: the order column must hold integers",
+                    rows.order_by, rows.table, row.order_key
+                ),
+            })?;
+        last = Some(order);
+        let scope = match (&row.scope, spec.is_scoped()) {
+            (Some(scope), true) if check_scope(spec, scope).is_ok() => scope.clone(),
+            (_, true) => {
+                left += 1;
+                continue;
+            }
+            (_, false) => String::new(),
+        };
+        let date = match (rows.date_column, row.day.as_deref().and_then(day)) {
+            (None, _) => None,
+            (Some(_), Some(date)) if !spec.too_far_ahead(DocumentDate::Day(date), now) => {
+                Some(date)
+            }
+            (Some(_), _) => {
+                left += 1;
+                continue;
+            }
+        };
+        let period = date
+            .map(|d| spec.period_on(DocumentDate::Day(d)))
+            .unwrap_or_default();
+        match groups
+            .iter_mut()
+            .find(|g| g.scope == scope && g.period == period)
+        {
+            Some(group) => group.orders.push(order),
+            None => groups.push(Group {
+                scope,
+                period,
+                date,
+                orders: vec![order],
+            }),
+        }
+    }
+    Ok((groups, left, last))
+}
+
+/// The calendar day a date column holds, as text (`2026-03-31`, `2026-03-31 12:00:00`, …).
+fn day(text: &str) -> Option<NaiveDate> {
+    NaiveDate::parse_from_str(text.get(..10)?, "%Y-%m-%d").ok()
+}

@@ -1,0 +1,259 @@
+//! Gapless numbers given after the commit (`diesel_seqgen::pending`): writers commit rows with
+//! no number, one in ten rolled back, while two followers number them; committed rows get
+//! exactly 1..N, rolled-back rows nothing. Rows of three months and two scopes number in their
+//! own counters. A batch whose rows another writer numbered meanwhile writes nothing.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::Duration;
+
+use common::{TestConnection, TestDb};
+use diesel_seqgen::pending::{self, FollowConnection, PendingRows};
+use diesel_seqgen::{Error, Spec};
+
+backend_tests!(
+    committed_rows_get_exactly_1_to_n_while_followers_run,
+    rows_of_three_months_and_two_scopes_number_in_their_own_counters,
+    a_batch_numbered_meanwhile_writes_nothing,
+);
+
+const WRITERS: usize = 4;
+const PER_WRITER: usize = 40;
+
+/// A table whose rows commit without a number: an integer key that orders them, the number
+/// (unique in its scope), a scope and a document date.
+fn create_table<'a, C: TestConnection>(db: &'a TestDb<C>, name: &str) -> common::Scratch<'a, C> {
+    let id = match C::NAME {
+        "sqlite" => "id INTEGER PRIMARY KEY",
+        "postgres" => "id BIGSERIAL PRIMARY KEY",
+        _ => "id BIGINT AUTO_INCREMENT PRIMARY KEY",
+    };
+    let table = format!(
+        "CREATE TABLE pend ({id}, number VARCHAR(20), company VARCHAR(20), issued_on DATE, \
+         UNIQUE (company, number))"
+    );
+    common::scratch_with_table(db, name, &table, None)
+}
+
+fn invoices(key: &str) -> Spec {
+    Spec::builder(key)
+        .prefix("INV")
+        .date("")
+        .pad(6)
+        .gapless()
+        .build()
+        .unwrap()
+}
+
+/// Every row's number, `None` where it has none, in id order.
+fn numbers<C: TestConnection>(conn: &mut C) -> Vec<Option<String>> {
+    C::texts(
+        conn,
+        "SELECT COALESCE(number, '-') AS text FROM pend ORDER BY id",
+    )
+    .into_iter()
+    .map(|n| (n != "-").then_some(n))
+    .collect()
+}
+
+/// The counters of `ids`, numbered by `prefix_len` characters of text before a 6-digit number.
+fn assert_one_to_n(ids: &[String], prefix_len: usize) {
+    let mut counters: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    for id in ids {
+        counters
+            .entry(&id[..prefix_len])
+            .or_default()
+            .push(id[prefix_len..].parse().unwrap());
+    }
+    for (counter, mut numbers) in counters {
+        numbers.sort_unstable();
+        let n = numbers.len() as u64;
+        assert_eq!(numbers, (1..=n).collect::<Vec<_>>(), "counter {counter}");
+    }
+}
+
+/// Four writers commit 40 rows each in their own transactions (one in ten rolled back, each
+/// holding its transaction a moment after the insert) while two followers run; a last round
+/// after they stop. Every committed row has a number, the numbers are exactly 1..N, and no
+/// rolled-back row was ever seen (its id is missing, not unnumbered).
+fn committed_rows_get_exactly_1_to_n_while_followers_run<C>(db: TestDb<C>)
+where
+    C: TestConnection + FollowConnection,
+{
+    let scratch = create_table(&db, "pending");
+    let spec = invoices(&db.key("pending"));
+    let rows = PendingRows::new("pend", "number", "id").batch(16);
+    let stop = AtomicBool::new(false);
+    let barrier = Arc::new(Barrier::new(WRITERS));
+    let committed = thread::scope(|s| {
+        let followers: Vec<_> = (0..2)
+            .map(|_| {
+                let (scratch, spec, stop) = (&scratch, &spec, &stop);
+                s.spawn(move || {
+                    let mut conn = scratch.connect();
+                    pending::follow(&mut conn, spec, rows, Duration::from_millis(5), stop)
+                })
+            })
+            .collect();
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let (scratch, barrier) = (&scratch, barrier.clone());
+                s.spawn(move || {
+                    let mut conn = scratch.connect();
+                    barrier.wait();
+                    let mut committed = 0;
+                    for i in 0..PER_WRITER {
+                        let rollback = (w * PER_WRITER + i) % 10 == 3;
+                        let done = conn.transaction(|conn| {
+                            conn.batch_execute("INSERT INTO pend (company) VALUES ('acme')")?;
+                            thread::sleep(Duration::from_millis(2));
+                            if rollback {
+                                return Err(diesel::result::Error::RollbackTransaction);
+                            }
+                            Ok(())
+                        });
+                        committed += usize::from(done.is_ok());
+                    }
+                    committed
+                })
+            })
+            .collect();
+        let committed: usize = writers.into_iter().map(|w| w.join().unwrap()).sum();
+        stop.store(true, Ordering::Relaxed);
+        for follower in followers {
+            follower.join().unwrap().unwrap();
+        }
+        committed
+    });
+    let mut conn = scratch.connect();
+    pending::number_pending(&mut conn, &spec, rows).unwrap();
+    let numbers = numbers(&mut conn);
+    assert_eq!(
+        numbers.len(),
+        committed,
+        "a rolled-back row is in the table"
+    );
+    let ids: Vec<String> = numbers
+        .into_iter()
+        .map(|n| n.expect("a committed row without a number"))
+        .collect();
+    assert_eq!(ids.len(), WRITERS * PER_WRITER * 9 / 10);
+    assert_one_to_n(&ids, 3);
+}
+
+/// Rows of January, February and March for two companies, interleaved, committed before any
+/// follower ran: numbered at the next start, each (company, month) 1..n, each ID showing its
+/// row's month; a row dated a year ahead and a row without a company wait.
+fn rows_of_three_months_and_two_scopes_number_in_their_own_counters<C: TestConnection>(
+    db: TestDb<C>,
+) {
+    let scratch = create_table(&db, "pending_dated");
+    let spec = Spec::builder(db.key("pending_dated"))
+        .prefix("")
+        .date("%y%m-")
+        .pad(6)
+        .scoped()
+        .gapless()
+        .build()
+        .unwrap();
+    let mut conn = scratch.connect();
+    let mut values = Vec::new();
+    for i in 0..60 {
+        let company = ["acme", "globex"][i % 2];
+        values.push(format!(
+            "('{company}', '2026-0{}-{:02}')",
+            1 + (i / 2) % 3,
+            1 + i % 28
+        ));
+    }
+    values.push("('acme', '2099-01-01')".into());
+    values.push("(NULL, '2026-01-05')".into());
+    conn.batch_execute(&format!(
+        "INSERT INTO pend (company, issued_on) VALUES {}",
+        values.join(", ")
+    ))
+    .unwrap();
+    let rows = PendingRows::new("pend", "number", "id")
+        .scoped_by("company")
+        .dated_by("issued_on")
+        .batch(7);
+    let done = pending::number_pending(&mut conn, &spec, rows).unwrap();
+    assert_eq!((done.rows, done.left), (60, 2));
+    let numbered = "FROM pend WHERE number IS NOT NULL ORDER BY id";
+    let companies = C::texts(&mut conn, &format!("SELECT company AS text {numbered}"));
+    let dates = C::texts(
+        &mut conn,
+        &format!("SELECT CAST(issued_on AS CHAR(10)) AS text {numbered}"),
+    );
+    let numbers = C::texts(&mut conn, &format!("SELECT number AS text {numbered}"));
+    let mut ids = Vec::new();
+    for ((company, date), number) in companies.iter().zip(&dates).zip(&numbers) {
+        let month = format!("{}{}", &date[2..4], &date[5..7]);
+        assert_eq!(number[..4], month, "{company} {date} {number}");
+        ids.push(format!("{company}{number}"));
+    }
+    assert_eq!(ids.len(), 60);
+    // The company and month before each number: "acme2601-", "globex2602-", ...
+    let mut counters: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for id in &ids {
+        let (counter, number) = id.split_at(id.len() - 6);
+        counters
+            .entry(counter.to_owned())
+            .or_default()
+            .push(number.parse().unwrap());
+    }
+    assert_eq!(counters.len(), 6, "{counters:?}");
+    for (counter, mut numbers) in counters {
+        numbers.sort_unstable();
+        assert_eq!(numbers, (1..=10).collect::<Vec<_>>(), "{counter}");
+    }
+    // Nothing more to do: the two left wait, and a second call numbers nothing.
+    let again = pending::number_pending(&mut conn, &spec, rows).unwrap();
+    assert_eq!((again.rows, again.left), (0, 2));
+}
+
+/// A writer that numbers a row itself while a follower's batch is under way: the follower's
+/// update finds fewer rows without a number than it took numbers for, writes nothing, and its
+/// numbers go back with its transaction (servers; SQLite's follower waits for the writer's
+/// lock and reads after it). The next call numbers the rest from where the counter was.
+fn a_batch_numbered_meanwhile_writes_nothing<C: TestConnection>(db: TestDb<C>) {
+    let scratch = create_table(&db, "pending_raced");
+    let spec = invoices(&db.key("pending_raced"));
+    let rows = PendingRows::new("pend", "number", "id");
+    let mut conn = scratch.connect();
+    conn.batch_execute("INSERT INTO pend (company) VALUES ('a'), ('b'), ('c')")
+        .unwrap();
+    pending::number_pending(&mut conn, &spec, rows).unwrap();
+    conn.batch_execute("INSERT INTO pend (company) VALUES ('d'), ('e')")
+        .unwrap();
+
+    let mut writer = scratch.connect();
+    writer.batch_execute("BEGIN").unwrap();
+    writer
+        .batch_execute("UPDATE pend SET number = 'HAND1' WHERE company = 'd'")
+        .unwrap();
+    let raced = thread::scope(|s| {
+        let follower = s.spawn(|| pending::number_pending(&mut conn, &spec, rows));
+        thread::sleep(Duration::from_millis(500));
+        writer.batch_execute("COMMIT").unwrap();
+        follower.join().unwrap()
+    });
+    match (C::NAME, raced) {
+        ("sqlite", Ok(done)) => assert_eq!(done.rows, 1),
+        (_, Err(Error::Refused { reason, .. })) => {
+            assert!(reason.contains("1 of 2 rows"), "{reason}");
+            let done = pending::number_pending(&mut conn, &spec, rows).unwrap();
+            assert_eq!(done.rows, 1, "only 'e' waited");
+        }
+        (_, other) => panic!("{other:?}"),
+    }
+    let all: Vec<String> = numbers(&mut conn).into_iter().map(Option::unwrap).collect();
+    assert_eq!(
+        all,
+        ["INV000001", "INV000002", "INV000003", "HAND1", "INV000004"]
+    );
+}

@@ -178,6 +178,9 @@ enum Command {
         #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
         min_idle_secs: u64,
     },
+    /// Number a table's committed rows that have no number yet with a gapless key, in order,
+    /// in short transactions (numbers given after the commit); with --follow, as they commit.
+    Number(commands::NumberArgs),
     /// Delete a key's counter rows of the periods before PERIOD (never the current one).
     Prune {
         #[arg(long)]
@@ -336,6 +339,7 @@ fn main() -> ExitCode {
             listen: Some(address),
             tz,
         } => commands::serve_metrics(url, address, *tz),
+        Command::Number(args) => commands::number(url, args),
         _ => run(url, cli.command),
     };
     match result {

@@ -57,16 +57,7 @@ where
     C: diesel_seqgen::IdConnection,
 {
     let key = args.ids.key.as_str();
-    let spec = match &args.shape {
-        Some(shape) => diesel_seqgen::Spec::from_shape(key, shape)
-            .map_err(|e| Failure::Input(format!("--shape: {e}")))?,
-        None => admin::recorded_spec(conn, key).map_err(|e| match e {
-            diesel_seqgen::Error::UnknownKey { .. } | diesel_seqgen::Error::Refused { .. } => Failure::Input(
-                format!("{e}; give how its IDs look with --shape, e.g. --shape 'INV{{date:%Y}}{{seq:6}}'"),
-            ),
-            e => e.into(),
-        })?,
-    };
+    let spec = super::spec_of(conn, key, args.shape.as_deref())?;
     let mut ids = IdColumn::new(&args.ids.table, &args.ids.column);
     if let Some(scope_column) = &args.scope_column {
         ids = ids.scoped_by(scope_column);

@@ -26,11 +26,13 @@ mod capacity;
 mod gaps;
 mod keys;
 mod metrics;
+mod number;
 use adopt::{adopt, renumber, Mode};
 use capacity::capacity;
 use gaps::gaps;
 use keys::keys;
 use metrics::metrics;
+pub(crate) use number::{number, NumberArgs};
 
 pub(crate) use metrics::serve as serve_metrics;
 
@@ -109,6 +111,12 @@ where
             to,
             min_idle_secs,
         } => renumber(conn, &key, &scope, &period, to, min_idle_secs)?,
+        // Served from `main` on the connection's own type: a follower waits on it.
+        Command::Number(_) => {
+            return Err(Failure::Input(
+                "`number` runs on a connection of its own".to_owned(),
+            ))
+        }
         Command::Prune {
             key,
             before,
@@ -129,6 +137,23 @@ where
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The spec of `key`: read from `shape` when given, else from the shape its row records.
+fn spec_of<C>(conn: &mut C, key: &str, shape: Option<&str>) -> Result<diesel_seqgen::Spec, Failure>
+where
+    C: diesel_seqgen::IdConnection,
+{
+    match shape {
+        Some(shape) => diesel_seqgen::Spec::from_shape(key, shape)
+            .map_err(|e| Failure::Input(format!("--shape: {e}"))),
+        None => admin::recorded_spec(conn, key).map_err(|e| match e {
+            diesel_seqgen::Error::UnknownKey { .. } | diesel_seqgen::Error::Refused { .. } => Failure::Input(
+                format!("{e}; give how its IDs look with --shape, e.g. --shape 'INV{{date:%Y}}{{seq:6}}'"),
+            ),
+            e => e.into(),
+        }),
+    }
 }
 
 fn migrate<C>(conn: &mut C) -> Result<(), Failure>

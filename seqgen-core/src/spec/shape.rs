@@ -16,6 +16,14 @@ impl Spec {
         self
     }
 
+    /// The same spec in gapless mode: what a tool that numbers a key's rows after their commit
+    /// (`seqgen number`) needs of a spec read back from a shape, which does not record a mode.
+    pub fn into_gapless(mut self) -> Spec {
+        self.mode = super::Mode::Gapless { nowait: false };
+        self.cache_key = super::CacheKey::new(&self);
+        self
+    }
+
     /// The spec whose IDs look like `shape` (as [`Spec::shape`] prints it and `db_key.shape`
     /// records it), drawing from `key`: it formats and [parses](Spec::parse) the same IDs as
     /// the spec that recorded the shape. What a shape leaves out takes its default: batched

@@ -43,6 +43,8 @@ pub(crate) struct FieldAttr {
     pub(crate) batch: Option<LitInt>,
     pub(crate) key: Option<LitStr>,
     pub(crate) gapless: Option<syn::Ident>,
+    /// `gapless = "deferred"`: numbers given after the commit.
+    pub(crate) deferred: Option<LitStr>,
     pub(crate) nowait: Option<syn::Ident>,
     pub(crate) overflow: Option<LitStr>,
     pub(crate) max: Option<LitInt>,
@@ -107,6 +109,20 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
                 "write `gapless` (a flag) instead of `mode = \"gapless\"`; without it the mode is batched",
             );
             return skip_value(&meta);
+        }
+        if name == GAPLESS && meta.input.peek(Token![=]) {
+            let value: Expr = meta.value()?.parse()?;
+            match value {
+                Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(lit), .. }) if lit.value() == "deferred" => {
+                    set_once(&mut parsed.deferred, ident, lit, errors);
+                    set_once(&mut parsed.gapless, ident, ident.clone(), errors);
+                }
+                _ => errors.at(
+                    ident,
+                    "`gapless` is a flag: write `gapless` alone, or `gapless = \"deferred\"` for numbers given after the commit",
+                ),
+            }
+            return Ok(());
         }
         if [GAPLESS, NOWAIT].contains(&name.as_str()) {
             if meta.input.peek(Token![=]) {

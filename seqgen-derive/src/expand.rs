@@ -43,7 +43,11 @@ fn implementation(
         syn::Data::Struct(data) => data.fields.len(),
         _ => 0,
     };
-    let specs = fields.iter().map(|f| {
+    // Deferred fields are left to Diesel at the insert (NULL) and numbered after the commit:
+    // the follower reads their specs, and the insert never sees them.
+    let (deferred, fields): (Vec<&ValidField<'_>>, Vec<&ValidField<'_>>) =
+        fields.iter().partition(|f| f.deferred);
+    let spec_of = |f: &ValidField<'_>| {
         let spec = &f.spec;
         let (name, column, index, key, prefix, date, pad, batch) = (
             f.ident.to_string(),
@@ -100,6 +104,12 @@ fn implementation(
             quote!(.max_days_ahead(#days))
         });
         let dated = f.period_from.is_some();
+        let some = |name: Option<String>| match name {
+            Some(name) if f.deferred => quote!(::core::option::Option::Some(#name)),
+            _ => quote!(::core::option::Option::None),
+        };
+        let scope_column = some(f.scope.first().map(|i| i.to_string()));
+        let date_column = some(f.period_from.map(|i| i.to_string()));
         let obfuscate = match &f.obfuscate {
             Some(var) => quote!(::core::option::Option::Some(#var)),
             None => quote!(::core::option::Option::None),
@@ -131,8 +141,22 @@ fn implementation(
                 spec,
                 unbuilt,
                 dated: #dated,
+                scope_column: #scope_column,
+                date_column: #date_column,
             }
         }}
+    };
+    let specs = fields.iter().map(|f| spec_of(f));
+    let deferred_fields = (!deferred.is_empty()).then(|| {
+        let specs = deferred.iter().map(|f| spec_of(f));
+        quote! {
+            fn __deferred_fields() -> &'static [#krate::__private::IdField] {
+                static FIELDS: #krate::__private::LazyLock<
+                    ::std::vec::Vec<#krate::__private::IdField>,
+                > = #krate::__private::LazyLock::new(|| ::std::vec![#(#specs),*]);
+                &FIELDS
+            }
+        }
     });
     let slots = fields.iter().enumerate().map(|(index, f)| {
         let (member, ty) = (f.ident, f.ty_tokens);
@@ -190,6 +214,8 @@ fn implementation(
                     > = #krate::__private::LazyLock::new(|| ::std::vec![#(#specs),*]);
                     &FIELDS
                 }
+
+                #deferred_fields
 
                 fn __id_slot(&mut self, index: usize) -> #krate::IdSlot<'_> {
                     match index {
@@ -334,5 +360,52 @@ mod tests {
         let out = expand("struct NewUser { #[distributed_id(pad = 0, batch = 0)] id: String }");
         assert_eq!(out.matches("compile_error").count(), 2, "{out}");
         assert!(out.contains("failed to compile"), "{out}");
+    }
+
+    #[test]
+    fn deferred_fields_are_left_out_of_the_insert() {
+        let out = expand(
+            r#"struct NewInvoice {
+                #[distributed_id(prefix = "INV", date = "", gapless = "deferred", scope = "company")]
+                number: Option<String>,
+                company: String,
+            }"#,
+        );
+        assert!(!out.contains("compile_error"), "{out}");
+        let (fields, deferred) = out.split_once("fn __deferred_fields").expect(&out);
+        assert!(!fields.contains("\"INV\""), "{out}");
+        assert!(deferred.contains(". gapless ()"), "{out}");
+        assert!(
+            deferred.contains("scope_column : :: core :: option :: Option :: Some (\"company\")"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_deferred_field_that_cannot_be_is_an_error() {
+        for (field, error) in [
+            (
+                r#"#[distributed_id(gapless = "deferred")] no: String"#,
+                "is an `Option<String>`",
+            ),
+            (
+                r#"#[distributed_id(gapless = "deferred", nowait)] no: Option<String>"#,
+                "nothing to wait for",
+            ),
+            (
+                r#"#[distributed_id(gapless = "later")] no: Option<String>"#,
+                "or `gapless = \\\"deferred\\\"`",
+            ),
+            (
+                r#"#[distributed_id(gapless = "deferred", scope = "a, b")] no: Option<String>, a: i32, b: i32"#,
+                "one column",
+            ),
+        ] {
+            let out = expand(&format!("struct NewInvoice {{ {field} }}"));
+            assert!(
+                out.contains("compile_error") && out.contains(error),
+                "{field}: {out}"
+            );
+        }
     }
 }

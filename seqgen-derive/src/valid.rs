@@ -40,6 +40,8 @@ pub(crate) struct ValidField<'a> {
     pub(crate) period_from: Option<&'a Ident>,
     /// Where `period_from = "..."` is written, for errors in the code that reads that field.
     pub(crate) period_span: Span,
+    /// `gapless = "deferred"`: left NULL at the insert, numbered after the commit.
+    pub(crate) deferred: bool,
     /// The environment variable holding the obfuscation key, read at run time.
     pub(crate) obfuscate: Option<String>,
 }
@@ -86,6 +88,7 @@ fn check_field<'a>(
     let series = series(field, errors);
     let scope = scope_fields(model, field, errors);
     let period_from = period_field(model, field, errors);
+    let deferred = fields::deferred(field, ty, scope.as_deref(), errors);
     let key = attr
         .key
         .as_ref()
@@ -149,6 +152,7 @@ fn check_field<'a>(
     match builder.build_reporting_all() {
         Ok(spec) if errors.len() == before => Some(ValidField {
             obfuscate,
+            deferred,
             ident: field.ident,
             column: field.column.clone(),
             index: field.index,

@@ -71,3 +71,35 @@ pub(super) fn period_field<'a>(
     errors.at(lit, problem);
     None
 }
+
+/// Whether the field is `gapless = "deferred"`, with an error where it cannot be: its row
+/// commits with NULL (an `Option<String>`), nothing waits for its counter (no `nowait`), and
+/// the follower reads its scope from one column (one scope field).
+pub(super) fn deferred(
+    field: &IdField<'_>,
+    ty: crate::ast::FieldType,
+    scope: Option<&[&Ident]>,
+    errors: &mut Errors,
+) -> bool {
+    let attr = &field.attr;
+    if attr.deferred.is_none() {
+        return false;
+    }
+    if let Some(nowait) = &attr.nowait {
+        errors.at(
+            nowait,
+            "`nowait` has nothing to wait for with `gapless = \"deferred\"`: no transaction holds its counter",
+        );
+    }
+    if ty != crate::ast::FieldType::OptionalText {
+        errors.at(
+            field.ty,
+            "a `gapless = \"deferred\"` field is an `Option<String>`: its row commits with NULL, and seqgen numbers it afterwards",
+        );
+    }
+    if scope.is_some_and(|fields| fields.len() > 1) {
+        let at = attr.scope.as_ref().expect("a scope names fields");
+        errors.at(at, "a deferred field's scope is one column: name one field");
+    }
+    true
+}

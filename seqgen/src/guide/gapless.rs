@@ -104,3 +104,44 @@
 //! one call (up to 30 attempts, with a growing jittered pause). Batched mode's own reservations
 //! run in autocommit and retry these conflicts themselves.
 //!
+//! ## The number inside the transaction, or shortly after it
+//!
+//! A gapless number taken inside your transaction keeps its counter row locked until the
+//! transaction ends: every other writer of that key waits. An invoice transaction that inserts
+//! the invoice, then spends 20 ms on its lines, stock moves and a payment call lets at most
+//! about 50 invoices a second through one key, whatever the hardware.
+//!
+//! `#[distributed_id(gapless = "deferred")]` (an `Option<String>` field) takes no number at
+//! the insert: the row commits with NULL, no lock of seqgen's is held, and a follower numbers
+//! committed rows afterwards in short transactions of its own, in the order it sees them
+//! committed ([`pending`](crate::pending)). The promises are the same per period and scope:
+//! exactly 1..N, no hole, no number twice, none for a row rolled back; followers of one key
+//! (threads or processes) take turns, and a follower killed midway leaves its batch for the
+//! next (`seqgen-cli/tests/pending.rs` kills them with SIGKILL).
+//!
+//! | | inside the transaction (`gapless`) | after the commit (`gapless = "deferred"`) |
+//! |---|---|---|
+//! | the number | when the insert returns, in your transaction | a moment after the commit (read it back, below) |
+//! | other writers of the key | wait for your commit | never wait |
+//! | rows per second, 8 writers, 20 ms of other work after the insert | see `BENCHMARKS.md` | see `BENCHMARKS.md` |
+//! | needs | nothing else | a follower running, an integer column ordering the rows |
+//! | the period | the clock's at the insert, or the document's date | the document's date (`period_from`), else the clock's when numbered |
+//!
+//! Choose the deferred mode when the number is not needed inside the transaction that creates
+//! the row (printed on the invoice later, sent to the customer afterwards) and writers of one
+//! key are many or their transactions long; keep the number inside the transaction when it
+//! must be known before the commit.
+//!
+//! Running the follower: [`pending::spawn_follower`](crate::pending::spawn_follower) in the
+//! service (a thread, reconnecting after errors), or `seqgen number --follow --key invoices
+//! --table invoices --column number --order-by id` as a sidecar. On PostgreSQL, run
+//! [`pending::notify_on_commit`](crate::pending::notify_on_commit) once per table (a statement
+//! trigger): each commit then wakes followers at once through `LISTEN`; elsewhere they look at
+//! the table every `poll` (50 ms for the command). Rows committed while no follower ran are
+//! numbered at the next start. Give the table an index that finds the rows without a number
+//! (`CREATE INDEX … ON invoices (id) WHERE number IS NULL` on PostgreSQL, `(number, id)`
+//! elsewhere).
+//!
+//! Reading the number back: the row's id is known at the insert (`RETURNING id`,
+//! `LAST_INSERT_ID()`); select its number column until it is not NULL (a few milliseconds with
+//! a follower running), or show the document as "numbering…" and let the page refresh.

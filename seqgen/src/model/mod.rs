@@ -34,6 +34,14 @@ pub trait DistributedId {
         String::new()
     }
 
+    /// The fields numbered after the commit (`gapless = "deferred"`): left out of
+    /// [`__id_fields`](DistributedId::__id_fields), inserted as NULL, numbered by
+    /// [`pending`](crate::pending).
+    #[doc(hidden)]
+    fn __deferred_fields() -> &'static [IdField] {
+        &[]
+    }
+
     /// The document's date of this record for field number `index`, when its attribute names
     /// one (`period_from`): its numbers are taken in that date's period.
     #[doc(hidden)]
@@ -115,6 +123,10 @@ pub struct IdField {
     /// Whether its numbers are taken in the period of a field of the record (`period_from`)
     /// rather than the clock's ([`DistributedId::__id_date`]).
     pub dated: bool,
+    /// A deferred field's scope column (its one scope field's name).
+    pub scope_column: Option<&'static str>,
+    /// A deferred field's document date column (its `period_from` field's name).
+    pub date_column: Option<&'static str>,
 }
 
 impl IdField {

@@ -12,6 +12,7 @@ use std::thread;
 use std::time::Duration;
 
 use common::{TestConnection, TestDb};
+use diesel::RunQueryDsl;
 use diesel_seqgen::pending::{self, FollowConnection, PendingRows};
 use diesel_seqgen::{Error, Spec};
 
@@ -19,7 +20,35 @@ backend_tests!(
     committed_rows_get_exactly_1_to_n_while_followers_run,
     rows_of_three_months_and_two_scopes_number_in_their_own_counters,
     a_batch_numbered_meanwhile_writes_nothing,
+    through_the_derive_the_insert_leaves_the_number_to_the_follower,
 );
+
+diesel::table! {
+    pend (id) {
+        id -> BigInt,
+        number -> Nullable<Text>,
+        company -> Nullable<Text>,
+        issued_on -> Nullable<Date>,
+    }
+}
+
+/// An invoice numbered after its commit, per company and month of its date.
+#[derive(diesel::Insertable, diesel_seqgen::DistributedId)]
+#[diesel(table_name = pend)]
+struct DeferredInvoice {
+    #[distributed_id(
+        key = "deferred_invoices",
+        prefix = "D",
+        date = "%y%m-",
+        pad = 6,
+        gapless = "deferred",
+        scope = "company",
+        period_from = "issued_on"
+    )]
+    number: Option<String>,
+    company: String,
+    issued_on: chrono::NaiveDate,
+}
 
 const WRITERS: usize = 4;
 const PER_WRITER: usize = 40;
@@ -256,4 +285,98 @@ fn a_batch_numbered_meanwhile_writes_nothing<C: TestConnection>(db: TestDb<C>) {
         all,
         ["INV000001", "INV000002", "INV000003", "HAND1", "INV000004"]
     );
+}
+
+/// `gapless = "deferred"` through the derive: `insert_into` leaves the field NULL (no number,
+/// no lock of seqgen's, in or out of a transaction; one in ten rolled back), and
+/// `pending::rows_of` finds its spec, scope and date columns: each company's month 1..n.
+fn through_the_derive_the_insert_leaves_the_number_to_the_follower<C>(db: TestDb<C>)
+where
+    C: TestConnection,
+    DeferredInvoice: diesel_seqgen::insert::Insert<pend::table, C>,
+{
+    let scratch = create_table(&db, "pending_derive");
+    let mut conn = scratch.connect();
+    let mut committed = 0;
+    for i in 0..40 {
+        let mut invoice = DeferredInvoice {
+            number: None,
+            company: ["acme", "globex"][i % 2].to_owned(),
+            issued_on: chrono::NaiveDate::from_ymd_opt(2026, 1 + (i / 2 % 3) as u32, 10).unwrap(),
+        };
+        let result = diesel::Connection::transaction(&mut conn, |conn| {
+            diesel_seqgen::insert_into(pend::table)
+                .values(&mut invoice)
+                .execute(conn)?;
+            if i % 10 == 7 {
+                return Err(Error::Database(diesel::result::Error::RollbackTransaction));
+            }
+            Ok(())
+        });
+        assert_eq!(invoice.number, None, "the insert took a number");
+        committed += usize::from(result.is_ok());
+    }
+    assert!(numbers(&mut conn).iter().all(Option::is_none));
+    let (spec, rows) = pending::rows_of::<DeferredInvoice>("pend", "id").unwrap();
+    assert_eq!(spec.key(), "deferred_invoices");
+    let done = pending::number_pending(&mut conn, spec, rows).unwrap();
+    assert_eq!(done.rows as usize, committed);
+    let numbered = "FROM pend ORDER BY id";
+    let companies = C::texts(&mut conn, &format!("SELECT company AS text {numbered}"));
+    let numbers = C::texts(&mut conn, &format!("SELECT number AS text {numbered}"));
+    let mut counters: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for (company, number) in companies.iter().zip(&numbers) {
+        let (counter, n) = number.split_at(number.len() - 6);
+        counters
+            .entry(format!("{company} {counter}"))
+            .or_default()
+            .push(n.parse().unwrap());
+    }
+    assert_eq!(counters.len(), 6, "{counters:?}");
+    for (counter, mut numbers) in counters {
+        numbers.sort_unstable();
+        let n = numbers.len() as u64;
+        assert_eq!(numbers, (1..=n).collect::<Vec<_>>(), "{counter}");
+    }
+}
+
+/// PostgreSQL: with `notify_on_commit`'s trigger, a commit wakes a follower that would
+/// otherwise look again only after 30 s; the row is numbered within 2 s of its commit.
+#[cfg(feature = "postgres")]
+#[test]
+fn a_commit_wakes_the_follower_on_postgres() {
+    let Some(db) = TestDb::<diesel::PgConnection>::open("pending_notify") else {
+        return;
+    };
+    let scratch = create_table(&db, "pending_notify");
+    let spec = invoices(&db.key("pending_notify"));
+    let rows = PendingRows::new("pend", "number", "id");
+    let mut conn = scratch.connect();
+    pending::notify_on_commit(&mut conn, "pend").unwrap();
+    let stop = AtomicBool::new(false);
+    thread::scope(|s| {
+        let follower = s.spawn(|| {
+            let mut conn = scratch.connect();
+            pending::follow(&mut conn, &spec, rows, Duration::from_secs(30), &stop)
+        });
+        // Its first round (nothing to do) done, it waits.
+        thread::sleep(Duration::from_millis(500));
+        diesel::sql_query("INSERT INTO pend (company) VALUES ('acme')")
+            .execute(&mut conn)
+            .unwrap();
+        let committed = std::time::Instant::now();
+        while numbers(&mut conn)[0].is_none() && committed.elapsed() < Duration::from_secs(2) {
+            thread::sleep(Duration::from_millis(5));
+        }
+        let numbered = numbers(&mut conn)[0].is_some();
+        stop.store(true, Ordering::Relaxed);
+        // A last commit wakes it to see the stop.
+        diesel::sql_query("INSERT INTO pend (company) VALUES ('acme')")
+            .execute(&mut conn)
+            .unwrap();
+        if numbered {
+            assert!(follower.join().unwrap().unwrap() >= 1);
+        }
+        assert!(numbered, "no follower woke within 2 s of the commit");
+    });
 }

@@ -5,6 +5,7 @@ Each worker process (a gunicorn-style Django worker) runs, until the time is up:
     with transaction.atomic():
         n = get_next_value("bench_invoices_django")
         INSERT INTO bench_invoices_django (id, amount) VALUES ('INV' + n padded to 8, 1)
+        # with --hold-ms: the transaction's other work (lines, stock, a payment call)
         # one transaction in ten rolls back (the 10th, 20th, ... of each worker)
 
 bench-report runs it as a subprocess (`--gapless`) and reads the JSON line it prints. Set up:
@@ -51,7 +52,7 @@ def configure(url):
     django.setup()
 
 
-def worker(seconds, rollback_every, barrier, results):
+def worker(seconds, rollback_every, hold, barrier, results):
     # Forked from the configured parent: Django is set up; the connection is opened here.
     from django.db import connection, transaction
     from sequences import get_next_value
@@ -69,6 +70,8 @@ def worker(seconds, rollback_every, barrier, results):
                         f"INSERT INTO {TABLE} (id, amount) VALUES (%s, %s)",
                         [f"INV{n:08d}", 1],
                     )
+                if hold:
+                    time.sleep(hold)
                 if (committed + rolled_back) % rollback_every == rollback_every - 1:
                     raise Rollback
             committed += 1
@@ -83,6 +86,9 @@ def main():
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--rollback-every", type=int, default=10)
+    parser.add_argument(
+        "--hold-ms", type=float, default=0.0, help="other work in each transaction after the insert"
+    )
     args = parser.parse_args()
 
     configure(args.url)
@@ -103,7 +109,8 @@ def main():
     results = context.Queue()
     processes = [
         context.Process(
-            target=worker, args=(args.seconds, args.rollback_every, barrier, results)
+            target=worker,
+            args=(args.seconds, args.rollback_every, args.hold_ms / 1000, barrier, results),
         )
         for _ in range(args.workers)
     ]

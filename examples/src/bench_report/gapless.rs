@@ -7,6 +7,7 @@
 
 use std::process::Command;
 use std::sync::atomic::AtomicU64;
+use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
 use diesel::r2d2::{ConnectionManager, PooledConnection};
@@ -100,7 +101,7 @@ pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
                     })?;
                     Some(transactions as f64 / secs)
                 }
-                Side::Django => django(args, url, seconds)?,
+                Side::Django => django(args, url, WORKERS, seconds, Duration::ZERO)?,
                 Side::Pgbench => pgbench(url, seconds, &pgbench_script)?,
             };
             if let Some(rate) = rate {
@@ -165,13 +166,46 @@ fn insert_invoice(
         .map(drop)
 }
 
+/// The Django script's committed rows per second with `workers` workers, each transaction
+/// holding `hold` after its insert: see [`django`].
+pub(super) fn django_held(
+    args: &Args,
+    url: &str,
+    workers: usize,
+    seconds: f64,
+    hold: Duration,
+) -> Result<Option<f64>, BoxError> {
+    let line = run_django(args, url, workers, seconds, hold)?;
+    Ok(line.and_then(|line| line["committed_per_second"].as_f64()))
+}
+
 /// Runs the Django script for `seconds`: its transactions per second, or `None` (with the
 /// reason printed) when it cannot run here.
-fn django(args: &Args, url: &str, seconds: f64) -> Result<Option<f64>, BoxError> {
+fn django(
+    args: &Args,
+    url: &str,
+    workers: usize,
+    seconds: f64,
+    hold: Duration,
+) -> Result<Option<f64>, BoxError> {
+    let line = run_django(args, url, workers, seconds, hold)?;
+    Ok(line.and_then(|line| line["transactions_per_second"].as_f64()))
+}
+
+/// The Django script's JSON line, checked gapless; `None` (with the reason printed) when it
+/// cannot run here.
+fn run_django(
+    args: &Args,
+    url: &str,
+    workers: usize,
+    seconds: f64,
+    hold: Duration,
+) -> Result<Option<serde_json::Value>, BoxError> {
     let output = Command::new(&args.django_python)
         .arg(DJANGO_SCRIPT)
-        .args(["--url", url, "--workers", &WORKERS.to_string()])
+        .args(["--url", url, "--workers", &workers.to_string()])
         .args(["--seconds", &seconds.to_string()])
+        .args(["--hold-ms", &hold.as_millis().to_string()])
         .args(["--rollback-every", &ROLLBACK_EVERY.to_string()])
         .env("PGOPTIONS", PGOPTIONS)
         .output();
@@ -196,7 +230,7 @@ fn django(args: &Args, url: &str, seconds: f64) -> Result<Option<f64>, BoxError>
     if line["gapless"] != serde_json::Value::Bool(true) {
         return Err(format!("django-sequences' rows have a hole: {line}").into());
     }
-    Ok(line["transactions_per_second"].as_f64())
+    Ok(Some(line))
 }
 
 /// Runs pgbench for `seconds` (rounded up to whole seconds): its transactions per second, or

@@ -28,6 +28,8 @@ use diesel::result::Error as DieselError;
 use diesel::RunQueryDsl;
 use diesel_seqgen::{DistributedId, Generator};
 
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+mod deferred;
 #[cfg(feature = "postgres")]
 mod gapless;
 #[cfg(feature = "mysql")]
@@ -64,6 +66,9 @@ pub struct Args {
     /// Seconds per side per round of the gapless comparison
     #[arg(long, default_value_t = 3.0)]
     pub gapless_seconds: f64,
+    /// Workers of the deferred comparison (`--report deferred`)
+    #[arg(long, default_value_t = 8)]
+    pub workers: usize,
     /// The Python with Django and django-sequences 3.1 (see examples/scripts/gapless_django.py)
     #[arg(long, default_value = "python3")]
     pub django_python: String,
@@ -78,6 +83,8 @@ pub enum Report {
     Gapless,
     /// next_id latency only
     Latency,
+    /// Gapless inside the transaction against after the commit, 20 ms transactions
+    Deferred,
     /// Both
     All,
 }
@@ -178,6 +185,12 @@ pub trait BenchConnection:
     ) -> diesel_seqgen::Result<usize>;
     /// An insert whose IDs come from the database's sequence.
     fn insert_sequence(conn: &mut Self, rows: &[NewSeqOrder]) -> Result<usize, DieselError>;
+    /// The one integer `sql` selects.
+    fn integer(conn: &mut Self, sql: &str) -> Result<i64, DieselError>;
+    /// The one text (or NULL) `sql` selects.
+    fn text(conn: &mut Self, sql: &str) -> Result<Option<String>, DieselError>;
+    /// The (integer, double) rows `sql` selects.
+    fn pairs(conn: &mut Self, sql: &str) -> Result<Vec<(i64, f64)>, DieselError>;
 }
 
 macro_rules! inserts {
@@ -222,6 +235,17 @@ macro_rules! inserts {
             diesel::insert_into(bench_orders_seq::table)
                 .values(rows)
                 .execute(conn)
+        }
+        fn integer(conn: &mut Self, sql: &str) -> Result<i64, DieselError> {
+            diesel::dsl::sql::<diesel::sql_types::BigInt>(sql).get_result(conn)
+        }
+        fn text(conn: &mut Self, sql: &str) -> Result<Option<String>, DieselError> {
+            diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::Text>>(sql)
+                .get_result(conn)
+        }
+        fn pairs(conn: &mut Self, sql: &str) -> Result<Vec<(i64, f64)>, DieselError> {
+            use diesel::sql_types::{BigInt, Double};
+            diesel::dsl::sql::<(BigInt, Double)>(sql).load(conn)
         }
     };
 }
@@ -303,14 +327,15 @@ pub fn run(args: &Args) -> Result<(), BoxError> {
     for url in &args.url {
         let postgres = url.starts_with("postgres://") || url.starts_with("postgresql://");
         let mysql = url.starts_with("mysql://");
-        if !postgres && !mysql && args.report == Report::Gapless {
-            eprintln!("{url}: the gapless comparison runs on PostgreSQL and MySQL");
+        let gapless = matches!(args.report, Report::Gapless | Report::Deferred);
+        if !postgres && !mysql && gapless {
+            eprintln!("{url}: the gapless comparisons run on PostgreSQL and MySQL");
             continue;
         }
         if postgres {
             #[cfg(feature = "postgres")]
             {
-                if args.report != Report::Gapless {
+                if !gapless {
                     report::<diesel::PgConnection>(args, url, "postgres")?;
                 }
                 #[cfg(feature = "async-postgres")]
@@ -320,12 +345,21 @@ pub fn run(args: &Args) -> Result<(), BoxError> {
                 if matches!(args.report, Report::Gapless | Report::All) {
                     gapless::report(args, url)?;
                 }
+                if matches!(args.report, Report::Deferred | Report::All) {
+                    let notify = |conn: &mut diesel::PgConnection| {
+                        Ok(diesel_seqgen::pending::notify_on_commit(
+                            conn,
+                            "bench_deferred",
+                        )?)
+                    };
+                    deferred::report(args, url, &deferred::POSTGRES, notify)?;
+                }
             }
             #[cfg(not(feature = "postgres"))]
             return Err("built without PostgreSQL: add --features postgres".into());
         } else if mysql {
             #[cfg(feature = "mysql")]
-            if args.report != Report::Gapless {
+            if !gapless {
                 report::<diesel::MysqlConnection>(args, url, "mysql")?;
             }
             #[cfg(feature = "async-mysql")]
@@ -335,6 +369,12 @@ pub fn run(args: &Args) -> Result<(), BoxError> {
             #[cfg(feature = "mysql")]
             if matches!(args.report, Report::Gapless | Report::All) {
                 gapless_mysql::report(args, url)?;
+            }
+            #[cfg(feature = "mysql")]
+            if matches!(args.report, Report::Deferred | Report::All) {
+                deferred::report::<diesel::MysqlConnection>(args, url, &deferred::MYSQL, |_| {
+                    Ok(())
+                })?;
             }
             #[cfg(not(feature = "mysql"))]
             return Err("built without MySQL: add --features mysql".into());

@@ -20,7 +20,7 @@ use std::ops::DerefMut;
 
 use super::gapless::django_held;
 use super::gapless_steps::{ratio, step, Form, ROLLBACK_EVERY};
-use super::inserts::spread;
+use super::inserts::{measure, spread};
 use super::{Args, BenchConnection, BoxError};
 
 diesel::table! {
@@ -148,13 +148,17 @@ where
     let (attempts, committed) = (AtomicU64::new(0), AtomicU64::new(0));
     let deferred_committed = AtomicU64::new(0);
     let commits: Mutex<HashMap<i64, f64>> = Mutex::new(HashMap::new());
-    const SIDES: [&str; 3] = ["inside", "deferred", "django"];
+    const SIDES: [&str; 3] = [
+        "seqgen `gapless`: the number inside the transaction",
+        "seqgen `gapless = \"deferred\"`: numbered after the commit",
+        "django-sequences 3.1: `get_next_value` in `atomic()`",
+    ];
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); SIDES.len()];
     for round in 0..args.rounds as usize {
         for side in (0..SIDES.len()).map(|i| (i + round) % SIDES.len()) {
-            let rate = match SIDES[side] {
-                "inside" => Some(held(&pool, workers, seconds, &attempts, &committed)?),
-                "deferred" => {
+            let rate = match side {
+                0 => Some(held(&pool, workers, seconds, &attempts, &committed)?),
+                1 => {
                     let url = url.to_owned();
                     let connect = move || -> diesel_seqgen::Result<C> {
                         C::establish(&url).map_err(|e| {
@@ -199,12 +203,7 @@ where
     );
     println!("| mode | committed rows/s | ÷ inside the transaction |");
     println!("|---|---|---|");
-    let names = [
-        "seqgen `gapless`: the number inside the transaction",
-        "seqgen `gapless = \"deferred\"`: numbered after the commit",
-        "django-sequences 3.1: `get_next_value` in `atomic()`",
-    ];
-    for (side, name) in names.iter().enumerate() {
+    for (side, name) in SIDES.iter().enumerate() {
         if rates[side].is_empty() {
             continue;
         }
@@ -240,7 +239,7 @@ where
     HeldInvoice: diesel_seqgen::insert::Insert<bench_held::table, Pooled<C>>,
 {
     let before = committed.load(Ordering::Relaxed);
-    let secs = run(pool, workers, seconds, |conn| {
+    let (_, secs) = measure(seconds, workers, pool, |_, conn| {
         step(
             conn,
             Form::InTransaction,
@@ -278,7 +277,7 @@ where
 {
     let attempts = AtomicU64::new(0);
     let before = committed.load(Ordering::Relaxed);
-    let secs = run(pool, workers, seconds, |conn| {
+    let (_, secs) = measure(seconds, workers, pool, |_, conn| {
         let roll_back =
             attempts.fetch_add(1, Ordering::Relaxed) % ROLLBACK_EVERY == ROLLBACK_EVERY - 1;
         let result = conn.transaction(|conn| {
@@ -309,35 +308,6 @@ where
         Ok(1)
     })?;
     Ok((committed.load(Ordering::Relaxed) - before) as f64 / secs)
-}
-
-/// `workers` threads running `op` on pooled connections until `seconds` pass: the seconds taken.
-fn run<C: BenchConnection>(
-    pool: &Pool<ConnectionManager<C>>,
-    workers: usize,
-    seconds: f64,
-    op: impl Fn(&mut Pooled<C>) -> Result<u64, BoxError> + Sync,
-) -> Result<f64, BoxError> {
-    let started = Instant::now();
-    let deadline = started + Duration::from_secs_f64(seconds);
-    std::thread::scope(|scope| {
-        let threads: Vec<_> = (0..workers)
-            .map(|_| {
-                let op = &op;
-                scope.spawn(move || -> Result<(), BoxError> {
-                    let mut conn = pool.get()?;
-                    while Instant::now() < deadline {
-                        op(&mut conn)?;
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        threads
-            .into_iter()
-            .try_for_each(|t| t.join().expect("a bench thread panicked"))
-    })?;
-    Ok(started.elapsed().as_secs_f64())
 }
 
 /// Waits (up to 30 s) until the follower numbered every committed row.

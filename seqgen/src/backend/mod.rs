@@ -1,17 +1,14 @@
 //! The databases seqgen runs on. Each backend module holds its reservation statement and
 //! nothing else; everything above them is one generic code path.
 
-#[cfg(seqgen_async)]
-use std::future::Future;
-
 use diesel::connection::LoadConnection;
 use diesel::QueryResult;
-#[cfg(seqgen_async)]
-use diesel_async::AsyncConnection;
 use diesel_migrations::EmbeddedMigrations;
 
 mod admin_queries;
 pub(crate) mod asserted;
+#[cfg(seqgen_async)]
+mod async_backend;
 mod classify;
 mod connection;
 mod declare;
@@ -30,6 +27,8 @@ pub mod sqlite;
 pub(crate) mod statement;
 
 pub(crate) use admin_queries::admin_queries;
+#[cfg(seqgen_async)]
+pub use async_backend::AsyncBackend;
 pub(crate) use classify::{is_busy, is_conflict, is_unmarked_session};
 pub use connection::{IdConnection, MigrateConnection};
 #[cfg(seqgen_async)]
@@ -364,24 +363,6 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     fn lock_nowait<C>(conn: &mut C, counter: Counter<'_>) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>;
-}
-
-/// The statements of [`Backend`] that the allocator core runs, on diesel-async's connections
-/// (the `async-*` features). Written once with the blocking ones (see `core_queries!`).
-///
-/// Sealed; its items are seqgen's internals.
-#[cfg(seqgen_async)]
-#[doc(hidden)]
-pub trait AsyncBackend: Backend {
-    crate::backend::core_statements!(async_statements);
-
-    /// [`Backend::lock_nowait`].
-    fn lock_nowait<C>(
-        conn: &mut C,
-        counter: Counter<'_>,
-    ) -> impl Future<Output = QueryResult<()>> + Send
-    where
-        C: AsyncConnection<Backend = Self>;
 }
 
 mod sealed {

@@ -171,41 +171,50 @@ fn table<B: diesel::backend::Backend>(
     Ok(())
 }
 
-/// The [`Backend`](super::Backend) methods of this file, in a backend's impl.
+/// The [`Backend`](super::Backend) methods of this file in a backend's impl (`sync`), or the
+/// [`AsyncBackend`](super::AsyncBackend) ones (`async`): one body, run on either connection.
 macro_rules! pending_queries {
-    () => {
-        fn select_pending<C>(
+    (sync) => {
+        $crate::backend::pending::pending_queries!(@ [] [] [diesel::connection::LoadConnection] [diesel::RunQueryDsl]);
+    };
+    (async) => {
+        $crate::backend::pending::pending_queries!(@ [async] [await] [diesel_async::AsyncConnection] [diesel_async::RunQueryDsl]);
+    };
+    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($run:tt)*]) => {
+        $($kw)* fn select_pending<C>(
             conn: &mut C,
             key: &str,
             rows: &$crate::backend::PendingRows<'_>,
             after: i64,
-        ) -> QueryResult<Option<Vec<$crate::backend::PendingRow>>>
+        ) -> diesel::QueryResult<Option<Vec<$crate::backend::PendingRow>>>
         where
-            C: LoadConnection<Backend = Self>,
+            C: $($conn)*<Backend = Self>,
         {
             use diesel::sql_types::{BigInt, Text};
+            use $($run)* as _;
             use $crate::backend::pending::{lock_sql, select_sql};
             let locked = diesel::sql_query(lock_sql::<Self>())
                 .bind::<Text, _>(key)
-                .execute(conn)?;
+                .execute(conn) $(.$aw)* ?;
             if locked == 0 {
                 return Ok(None);
             }
             diesel::sql_query(select_sql::<Self>(rows)?)
                 .bind::<BigInt, _>(after)
-                .load(conn)
+                .load(conn) $(.$aw)*
                 .map(Some)
         }
 
-        fn write_pending<C>(
+        $($kw)* fn write_pending<C>(
             conn: &mut C,
             rows: &$crate::backend::PendingRows<'_>,
             numbers: &[(i64, String)],
-        ) -> QueryResult<usize>
+        ) -> diesel::QueryResult<usize>
         where
-            C: LoadConnection<Backend = Self>,
+            C: $($conn)*<Backend = Self>,
         {
             use diesel::sql_types::{BigInt, Text};
+            use $($run)* as _;
             let sql = $crate::backend::pending::write_sql::<Self>(rows, numbers.len())?;
             let mut query = diesel::sql_query(sql).into_boxed::<Self>();
             for (order, id) in numbers {
@@ -214,7 +223,7 @@ macro_rules! pending_queries {
             for (order, _) in numbers {
                 query = query.bind::<BigInt, _>(*order);
             }
-            query.execute(conn)
+            query.execute(conn) $(.$aw)*
         }
     };
 }

@@ -72,7 +72,7 @@ impl super::Backend for Pg {
     super::core_queries!(sync);
 
     super::admin_queries!();
-    super::pending_queries!();
+    super::pending_queries!(sync);
 
     reserve_identified!(sync);
 
@@ -215,6 +215,8 @@ mod nonblocking {
         super::lock_nowait!(async);
 
         super::replication!(async);
+
+        super::super::pending_queries!(async);
     }
 }
 

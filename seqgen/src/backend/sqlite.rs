@@ -43,7 +43,7 @@ impl super::Backend for Sqlite {
     super::core_queries!(sync);
 
     super::admin_queries!();
-    super::pending_queries!();
+    super::pending_queries!(sync);
 
     fn lock_for_writing<C>(conn: &mut C) -> QueryResult<()>
     where
@@ -120,6 +120,8 @@ mod nonblocking {
         super::super::core_queries!(async);
 
         super::lock_nowait!(async);
+
+        super::super::pending_queries!(async);
     }
 }
 

@@ -72,9 +72,11 @@
 
 mod free;
 mod insert;
+mod pending;
 
 pub use free::*;
 pub use insert::{insert_into, IncompleteInsert, InsertWithIds};
+pub use pending::number_pending;
 
 use std::ops::Range;
 

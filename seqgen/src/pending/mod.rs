@@ -144,7 +144,7 @@ where
 }
 
 /// A spec and rows [`number_pending`] can work with.
-fn check(spec: &Spec, rows: &PendingRows<'_>) -> Result<()> {
+pub(crate) fn check(spec: &Spec, rows: &PendingRows<'_>) -> Result<()> {
     let refuse = |reason: &str| {
         Err(Error::Refused {
             key: spec.key().to_owned(),
@@ -167,19 +167,54 @@ fn check(spec: &Spec, rows: &PendingRows<'_>) -> Result<()> {
 }
 
 /// One batch's outcome.
-struct Batch {
-    numbered: u64,
-    left: u64,
-    read: usize,
-    last: Option<i64>,
+pub(crate) struct Batch {
+    pub(crate) numbered: u64,
+    pub(crate) left: u64,
+    pub(crate) read: usize,
+    pub(crate) last: Option<i64>,
 }
 
 /// Rows of one counter (a scope and a period), in order.
-struct Group {
+pub(crate) struct Group {
     scope: String,
     period: String,
     date: Option<NaiveDate>,
-    orders: Vec<i64>,
+    pub(crate) orders: Vec<i64>,
+}
+
+impl Group {
+    /// The spec's target for this group's numbers: its scope, and its date with one.
+    pub(crate) fn target<'s>(&'s self, spec: &'s Spec) -> Scoped<'s> {
+        let scoped = match self.scope.as_str() {
+            "" => Scoped::from(spec),
+            scope => spec.scope(scope),
+        };
+        match self.date {
+            Some(date) => scoped.dated(date),
+            None => scoped,
+        }
+    }
+}
+
+/// Whether the update wrote every row it took numbers for; else a refusal that rolls the
+/// batch back (another writer numbered some of its rows meanwhile).
+pub(crate) fn all_written(
+    spec: &Spec,
+    rows: &PendingRows<'_>,
+    taken: usize,
+    written: usize,
+) -> Result<()> {
+    if written == taken {
+        return Ok(());
+    }
+    Err(Error::Refused {
+        key: spec.key().to_owned(),
+        reason: format!(
+            "{} of {taken} rows of {} were numbered by another writer meanwhile; nothing was written: run again",
+            taken - written.min(taken),
+            rows.table
+        ),
+    })
 }
 
 /// One short transaction: the key's row locked, a batch of rows read, numbered and written.
@@ -201,38 +236,26 @@ where
         let (groups, left, last) = group(spec, rows, found)?;
         let mut numbers = Vec::new();
         for group in &groups {
-            let mut scoped = match group.scope.as_str() {
-                "" => Scoped::from(spec),
-                scope => spec.scope(scope),
-            };
-            if let Some(date) = group.date {
-                scoped = scoped.dated(date);
-            }
-            let ids = crate::global::next_ids(conn, scoped, group.orders.len())?;
+            let ids = crate::global::next_ids(conn, group.target(spec), group.orders.len())?;
             numbers.extend(group.orders.iter().copied().zip(ids));
         }
         if !numbers.is_empty() {
             let written = C::Backend::write_pending(conn, rows, &numbers)?;
-            if written != numbers.len() {
-                return Err(Error::Refused {
-                    key: spec.key().to_owned(),
-                    reason: format!(
-                        "{} of {} rows of {} were numbered by another writer meanwhile; nothing was written: run again",
-                        numbers.len() - written,
-                        numbers.len(),
-                        rows.table
-                    ),
-                });
-            }
+            all_written(spec, rows, numbers.len(), written)?;
         }
         let numbered = numbers.len() as u64;
-        Ok(Batch { numbered, left, read, last })
+        Ok(Batch {
+            numbered,
+            left,
+            read,
+            last,
+        })
     })
 }
 
 /// The rows of a batch by counter, in order of first appearance; how many are left for later;
 /// the last order value read.
-fn group(
+pub(crate) fn group(
     spec: &Spec,
     rows: &PendingRows<'_>,
     found: Vec<PendingRow>,

@@ -124,6 +124,7 @@ async_tests!(
     a_bulk_reserves_once_per_scope,
     tasks_hand_out_exactly_one_to_n,
     another_shape_is_refused_while_a_block_is_held,
+    numbers_after_the_commit_from_three_tasks,
 );
 
 fn spec(db: &TestDb<impl TestConnection>, name: &str, batch: u32) -> Spec {
@@ -1130,4 +1131,69 @@ async fn another_shape_is_refused_while_a_block_is_held<A: AsyncTest>(db: TestDb
         let counters: Vec<u64> = ids.iter().map(|id| counter(&first, id)).collect();
         assert_eq!(counters, [1, 2], "async, gapless, {case}");
     }
+}
+
+/// `nonblocking::number_pending`: three tasks number a table's rows at once (200 committed
+/// before, 100 more committed meanwhile, one in ten of those rolled back); every committed row
+/// ends with exactly one of 1..N.
+async fn numbers_after_the_commit_from_three_tasks<A: AsyncTest>(db: TestDb<A::Sync>) {
+    use diesel_seqgen::pending::PendingRows;
+    let table = common::table_name(&db.key("pending"));
+    let id = match <A::Sync as TestConnection>::NAME {
+        "sqlite" => "id INTEGER PRIMARY KEY",
+        "postgres" => "id BIGSERIAL PRIMARY KEY",
+        _ => "id BIGINT AUTO_INCREMENT PRIMARY KEY",
+    };
+    let mut setup = db.connect();
+    setup
+        .batch_execute(&format!(
+            "CREATE TABLE {table} ({id}, number VARCHAR(20) UNIQUE, v INT); \
+             INSERT INTO {table} (v) VALUES {}",
+            vec!["(1)"; 200].join(", ")
+        ))
+        .unwrap();
+    let spec = Arc::new(gapless(&db, "pending"));
+    let (url, table) = (Arc::new(db.url.clone()), Arc::new(table));
+    let mut tasks = Vec::new();
+    for task in 0..4 {
+        let (spec, url, table) = (Arc::clone(&spec), Arc::clone(&url), Arc::clone(&table));
+        tasks.push(tokio::spawn(async move {
+            let mut conn = A::open(&url).await;
+            let mut committed = 0;
+            for i in 0..100u32 {
+                if task == 3 {
+                    let result = conn
+                        .transaction(async |conn| {
+                            conn.execute(format!("INSERT INTO {table} (v) VALUES (2)"))
+                                .await;
+                            if i % 10 == 4 {
+                                return Err(rollback());
+                            }
+                            Ok(())
+                        })
+                        .await;
+                    committed += usize::from(result.is_ok());
+                } else {
+                    let rows = PendingRows::new(&table, "number", "id").batch(25);
+                    sq::number_pending(&mut conn, &spec, rows).await.unwrap();
+                }
+            }
+            committed
+        }));
+    }
+    let mut committed = 200;
+    for task in tasks {
+        committed += task.await.unwrap();
+    }
+    let mut conn = A::open(&url).await;
+    sq::number_pending(&mut conn, &spec, PendingRows::new(&table, "number", "id"))
+        .await
+        .unwrap();
+    let ids = A::Sync::texts(
+        &mut setup,
+        &format!("SELECT COALESCE(number, '-') AS text FROM {table}"),
+    );
+    assert_eq!(ids.len(), committed, "a rolled-back row is in the table");
+    let numbers: BTreeSet<u64> = ids.iter().map(|id| counter(id)).collect();
+    assert_eq!(numbers, (1..=committed as u64).collect(), "{ids:?}");
 }

@@ -76,7 +76,7 @@ impl super::Backend for Mysql {
     super::core_queries!(sync, for_update);
 
     super::admin_queries!(for_update);
-    super::pending_queries!();
+    super::pending_queries!(sync);
 
     fn read_committed_next<C>(conn: &mut C) -> QueryResult<()>
     where
@@ -280,5 +280,17 @@ mod nonblocking {
         super::super::core_queries!(async, for_update);
 
         super::lock_nowait!(async);
+
+        super::super::pending_queries!(async);
+
+        async fn read_committed_next<C>(conn: &mut C) -> QueryResult<()>
+        where
+            C: diesel_async::AsyncConnection<Backend = Self>,
+        {
+            diesel::sql_query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+                .execute(conn)
+                .await
+                .map(drop)
+        }
     }
 }

@@ -21,6 +21,7 @@ backend_tests!(
     rows_of_three_months_and_two_scopes_number_in_their_own_counters,
     a_batch_numbered_meanwhile_writes_nothing,
     through_the_derive_the_insert_leaves_the_number_to_the_follower,
+    no_writer_waits_for_another_writers_commit,
 );
 
 diesel::table! {
@@ -379,4 +380,49 @@ fn a_commit_wakes_the_follower_on_postgres() {
         }
         assert!(numbered, "no follower woke within 2 s of the commit");
     });
+}
+
+/// Servers: a writer whose transaction stays open after inserting a deferred row holds no lock
+/// another writer needs; the second writer's insert and commit pass within its 1 s lock wait
+/// (a `gapless` number inside the transaction would make it wait, and fail). SQLite has one
+/// writer at a time whatever the mode.
+fn no_writer_waits_for_another_writers_commit<C>(db: TestDb<C>)
+where
+    C: TestConnection,
+    DeferredInvoice: diesel_seqgen::insert::Insert<pend::table, C>,
+{
+    if C::NAME == "sqlite" {
+        return;
+    }
+    let scratch = create_table(&db, "pending_nowait");
+    let invoice = || DeferredInvoice {
+        number: None,
+        company: "acme".to_owned(),
+        issued_on: chrono::NaiveDate::from_ymd_opt(2026, 1, 10).unwrap(),
+    };
+    let (mut first, mut second) = (scratch.connect(), scratch.connect());
+    C::short_lock_wait(&mut second);
+    diesel::Connection::transaction(&mut first, |first| {
+        diesel_seqgen::insert_into(pend::table)
+            .values(&mut invoice())
+            .execute(first)?;
+        // The first transaction is open, its row inserted; the second commits meanwhile.
+        let started = std::time::Instant::now();
+        diesel::Connection::transaction(&mut second, |second| {
+            diesel_seqgen::insert_into(pend::table)
+                .values(&mut invoice())
+                .execute(second)
+        })
+        .expect("the second writer waited for the first");
+        assert!(started.elapsed() < Duration::from_secs(1));
+        Ok::<_, Error>(())
+    })
+    .unwrap();
+    let (spec, rows) = pending::rows_of::<DeferredInvoice>("pend", "id").unwrap();
+    assert_eq!(
+        pending::number_pending(&mut first, spec, rows)
+            .unwrap()
+            .rows,
+        2
+    );
 }

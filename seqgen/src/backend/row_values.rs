@@ -42,6 +42,8 @@ pub(crate) fn is_not_rewritten(e: &diesel::result::Error) -> bool {
 /// rewritten statement of one row is prepared once per connection, where Diesel parses and
 /// plans its own insert at every call.
 #[doc(hidden)]
+// Written only by the inserts of PostgreSQL and MySQL (`one_statement.rs`, `asserted.rs`).
+#[cfg_attr(not(any(seqgen_pg, seqgen_mysql)), allow(dead_code))]
 pub trait RowValues<DB: diesel::backend::Backend> {
     /// How many values (columns) the row has.
     fn len(&self) -> usize;

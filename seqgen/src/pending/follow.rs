@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use diesel_seqgen_core::Spec;
 
@@ -48,17 +48,18 @@ impl FollowConnection for diesel::PgConnection {
     fn wait(&mut self, timeout: Duration) -> Result<()> {
         // libpq reads notifications off the socket without a query; a look every 2 ms costs
         // a system call, not a round trip.
-        let until = Instant::now() + timeout;
+        let until = std::time::Instant::now() + timeout;
         loop {
             let mut woken = false;
             for notification in self.notifications_iter() {
                 notification?;
                 woken = true;
             }
-            if woken || Instant::now() >= until {
+            let now = std::time::Instant::now();
+            if woken || now >= until {
                 return Ok(());
             }
-            std::thread::sleep(Duration::from_millis(2).min(until - Instant::now()));
+            std::thread::sleep(Duration::from_millis(2).min(until - now));
         }
     }
 }

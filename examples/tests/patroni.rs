@@ -191,6 +191,9 @@ struct Load {
     files: Vec<PathBuf>,
     children: Vec<Child>,
     probe: Probe,
+    /// Where the gapless rows are read back: the cluster's URL, and their key.
+    url: String,
+    gapless_key: String,
 }
 
 impl Load {
@@ -221,7 +224,9 @@ impl Load {
         Ok(Load {
             files,
             children,
-            probe: Probe::start(url),
+            probe: Probe::start(url.clone()),
+            url,
+            gapless_key,
         })
     }
 
@@ -247,10 +252,30 @@ impl Load {
         let stall = self.probe.stop()?;
         let batched = read_ids(&self.files[..2]);
         check_distinct(&batched)?;
-        let gapless = exactly_one_to_n(&read_ids(&self.files[2..]))?;
+        // Gapless: what the database holds is exactly 1..N, and holds every number a process
+        // saw committed. Not the processes' own lists alone: a COMMIT whose answer was lost
+        // with the old primary's connection is committed but unknown to its process, which
+        // counts it as failed (a number missing from the lists, present in the table).
+        let acknowledged = read_ids(&self.files[2..]);
+        let mut conn = PgConnection::establish(&self.url).map_err(|e| e.to_string())?;
+        let committed: Vec<String> = diesel::dsl::sql::<diesel::sql_types::Text>(&format!(
+            "SELECT id FROM loadgen_rows WHERE key_name = '{}'",
+            self.gapless_key
+        ))
+        .load(&mut conn)
+        .map_err(|e| e.to_string())?;
+        let gapless = exactly_one_to_n(&committed)?;
+        let in_table: std::collections::HashSet<&String> = committed.iter().collect();
+        if let Some(lost) = acknowledged.iter().find(|id| !in_table.contains(id)) {
+            return Err(format!(
+                "{lost} was committed for its process, and is not in the table"
+            ));
+        }
+        let unknown = gapless.saturating_sub(acknowledged.len());
         Ok(format!(
-            "{fault}: {} batched IDs, 0 repeated; {gapless} gapless, exactly 1..={gapless}; \
-             longest write stall {stall:.1?}, {reconnects} reconnects",
+            "{fault}: {} batched IDs, 0 repeated; {gapless} gapless in the table, exactly \
+             1..={gapless} ({unknown} committed without their process knowing); longest write \
+             stall {stall:.1?}, {reconnects} reconnects",
             batched.len()
         ))
     }

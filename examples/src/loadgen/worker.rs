@@ -102,10 +102,15 @@ pub(super) fn connection_lost(e: &BoxError) -> bool {
             Some(e) => diesel_connection_lost(e),
             None => lost_message(&source.to_string()),
         },
-        Some(_) => false,
-        None => e
-            .downcast_ref::<DieselError>()
-            .is_some_and(diesel_connection_lost),
+        // Any other error that says so: an app retries what reads as a lost connection,
+        // whatever type carried it (once, after a leader crash, one such error ended a
+        // process instead; its type was not kept).
+        Some(e) => lost_message(&e.to_string()),
+        None => {
+            e.downcast_ref::<DieselError>()
+                .is_some_and(diesel_connection_lost)
+                || lost_message(&e.to_string())
+        }
     }
 }
 

@@ -131,6 +131,26 @@ fn set_synchronous_standbys(url: &str, value: &str) {
     ))
     .unwrap();
     conn.batch_execute("SELECT pg_reload_conf()").unwrap();
+    // The reload is asynchronous: once a new session sees the value, the postmaster has read
+    // it and signalled every backend, which takes it before its next statement.
+    let want = value.trim_matches('\'');
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut fresh = PgConnection::establish(url).unwrap();
+        let now: String = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(
+            "current_setting('synchronous_standby_names')",
+        ))
+        .get_result(&mut fresh)
+        .unwrap();
+        if now == want {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "synchronous_standby_names stayed {now:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// A process that lived through a failover is checked on the new primary as a new one is: a

@@ -103,7 +103,7 @@ fn the_default_generator_on_plain_connections<C: TestConnection>(db: TestDb<C>) 
     assert_exact(&mut conn, &spec, got);
 }
 
-/// `diesel_seqgen::use_pool` and pooled connections passed as they come: the next block is reserved
+/// `diesel_seqgen::global::use_pool` and pooled connections passed as they come: the next block is reserved
 /// ahead on the pool (PostgreSQL, MySQL), and `release` gives back the spare too.
 fn the_default_generator_with_a_pool_on_pooled_connections<C: TestConnection>(db: TestDb<C>) {
     let scratch = db.scratch("pooled");

@@ -159,8 +159,11 @@ where
         }
         committed
     });
+    // The last round on the defaults a user gets (batches of 500); the followers' batches of 16
+    // are the point above: many short transactions interleaved with the writers.
     let mut conn = scratch.connect();
-    pending::number_pending(&mut conn, &spec, rows).unwrap();
+    let defaults = PendingRows::new("pend", "number", "id");
+    pending::number_pending(&mut conn, &spec, defaults).unwrap();
     let numbers = numbers(&mut conn);
     assert_eq!(
         numbers.len(),

@@ -128,7 +128,7 @@ fn serializable_sessions_retry_and_never_duplicate<C: TestConnection>(db: TestDb
     assert_distinct(&ids);
 }
 
-/// `diesel_seqgen::use_pool` gives the process-wide default generator (behind `next_id` and the
+/// `diesel_seqgen::global::use_pool` gives the process-wide default generator (behind `next_id` and the
 /// derive) a pool: inside a transaction its blocks are reserved beside it, and the counter row
 /// stays free for other instances.
 fn the_default_generator_uses_a_pool_given_to_it<C: TestConnection>(db: TestDb<C>) {

@@ -13,14 +13,10 @@ use crate::Failure;
 /// The rows to number, and how.
 #[derive(Debug, clap::Args)]
 pub(crate) struct NumberArgs {
-    #[arg(long)]
-    key: String,
-    /// The business table (`table` or `schema.table`).
-    #[arg(long)]
-    table: String,
-    /// Its column of the numbers: NULL until numbered.
-    #[arg(long)]
-    column: String,
+    /// The key, the table (`table` or `schema.table`) and its column of the numbers (NULL
+    /// until numbered).
+    #[command(flatten)]
+    ids: crate::IdsArgs,
     /// Its integer column that orders the rows (an auto-increment or identity key).
     #[arg(long)]
     order_by: String,
@@ -55,10 +51,11 @@ pub(crate) fn number(url: Option<&str>, args: &NumberArgs) -> Result<ExitCode, F
 }
 
 fn number_on<C: FollowConnection>(conn: &mut C, args: &NumberArgs) -> Result<ExitCode, Failure> {
-    let spec = super::spec_of(conn, &args.key, args.shape.as_deref())?
+    let spec = super::spec_of(conn, &args.ids.key, args.shape.as_deref())?
         .into_gapless()
         .with_time_zone(args.tz);
-    let mut rows = PendingRows::new(&args.table, &args.column, &args.order_by).batch(args.batch);
+    let mut rows =
+        PendingRows::new(&args.ids.table, &args.ids.column, &args.order_by).batch(args.batch);
     if let Some(column) = &args.scope_column {
         rows = rows.scoped_by(column);
     }
@@ -73,15 +70,15 @@ fn number_on<C: FollowConnection>(conn: &mut C, args: &NumberArgs) -> Result<Exi
         if done.rows > 0 || !args.follow {
             out!(
                 "{}: numbered {} row(s) of {}",
-                args.key,
+                args.ids.key,
                 done.rows,
-                args.table
+                args.ids.table
             );
         }
         if done.left > 0 && !args.follow {
             out!(
                 "{}: {} row(s) left: dated too far ahead, or without a valid scope",
-                args.key,
+                args.ids.key,
                 done.left
             );
         }

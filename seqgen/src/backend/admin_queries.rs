@@ -78,11 +78,9 @@ macro_rules! admin_queries {
         where
             C: LoadConnection<Backend = Self>,
         {
+            let text_type = $crate::backend::dialect::sql_of::<Self, _>($crate::backend::dialect::TextType)?;
             let as_text = |column: &str| {
-                diesel::dsl::sql::<diesel::sql_types::Text>(&format!(
-                    "CAST({column} AS {})",
-                    Self::TEXT_TYPE
-                ))
+                diesel::dsl::sql::<diesel::sql_types::Text>(&format!("CAST({column} AS {text_type})"))
             };
             let mut query = db_key::table
                 .filter(db_key::key_name.ne($crate::backend::Counter::TOKEN.key))
@@ -109,7 +107,8 @@ macro_rules! admin_queries {
         where
             C: LoadConnection<Backend = Self>,
         {
-            diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(Self::NOW_TEXT))
+            let now = $crate::backend::dialect::sql_of::<Self, _>($crate::backend::dialect::NowText)?;
+            diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(&now))
                 .get_result(conn)
         }
 
@@ -198,15 +197,16 @@ macro_rules! admin_queries {
                 builder.push_identifier(name)?;
                 Ok(builder.finish())
             };
+            let text_type = $crate::backend::dialect::sql_of::<Self, _>($crate::backend::dialect::TextType)?;
             let as_text = |name: &str| -> QueryResult<String> {
-                Ok(format!("CAST({} AS {})", quote(name)?, Self::TEXT_TYPE))
+                Ok(format!("CAST({} AS {text_type})", quote(name)?))
             };
             let table = table.iter().map(|name| quote(name)).collect::<QueryResult<Vec<_>>>()?;
             let scope = scope_column.map(as_text).transpose()?;
             let mut sql = format!(
                 "SELECT {} AS id, {} AS scope FROM {}",
                 as_text(column)?,
-                scope.as_deref().unwrap_or(&format!("CAST(NULL AS {})", Self::TEXT_TYPE)),
+                scope.as_deref().unwrap_or(&format!("CAST(NULL AS {text_type})")),
                 table.join(".")
             );
             let query = match (&scope, only) {

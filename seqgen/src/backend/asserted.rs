@@ -17,7 +17,8 @@
 //!     (IF(@seqgen_identity = ?, ?, (SELECT NULL UNION ALL SELECT NULL)), ?), (?, ?)
 //! ```
 //!
-//! MySQL's form is Diesel's own insert with one value wrapped: it costs what a plain insert
+//! Each backend's form is in its file (`pg/mod.rs`, `mysql/statements.rs`; SQLite refuses it in
+//! `sqlite.rs`). MySQL's form is Diesel's own insert with one value wrapped: it costs what a plain insert
 //! costs, where a derived table of the rows (`INSERT … SELECT * FROM (VALUES …) WHERE …`)
 //! cost MariaDB 10–20 % more on bulks of 100. An error there is a statement's error: nothing
 //! of the insert is written, and a transaction around it goes on (MySQL rolls back the
@@ -66,7 +67,7 @@ impl<F, V> Asserted<F, V> {
 }
 
 /// Why an insert takes the query instead ([`NotRewritten`]).
-const NOT_CHECKED: &str = "this insert cannot check the database it reaches itself";
+pub(crate) const NOT_CHECKED: &str = "this insert cannot check the database it reaches itself";
 
 // Cached by its text, as Diesel caches what has no static id.
 impl<F, V> QueryId for Asserted<F, V> {
@@ -79,7 +80,7 @@ impl<F, V, Conn> RunQueryDsl<Conn> for Asserted<F, V> {}
 impl<F, V> Asserted<F, V> {
     /// `INSERT INTO <table> (<columns>) `, then `rows` writes the rows and the check of the
     /// mark.
-    fn walk<'b, DB>(
+    pub(crate) fn walk<'b, DB>(
         &'b self,
         mut out: AstPass<'_, 'b, DB>,
         rows: impl FnOnce(&'b [V], &'b str, &mut AstPass<'_, 'b, DB>) -> QueryResult<()>,
@@ -101,74 +102,5 @@ impl<F, V> Asserted<F, V> {
         walk_columns(&columns, &mut out)?;
         out.push_sql(" ");
         rows(&self.rows, &self.mark.value, &mut out)
-    }
-}
-
-#[cfg(seqgen_pg)]
-impl<F, V> QueryFragment<diesel::pg::Pg> for Asserted<F, V>
-where
-    F: QueryFragment<diesel::pg::Pg>,
-    V: RowValues<diesel::pg::Pg>,
-{
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, diesel::pg::Pg>) -> QueryResult<()> {
-        use diesel::sql_types::Text;
-        self.walk(out, |rows, mark, out| {
-            if let [row] = rows {
-                out.push_sql("SELECT ");
-                row.walk_values(out.reborrow())?;
-            } else {
-                out.push_sql("SELECT * FROM (VALUES ");
-                for (index, row) in rows.iter().enumerate() {
-                    out.push_sql(if index == 0 { "(" } else { ", (" });
-                    row.walk_values(out.reborrow())?;
-                    out.push_sql(")");
-                }
-                out.push_sql(") AS seqgen_v");
-            }
-            out.push_sql(" WHERE current_setting('seqgen.identity', true) = ");
-            out.push_bind_param::<Text, str>(mark)
-        })
-    }
-}
-
-#[cfg(seqgen_mysql)]
-impl<F, V> QueryFragment<diesel::mysql::Mysql> for Asserted<F, V>
-where
-    F: QueryFragment<diesel::mysql::Mysql>,
-    V: RowValues<diesel::mysql::Mysql>,
-{
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, diesel::mysql::Mysql>) -> QueryResult<()> {
-        use diesel::sql_types::Text;
-        self.walk(out, |rows, mark, out| {
-            out.push_sql("VALUES ");
-            for (index, row) in rows.iter().enumerate() {
-                out.push_sql(if index == 0 { "(" } else { ", (" });
-                for value in 0..row.len() {
-                    if value > 0 {
-                        out.push_sql(", ");
-                    }
-                    if index == 0 && value == 0 {
-                        out.push_sql("IF(@seqgen_identity = ");
-                        out.push_bind_param::<Text, str>(mark)?;
-                        out.push_sql(", ");
-                        row.walk_value(value, out.reborrow())?;
-                        out.push_sql(", (SELECT NULL UNION ALL SELECT NULL))");
-                    } else {
-                        row.walk_value(value, out.reborrow())?;
-                    }
-                }
-                out.push_sql(")");
-            }
-            Ok(())
-        })
-    }
-}
-
-// Never run there (a SQLite database is told apart without a round trip); implemented so that
-// `execute` has one bound for every backend.
-#[cfg(feature = "sqlite")]
-impl<F, V> QueryFragment<diesel::sqlite::Sqlite> for Asserted<F, V> {
-    fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, diesel::sqlite::Sqlite>) -> QueryResult<()> {
-        Err(NotRewritten::error(NOT_CHECKED))
     }
 }

@@ -38,11 +38,15 @@ macro_rules! core_statements {
             /// Stores `token` as this database's token, unless it has one.
             fn create_token(token: i64) -> ();
             /// Marks the session as reaching the database `marker` names, for the inserts that
-            /// check it themselves ([`MARK_SESSION`](Backend::MARK_SESSION), `asserted.rs`).
-            fn mark_session(marker: &str) -> ();
-            /// Records on the session that seqgen checked it on `timeline`
-            /// ([`MARK_TIMELINE`](Backend::MARK_TIMELINE); nothing without timelines).
-            fn mark_timeline(timeline: &str) -> ();
+            /// check it themselves (`asserted.rs`). Session-wide: PostgreSQL's
+            /// `set_config(.., false)` (undone by a rollback, which fails closed), MySQL's user
+            /// variable. Nothing where telling the database apart costs no round trip (SQLite).
+            fn mark_session(marker: &str) -> () = Ok(());
+            /// Records on the session the `timeline` (as
+            /// [`Timeline`](crate::backend::dialect::Timeline) prints it) seqgen checked it on;
+            /// undone by a rollback, which fails closed: the next reservation checks again.
+            /// Nothing without [timelines](Backend::TIMELINES).
+            fn mark_timeline(timeline: &str) -> () = Ok(());
             /// Records `shape` on the key's row `key_row` (scope and period ''), creating the row
             /// if it is missing, unless a shape is recorded there already, and with it the
             /// row's [start](Counter::start) as its `start_value` where none is set and the
@@ -64,24 +68,17 @@ macro_rules! core_statements {
 }
 pub(crate) use core_statements;
 
-/// Declares the [`core_statements`] as methods of [`Backend`], on Diesel's connections.
+/// Declares the [`core_statements`] as methods of [`Backend`], on Diesel's connections: each
+/// declared (`@one`), or with its default.
 macro_rules! blocking_statements {
-    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
-        $crate::backend::blocking_statement!($(#[$attr])* $name($($arg: $ty),*) $out $(= $default)?);
-    )*};
-}
-pub(crate) use blocking_statements;
-
-/// One of [`blocking_statements`]: declared, or with its default.
-macro_rules! blocking_statement {
-    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty) => {
+    (@one $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty) => {
         $(#[$attr])*
         #[doc(hidden)]
         fn $name<C>(conn: &mut C, $($arg: $ty),*) -> QueryResult<$out>
         where
             C: LoadConnection<Backend = Self>;
     };
-    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty = $default:expr) => {
+    (@one $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty = $default:expr) => {
         $(#[$attr])*
         #[doc(hidden)]
         fn $name<C>(conn: &mut C, $($arg: $ty),*) -> QueryResult<$out>
@@ -92,30 +89,23 @@ macro_rules! blocking_statement {
             $default
         }
     };
-}
-pub(crate) use blocking_statement;
-
-/// Declares the [`core_statements`] as methods of [`AsyncBackend`], on diesel-async's
-/// connections.
-#[cfg(seqgen_async)]
-macro_rules! async_statements {
     ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
-        $crate::backend::async_statement!($(#[$attr])* $name($($arg: $ty),*) $out $(= $default)?);
+        $crate::backend::blocking_statements!(@one $(#[$attr])* $name($($arg: $ty),*) $out $(= $default)?);
     )*};
 }
-#[cfg(seqgen_async)]
-pub(crate) use async_statements;
+pub(crate) use blocking_statements;
 
-/// One of [`async_statements`]: declared, or with its default.
+/// Declares the [`core_statements`] as methods of [`AsyncBackend`], on diesel-async's
+/// connections: each declared (`@one`), or with its default.
 #[cfg(seqgen_async)]
-macro_rules! async_statement {
-    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty) => {
+macro_rules! async_statements {
+    (@one $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty) => {
         $(#[$attr])*
         fn $name<C>(conn: &mut C, $($arg: $ty),*) -> impl Future<Output = QueryResult<$out>> + Send
         where
             C: AsyncConnection<Backend = Self>;
     };
-    ($(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty = $default:expr) => {
+    (@one $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) $out:ty = $default:expr) => {
         $(#[$attr])*
         fn $name<C>(conn: &mut C, $($arg: $ty),*) -> impl Future<Output = QueryResult<$out>> + Send
         where
@@ -125,9 +115,12 @@ macro_rules! async_statement {
             async { $default }
         }
     };
+    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty $(= $default:expr)?;)*) => {$(
+        $crate::backend::async_statements!(@one $(#[$attr])* $name($($arg: $ty),*) $out $(= $default)?);
+    )*};
 }
 #[cfg(seqgen_async)]
-pub(crate) use async_statement;
+pub(crate) use async_statements;
 
 /// Declares the [`core_statements`] as methods of the [`Driver`](crate::driver::Driver).
 macro_rules! driver_statements {

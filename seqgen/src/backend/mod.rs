@@ -1,5 +1,8 @@
-//! The databases seqgen runs on. Each backend module holds its reservation statement and
-//! nothing else; everything above them is one generic code path.
+//! The databases seqgen runs on. Each backend's file holds its SQL: the statements only it
+//! runs, and its `QueryFragment` impl of each difference `dialect.rs` names (the larger of two
+//! values, an insert that skips existing rows, the database's fingerprint, ...). The statements
+//! every backend runs are written once (`statement.rs`, `queries.rs`), with those fragments
+//! in their bounds; everything above the backends is one generic code path.
 
 use diesel::connection::LoadConnection;
 use diesel::QueryResult;
@@ -12,10 +15,11 @@ mod async_backend;
 mod classify;
 mod connection;
 mod declare;
+pub(crate) mod dialect;
 #[cfg(seqgen_mysql)]
 mod mysql;
 pub(crate) mod one_statement;
-mod pending;
+mod pending_rows;
 #[cfg(seqgen_pg)]
 mod pg;
 mod queries;
@@ -32,18 +36,15 @@ pub use async_backend::AsyncBackend;
 pub(crate) use classify::{is_busy, is_conflict, is_unmarked_session};
 pub use connection::{IdConnection, MigrateConnection};
 #[cfg(seqgen_async)]
-pub(crate) use declare::async_statement;
-#[cfg(seqgen_async)]
 pub(crate) use declare::async_statements;
 pub(crate) use declare::blocking_driver;
-pub(crate) use declare::blocking_statement;
 pub(crate) use declare::blocking_statements;
 pub(crate) use declare::core_statements;
 pub(crate) use declare::driver_statements;
 #[cfg(seqgen_async)]
 pub(crate) use declare::nonblocking_driver;
-pub(crate) use pending::pending_queries;
-pub use pending::{PendingRow, PendingRows};
+pub(crate) use pending_rows::pending_queries;
+pub use pending_rows::{PendingRow, PendingRows};
 pub(crate) use queries::core_queries;
 #[cfg(any(feature = "sqlite", seqgen_pg))]
 pub(crate) use queries::upsert_reserve;
@@ -94,13 +95,6 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     #[doc(hidden)]
     const IDENTIFY_IS_A_ROUND_TRIP: bool = true;
 
-    /// The statement that marks a session as reaching the database its one bind parameter
-    /// names, which an [`asserted::Asserted`] insert checks; empty where telling the database
-    /// apart costs no round trip (SQLite). Session-wide: PostgreSQL's `set_config(.., false)`
-    /// (undone by a rollback, which fails closed), MySQL's user variable.
-    #[doc(hidden)]
-    const MARK_SESSION: &'static str = "";
-
     /// Runs the gapless insert that takes its numbers itself (`one_statement.rs`) and reads
     /// the counter it left; `None` when the counter's row is not there yet. Only called where
     /// [`ONE_STATEMENT_GAPLESS_INSERT`](Backend::ONE_STATEMENT_GAPLESS_INSERT) holds.
@@ -131,70 +125,23 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     #[doc(hidden)]
     const READS_FIRST_IN_TRANSACTION: bool;
 
+    /// Whether the server has timelines (PostgreSQL: one more at each promotion of a standby),
+    /// which a reservation inside the caller's transaction checks
+    /// ([`OnCheckedSession`](dialect::OnCheckedSession), `reserve/timeline.rs`).
+    #[doc(hidden)]
+    const TIMELINES: bool = false;
+
     /// The backend's name in traces: `sqlite`, `postgres` or `mysql`, as the features say.
     #[doc(hidden)]
     const NAME: &'static str;
 
-    /// The SQL function giving the larger of two values.
-    #[doc(hidden)]
-    const GREATEST: &'static str;
-
-    /// The type a value is cast to for reading it as text: `TEXT`, or `CHAR` on MySQL.
-    #[doc(hidden)]
-    const TEXT_TYPE: &'static str = "TEXT";
-
-    /// The database's time now, as text, as `updated_at` shows a row written now (the session's
-    /// time zone where the column has none).
-    #[doc(hidden)]
-    const NOW_TEXT: &'static str = "CAST(CURRENT_TIMESTAMP AS TEXT)";
-
-    /// How an insert skips rows already there: the words before `db_key`, and after the rest.
-    #[doc(hidden)]
-    const INSERT_IGNORING: (&'static str, &'static str);
-
-    /// An SQL expression (text) naming the database a connection talks to, the same on every
-    /// connection to it and different for a copy of it (see `identity.rs`).
-    #[doc(hidden)]
-    const FINGERPRINT: &'static str;
-
-    /// An SQL expression (text) giving the server setting that decides whether a committed
-    /// reservation survives a crash of the server.
-    #[doc(hidden)]
-    const DURABILITY: &'static str;
-
-    /// An SQL expression (text, or NULL) giving the server's history of failovers as a
-    /// number in hex that only grows: PostgreSQL's timeline, which a promoted standby raises
-    /// (see `identity.rs`). NULL where the backend has none, or on a standby.
-    #[doc(hidden)]
-    const TIMELINE: &'static str = "NULL";
-
-    /// An SQL expression giving the timeline seqgen checked this session on
-    /// ([`MARK_TIMELINE`](Backend::MARK_TIMELINE)); empty where the backend has no timeline.
-    /// A reservation inside the caller's transaction runs only where it equals
-    /// [`TIMELINE`](Backend::TIMELINE) (see `reserve::timeline`).
-    #[doc(hidden)]
-    const CHECKED_TIMELINE: &'static str = "";
-
-    /// The statement that records on the session the timeline (its one bind parameter, as
-    /// [`TIMELINE`](Backend::TIMELINE) prints it) seqgen checked it on; empty where the backend
-    /// has no timeline. Undone by a rollback, which fails closed: the next reservation checks
-    /// again.
-    #[doc(hidden)]
-    const MARK_TIMELINE: &'static str = "";
-
-    /// The server setting [`DURABILITY`](Backend::DURABILITY) reads, for error messages.
+    /// The server setting [`Durability`](dialect::Durability) reads, for error messages.
     #[doc(hidden)]
     const DURABILITY_SETTING: &'static str;
 
-    /// The value of [`DURABILITY`](Backend::DURABILITY) on a server that commits durably.
+    /// The value of [`Durability`](dialect::Durability) on a server that commits durably.
     #[doc(hidden)]
     const DURABLE: &'static str;
-
-    /// A one-row derived table whose evaluation makes the reservation's transaction commit
-    /// durably whatever the session's setting (PostgreSQL's `synchronous_commit`); a plain
-    /// one-row table where commits are durable anyway.
-    #[doc(hidden)]
-    const DURABLE_COMMIT: &'static str = "(SELECT 1) AS durable";
 
     /// The embedded `db_key` migrations of this backend.
     #[doc(hidden)]
@@ -223,7 +170,7 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// Completes the [`FINGERPRINT`](Backend::FINGERPRINT) the server gave with what only the
+    /// Completes the [`Fingerprint`](dialect::Fingerprint) the server gave with what only the
     /// client can see (SQLite: the database file's device and inode).
     #[doc(hidden)]
     fn complete_fingerprint(fingerprint: String) -> String {
@@ -271,7 +218,7 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self>;
 
-    /// The database's time now, as [`NOW_TEXT`](Backend::NOW_TEXT) prints it.
+    /// The database's time now, as [`NowText`](dialect::NowText) prints it.
     #[doc(hidden)]
     fn database_now<C>(conn: &mut C) -> QueryResult<String>
     where
@@ -322,7 +269,7 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
 
     /// Locks `key`'s row for the rest of the transaction, then reads up to a batch of the rows
     /// of `rows` still without a number, ordered, above `after`; `None` without a key's row.
-    /// See `pending.rs`.
+    /// See `pending_rows.rs`.
     #[doc(hidden)]
     fn select_pending<C>(
         conn: &mut C,

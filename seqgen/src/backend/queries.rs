@@ -46,32 +46,6 @@ macro_rules! core_queries {
                 .map(drop)
         }
 
-        $($kw)* fn mark_session<C>(conn: &mut C, marker: &str) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            match <Self as $crate::backend::Backend>::MARK_SESSION {
-                "" => Ok(()),
-                sql => diesel::sql_query(sql)
-                    .bind::<diesel::sql_types::Text, _>(marker)
-                    .execute(conn) $(.$aw)*
-                    .map(drop),
-            }
-        }
-
-        $($kw)* fn mark_timeline<C>(conn: &mut C, timeline: &str) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            match <Self as $crate::backend::Backend>::MARK_TIMELINE {
-                "" => Ok(()),
-                sql => diesel::sql_query(sql)
-                    .bind::<diesel::sql_types::Text, _>(timeline)
-                    .execute(conn) $(.$aw)*
-                    .map(drop),
-            }
-        }
-
         $($kw)* fn read<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<Option<i64>>
         where
             C: $($conn)*<Backend = Self>,

@@ -76,7 +76,7 @@ pub type CounterRow = (
 #[doc(hidden)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
-    /// The database's fingerprint ([`Backend::FINGERPRINT`](super::Backend::FINGERPRINT), completed).
+    /// The database's fingerprint ([`Fingerprint`](super::dialect::Fingerprint), completed).
     pub fingerprint: String,
     /// The server's durability setting, as the server shows it.
     pub durability: String,
@@ -90,7 +90,7 @@ pub struct Found {
     pub shape: Option<String>,
 }
 
-/// The timeline [`Backend::TIMELINE`](super::Backend::TIMELINE) read (hex), if any.
+/// The timeline [`Timeline`](super::dialect::Timeline) read (hex), if any.
 pub(crate) fn timeline(hex: Option<&str>) -> Option<u32> {
     hex.and_then(|hex| u32::from_str_radix(hex, 16).ok())
 }

@@ -6,18 +6,21 @@
 
 use diesel::connection::{LoadConnection, SimpleConnection};
 use diesel::prelude::*;
+use diesel::query_builder::{AstPass, QueryFragment};
 
 use diesel::sqlite::{Sqlite, SqliteConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
+use super::dialect::{
+    Durability, DurableCommit, Fingerprint, Greatest, IgnoringEnd, InsertIgnoring, NowText,
+    OnCheckedSession, TextType, Timeline,
+};
 use crate::backend::schema::db_key;
 
 impl super::sealed::Sealed for Sqlite {}
 
 impl super::Backend for Sqlite {
     const NAME: &'static str = "sqlite";
-    const INSERT_IGNORING: (&'static str, &'static str) = ("INSERT OR IGNORE INTO", "");
-    const GREATEST: &'static str = "MAX";
     const CREATES_ROWS_FIRST: bool = false;
     const READS_FIRST_IN_TRANSACTION: bool = false;
     const RESERVE_BESIDE_TRANSACTION: bool = false;
@@ -25,12 +28,7 @@ impl super::Backend for Sqlite {
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
 
     super::run_pending_migrations!();
-    // The main database's file; `complete_fingerprint` adds its device and inode, so a copy of
-    // the file is another database even where it was moved to the original's path.
-    const FINGERPRINT: &'static str =
-        "COALESCE((SELECT file FROM pragma_database_list WHERE name = 'main'), '')";
     // A commit is durable against a crash of the process; see the README on power loss.
-    const DURABILITY: &'static str = "'1'";
     const DURABILITY_SETTING: &'static str = "synchronous";
     const DURABLE: &'static str = "1";
 
@@ -207,5 +205,98 @@ pub struct SqliteSetup;
 impl diesel::r2d2::CustomizeConnection<SqliteConnection, diesel::r2d2::Error> for SqliteSetup {
     fn on_acquire(&self, conn: &mut SqliteConnection) -> Result<(), diesel::r2d2::Error> {
         configure(conn).map_err(diesel::r2d2::Error::QueryError)
+    }
+}
+
+impl QueryFragment<Sqlite> for Greatest {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("MAX");
+        Ok(())
+    }
+}
+
+impl QueryFragment<Sqlite> for InsertIgnoring {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("INSERT OR IGNORE INTO");
+        Ok(())
+    }
+}
+
+impl QueryFragment<Sqlite> for IgnoringEnd {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("");
+        Ok(())
+    }
+}
+
+// The main database's file; `complete_fingerprint` adds its device and inode, so a copy of
+// the file is another database even where it was moved to the original's path.
+impl QueryFragment<Sqlite> for Fingerprint {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("COALESCE((SELECT file FROM pragma_database_list WHERE name = 'main'), '')");
+        Ok(())
+    }
+}
+
+// A commit is durable against a crash of the process; see the README on power loss.
+impl QueryFragment<Sqlite> for Durability {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("'1'");
+        Ok(())
+    }
+}
+
+// No failovers, no timeline.
+impl QueryFragment<Sqlite> for Timeline {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("NULL");
+        Ok(())
+    }
+}
+
+impl QueryFragment<Sqlite> for OnCheckedSession {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("");
+        Ok(())
+    }
+}
+
+// Commits are durable anyway (`Durability`).
+impl QueryFragment<Sqlite> for DurableCommit {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("(SELECT 1) AS durable");
+        Ok(())
+    }
+}
+
+impl QueryFragment<Sqlite> for TextType {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("TEXT");
+        Ok(())
+    }
+}
+
+impl QueryFragment<Sqlite> for NowText {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("CAST(CURRENT_TIMESTAMP AS TEXT)");
+        Ok(())
+    }
+}
+
+// Never run there (`Backend::ONE_STATEMENT_GAPLESS_INSERT`); implemented so that `execute`
+// has one bound for every backend.
+impl<F, V> QueryFragment<Sqlite> for super::one_statement::OneStatement<F, V> {
+    fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        Err(super::one_statement::not_one_statement())
+    }
+}
+
+// Never run there (a SQLite database is told apart without a round trip); implemented so that
+// `execute` has one bound for every backend.
+impl<F, V> QueryFragment<Sqlite> for super::asserted::Asserted<F, V> {
+    fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        Err(super::row_values::NotRewritten::error(
+            super::asserted::NOT_CHECKED,
+        ))
     }
 }

@@ -7,7 +7,7 @@
 //! A reservation outside a transaction reads the timeline with the database's identity. One
 //! inside the caller's transaction (gapless numbers, a batched block without a pool) would pay
 //! a query for that each time; instead the session carries the timeline seqgen checked it on
-//! (`Backend::MARK_TIMELINE`), and the reservation's statement writes nothing unless that is
+//! (`Backend::mark_timeline`), and the reservation's statement writes nothing unless that is
 //! still the server's ([`reserve_in_transaction`]). A new session, or one whose mark a rollback
 //! undid, is checked once, and its reservation runs again.
 
@@ -83,7 +83,7 @@ pub(crate) async fn reserve_in_transaction<D: Driver>(
     if let Some(last) = db.reserve(counter, count, limit, true).await? {
         return Ok(Some(last));
     }
-    if D::Backend::MARK_TIMELINE.is_empty() {
+    if !D::Backend::TIMELINES {
         return Ok(None); // past the limit
     }
     // Past the limit, or on a session not checked yet: the second run tells.
@@ -104,7 +104,7 @@ async fn check_session<D: Driver>(db: &mut D) -> Result<()> {
     // A database no block was ever reserved on has no token yet: its fingerprint alone.
     let identity = identity.unwrap_or_else(|| Identity::new(&found.fingerprint, 0));
     check_timeline(&identity, Some(timeline))?;
-    // As `Backend::TIMELINE` prints it: the first 8 hex digits of a WAL file's name.
+    // As the `Timeline` fragment prints it: the first 8 hex digits of a WAL file's name.
     db.mark_timeline(&format!("{timeline:08X}")).await?;
     Ok(())
 }

@@ -13,6 +13,7 @@
 //! it. Diesel sends every statement prepared, one per round trip, so two is the least without
 //! a stored routine.
 
+mod fragments;
 mod migrate;
 mod statements;
 
@@ -34,14 +35,12 @@ impl super::sealed::Sealed for Mysql {}
 
 impl super::Backend for Mysql {
     const NAME: &'static str = "mysql";
-    const MARK_SESSION: &'static str = "SET @seqgen_identity = ?";
-    const INSERT_IGNORING: (&'static str, &'static str) = ("INSERT IGNORE INTO", "");
-    const GREATEST: &'static str = "GREATEST";
-    const TEXT_TYPE: &'static str = "CHAR";
-    const NOW_TEXT: &'static str = "CAST(CURRENT_TIMESTAMP(6) AS CHAR)";
     const CREATES_ROWS_FIRST: bool = true;
     const READS_FIRST_IN_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
+    // InnoDB writes and flushes its log at every commit only with the value 1.
+    const DURABILITY_SETTING: &'static str = "innodb_flush_log_at_trx_commit";
+    const DURABLE: &'static str = "1";
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/mysql");
 
     fn run_pending_migrations<C>(conn: &mut C) -> diesel::migration::Result<()>
@@ -50,26 +49,6 @@ impl super::Backend for Mysql {
     {
         migrate::run_pending(conn)
     }
-    // MariaDB has no server UUID: the server (host, port, data directory, server id) and the
-    // schema. A `mysqldump | mariadb` clone lives in another schema or on another server.
-    // A Galera node names its cluster instead (cluster name and state UUID, the same on every
-    // node, kept across restarts), so that the nodes of one cluster are one database. The
-    // `/*M! … */` parts are read by MariaDB only (MySQL has no `wsrep_on`); the status is
-    // read only when wsrep is on (an impossible WHERE reads no status), and an empty state
-    // UUID (a node not yet joined) falls back to the node.
-    const FINGERPRINT: &'static str = "CONCAT_WS('/', 'mysql', \
-        /*M! COALESCE((SELECT CONCAT_WS('/', 'galera', @@GLOBAL.wsrep_cluster_name, VARIABLE_VALUE) \
-        FROM information_schema.GLOBAL_STATUS WHERE @@GLOBAL.wsrep_on \
-        AND VARIABLE_NAME = 'WSREP_CLUSTER_STATE_UUID' AND VARIABLE_VALUE <> ''), */ \
-        CONCAT_WS('/', @@hostname, @@port, @@datadir, @@server_id) /*M! ) */, DATABASE())";
-    // InnoDB writes and flushes its log at every commit only with the value 1.
-    const DURABILITY: &'static str = "CAST(@@innodb_flush_log_at_trx_commit AS CHAR)";
-    const DURABILITY_SETTING: &'static str = "innodb_flush_log_at_trx_commit";
-    const DURABLE: &'static str = "1";
-
-    reserve!(sync);
-
-    reserve_identified!(sync);
 
     // Read back with a lock: a snapshot read under REPEATABLE READ would miss a shape
     // another transaction recorded after this one's snapshot.
@@ -78,27 +57,24 @@ impl super::Backend for Mysql {
     super::admin_queries!(for_update);
     super::pending_queries!(sync);
 
-    fn read_committed_next<C>(conn: &mut C) -> QueryResult<()>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        diesel::sql_query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
-            .execute(conn)
-            .map(drop)
-    }
-
-    lock_nowait!(sync);
+    mysql_queries!(sync);
 }
 
-/// [`Backend::reserve`](super::Backend::reserve) (the same inside a transaction: MySQL has
-/// no timelines) and [`Backend::create_row`](super::Backend::create_row), for both drivers
-/// (see `core_queries!`).
-macro_rules! reserve {
+/// MySQL's own statements, for both drivers (see `core_queries!`):
+///
+/// - `reserve` (the same inside a transaction: MySQL has no timelines) and `create_row`;
+/// - `reserve_identified`: a known undated, unscoped key in two statements ([`BumpKnownKey`],
+///   [`ReadBack`]); `Ok(None)` after the first when the key is not as expected, and at once
+///   for any other counter: the caller reads and reserves in three. `Found::batch` is read
+///   after the reservation, not before: `reserve_block` uses it only to tell the generator
+///   what to ask for next time;
+/// - `read_committed_next`, `mark_session` (a user variable) and `lock_nowait`.
+macro_rules! mysql_queries {
     (sync) => {
-        $crate::backend::mysql::reserve!(@ [] [] [diesel::connection::LoadConnection] [$crate::backend::Backend]);
+        $crate::backend::mysql::mysql_queries!(@ [] [] [diesel::connection::LoadConnection] [$crate::backend::Backend]);
     };
     (async) => {
-        $crate::backend::mysql::reserve!(@ [async] [await] [diesel_async::AsyncConnection] [$crate::backend::AsyncBackend]);
+        $crate::backend::mysql::mysql_queries!(@ [async] [await] [diesel_async::AsyncConnection] [$crate::backend::AsyncBackend]);
     };
     (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*]) => {
         $($kw)* fn reserve<C>(
@@ -151,25 +127,7 @@ macro_rules! reserve {
                 .execute(conn) $(.$aw)*
                 .map(drop)
         }
-    };
-}
-use reserve;
 
-/// [`Backend::reserve_identified`](super::Backend::reserve_identified) for both drivers: a
-/// known undated, unscoped key in two statements ([`BumpKnownKey`], [`ReadBack`]); `Ok(None)`
-/// after the first when the key is not as expected, and at once for any other counter: the
-/// caller reads and reserves in three.
-///
-/// `Found::batch` is read after the reservation, not before: `reserve_block` uses it only to
-/// tell the generator what to ask for next time.
-macro_rules! reserve_identified {
-    (sync) => {
-        $crate::backend::mysql::reserve_identified!(@ [] [] [diesel::connection::LoadConnection]);
-    };
-    (async) => {
-        $crate::backend::mysql::reserve_identified!(@ [async] [await] [diesel_async::AsyncConnection]);
-    };
-    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*]) => {
         $($kw)* fn reserve_identified<C>(
             conn: &mut C,
             request: &$crate::backend::Request<'_>,
@@ -218,18 +176,26 @@ macro_rules! reserve_identified {
                 last: Some(last),
             }))
         }
-    };
-}
-use reserve_identified;
 
-macro_rules! lock_nowait {
-    (sync) => {
-        $crate::backend::mysql::lock_nowait!(@ [] [] [diesel::connection::LoadConnection] [$crate::backend::Backend]);
-    };
-    (async) => {
-        $crate::backend::mysql::lock_nowait!(@ [async] [await] [diesel_async::AsyncConnection] [$crate::backend::AsyncBackend]);
-    };
-    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*]) => {
+        $($kw)* fn read_committed_next<C>(conn: &mut C) -> QueryResult<()>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            diesel::sql_query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+                .execute(conn) $(.$aw)*
+                .map(drop)
+        }
+
+        $($kw)* fn mark_session<C>(conn: &mut C, marker: &str) -> QueryResult<()>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            diesel::sql_query("SET @seqgen_identity = ?")
+                .bind::<diesel::sql_types::Text, _>(marker)
+                .execute(conn) $(.$aw)*
+                .map(drop)
+        }
+
         $($kw)* fn lock_nowait<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
         where
             C: $($conn)*<Backend = Self>,
@@ -263,7 +229,7 @@ macro_rules! lock_nowait {
         }
     };
 }
-use lock_nowait;
+use mysql_queries;
 
 /// The statements of the allocator core on diesel-async's `AsyncMysqlConnection`.
 #[cfg(feature = "async-mysql")]
@@ -273,24 +239,8 @@ mod nonblocking {
     use diesel_async::RunQueryDsl;
 
     impl super::super::AsyncBackend for Mysql {
-        super::reserve!(async);
-
-        super::reserve_identified!(async);
-
         super::super::core_queries!(async, for_update);
-
-        super::lock_nowait!(async);
-
         super::super::pending_queries!(async);
-
-        async fn read_committed_next<C>(conn: &mut C) -> QueryResult<()>
-        where
-            C: diesel_async::AsyncConnection<Backend = Self>,
-        {
-            diesel::sql_query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
-                .execute(conn)
-                .await
-                .map(drop)
-        }
+        super::mysql_queries!(async);
     }
 }

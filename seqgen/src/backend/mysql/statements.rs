@@ -6,34 +6,49 @@ use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::sql_types::{BigInt, Nullable, Text, Unsigned};
 
-use crate::backend::statement::{Piece, Text as StatementText};
+use crate::backend::dialect::{Durability, Fingerprint};
+use crate::backend::statement::{Returns, Statement};
+use crate::backend::Counter;
 
 /// Adds to an existing counter and remembers the new value as `LAST_INSERT_ID()`. A counter
 /// behind its own `start_value` (else the spec's start) jumps forward to it; a counter past
 /// the limit is left alone.
 pub(super) struct Bump;
 
-impl StatementText for Bump {
-    const PIECES: &'static [Piece] = &[
-        Piece::Sql(
-            "UPDATE db_key SET current_value = LAST_INSERT_ID(GREATEST(current_value, \
-             COALESCE(start_value, ",
-        ),
-        Piece::Start,
-        Piece::Sql(") - 1) + "),
-        Piece::Count,
-        Piece::Sql("), updated_at = CURRENT_TIMESTAMP(6) WHERE key_name = "),
-        Piece::Key,
-        Piece::Sql(" AND scope = "),
-        Piece::Scope,
-        Piece::Sql(" AND period = "),
-        Piece::Period,
-        Piece::Sql(" AND GREATEST(current_value, COALESCE(start_value, "),
-        Piece::Start,
-        Piece::Sql(") - 1) <= "),
-        Piece::Limit,
-    ];
+impl Returns for Bump {
     type SqlType = BigInt;
+}
+
+impl QueryFragment<Mysql> for Statement<'_, Bump> {
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
+        walk_bump(self.counter(), self.count(), self.limit(), out)
+    }
+}
+
+/// The text of [`Bump`]: also the start of [`BumpKnownKey`].
+fn walk_bump<'b>(
+    counter: &'b Counter<'_>,
+    count: &'b i64,
+    limit: &'b i64,
+    mut out: AstPass<'_, 'b, Mysql>,
+) -> QueryResult<()> {
+    out.push_sql(
+        "UPDATE db_key SET current_value = LAST_INSERT_ID(GREATEST(current_value, \
+         COALESCE(start_value, ",
+    );
+    out.push_bind_param::<BigInt, i64>(&counter.start)?;
+    out.push_sql(") - 1) + ");
+    out.push_bind_param::<BigInt, i64>(count)?;
+    out.push_sql("), updated_at = CURRENT_TIMESTAMP(6) WHERE key_name = ");
+    out.push_bind_param::<Text, str>(counter.key)?;
+    out.push_sql(" AND scope = ");
+    out.push_bind_param::<Text, str>(counter.scope)?;
+    out.push_sql(" AND period = ");
+    out.push_bind_param::<Text, str>(counter.period)?;
+    out.push_sql(" AND GREATEST(current_value, COALESCE(start_value, ");
+    out.push_bind_param::<BigInt, i64>(&counter.start)?;
+    out.push_sql(") - 1) <= ");
+    out.push_bind_param::<BigInt, i64>(limit)
 }
 
 /// [`Bump`] for an undated, unscoped key whose row is as the caller expects: that row is both
@@ -59,15 +74,9 @@ impl QueryId for BumpKnownKey<'_, '_> {
 
 impl QueryFragment<Mysql> for BumpKnownKey<'_, '_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
-        use crate::backend::statement::{walk_block_size, walk_pieces};
+        use crate::backend::statement::walk_block_size;
         let r = self.request;
-        walk_pieces(
-            Bump::PIECES,
-            Bump::ON_CHECKED_SESSION,
-            r.counter,
-            (&self.count, &self.limit, &r.counter.start),
-            out.reborrow(),
-        )?;
+        walk_bump(&r.counter, &self.count, &self.limit, out.reborrow())?;
         // `shape` compares byte for byte: the table's collation is `utf8mb4_bin`.
         out.push_sql(" AND shape = ");
         out.push_bind_param::<Text, str>(r.shape)?;
@@ -88,20 +97,7 @@ impl<Conn> RunQueryDsl<Conn> for BumpKnownKey<'_, '_> {}
 /// changes.
 pub(super) struct ReadBack;
 
-impl StatementText for ReadBack {
-    const PIECES: &'static [Piece] = &[
-        Piece::Sql("SELECT LAST_INSERT_ID(), "),
-        Piece::Fingerprint,
-        Piece::Sql(", "),
-        Piece::Durability,
-        Piece::Sql(
-            ", (SELECT t.current_value FROM db_key t \
-             WHERE t.key_name = '' AND t.scope = '' AND t.period = ''), \
-             (SELECT k.batch_size FROM db_key k WHERE k.key_name = ",
-        ),
-        Piece::Key,
-        Piece::Sql(" AND k.scope = '' AND k.period = '')"),
-    ];
+impl Returns for ReadBack {
     type SqlType = (
         Unsigned<BigInt>,
         Text,
@@ -111,19 +107,40 @@ impl StatementText for ReadBack {
     );
 }
 
+impl QueryFragment<Mysql> for Statement<'_, ReadBack> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
+        out.push_sql("SELECT LAST_INSERT_ID(), ");
+        Fingerprint.walk_ast(out.reborrow())?;
+        out.push_sql(", ");
+        Durability.walk_ast(out.reborrow())?;
+        out.push_sql(
+            ", (SELECT t.current_value FROM db_key t \
+             WHERE t.key_name = '' AND t.scope = '' AND t.period = ''), \
+             (SELECT k.batch_size FROM db_key k WHERE k.key_name = ",
+        );
+        out.push_bind_param::<Text, str>(self.counter().key)?;
+        out.push_sql(" AND k.scope = '' AND k.period = '')");
+        Ok(())
+    }
+}
+
 /// A new counter row's start: its key row's `start_value - 1` (else the spec's start - 1), read with a
 /// lock once the key row exists (a plain read would see a transaction's old snapshot).
 pub(super) struct StartOfRow;
 
-impl StatementText for StartOfRow {
-    const PIECES: &'static [Piece] = &[
-        Piece::Sql("SELECT COALESCE(MAX(start_value), "),
-        Piece::Start,
-        Piece::Sql(") - 1 FROM db_key WHERE key_name = "),
-        Piece::Key,
-        Piece::Sql(" AND scope = '' AND period = '' FOR UPDATE"),
-    ];
+impl Returns for StartOfRow {
     type SqlType = BigInt;
+}
+
+impl QueryFragment<Mysql> for Statement<'_, StartOfRow> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
+        out.push_sql("SELECT COALESCE(MAX(start_value), ");
+        out.push_bind_param::<BigInt, i64>(&self.counter().start)?;
+        out.push_sql(") - 1 FROM db_key WHERE key_name = ");
+        out.push_bind_param::<Text, str>(self.counter().key)?;
+        out.push_sql(" AND scope = '' AND period = '' FOR UPDATE");
+        Ok(())
+    }
 }
 
 /// Creates a counter row at the value given ([`StartOfRow`]), unless it exists. Not
@@ -134,17 +151,59 @@ impl StatementText for StartOfRow {
 /// `db_key_never_back` trigger, which lets an unchanged counter pass.)
 pub(super) struct CreateRowAt;
 
-impl StatementText for CreateRowAt {
-    const PIECES: &'static [Piece] = &[
-        Piece::Sql("INSERT INTO db_key (key_name, scope, period, current_value) VALUES ("),
-        Piece::Key,
-        Piece::Sql(", "),
-        Piece::Scope,
-        Piece::Sql(", "),
-        Piece::Period,
-        Piece::Sql(", "),
-        Piece::Count,
-        Piece::Sql(") ON DUPLICATE KEY UPDATE key_name = key_name"),
-    ];
+impl Returns for CreateRowAt {
     type SqlType = BigInt;
+}
+
+impl QueryFragment<Mysql> for Statement<'_, CreateRowAt> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
+        out.push_sql("INSERT INTO db_key (key_name, scope, period, current_value) VALUES (");
+        self.bind_counter(&mut out)?;
+        out.push_sql(", ");
+        out.push_bind_param::<BigInt, i64>(self.count())?;
+        out.push_sql(") ON DUPLICATE KEY UPDATE key_name = key_name");
+        Ok(())
+    }
+}
+
+// Never run there (`Backend::ONE_STATEMENT_GAPLESS_INSERT`); implemented so that `execute`
+// has one bound for every backend.
+impl<F, V> QueryFragment<Mysql> for crate::backend::one_statement::OneStatement<F, V> {
+    fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
+        Err(crate::backend::one_statement::not_one_statement())
+    }
+}
+
+// The checking insert (`asserted.rs`): Diesel's insert, its first value taken only on a
+// marked session.
+impl<F, V> QueryFragment<Mysql> for crate::backend::asserted::Asserted<F, V>
+where
+    F: QueryFragment<Mysql>,
+    V: crate::backend::row_values::RowValues<Mysql>,
+{
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
+        use diesel::sql_types::Text;
+        self.walk(out, |rows, mark, out| {
+            out.push_sql("VALUES ");
+            for (index, row) in rows.iter().enumerate() {
+                out.push_sql(if index == 0 { "(" } else { ", (" });
+                for value in 0..row.len() {
+                    if value > 0 {
+                        out.push_sql(", ");
+                    }
+                    if index == 0 && value == 0 {
+                        out.push_sql("IF(@seqgen_identity = ");
+                        out.push_bind_param::<Text, str>(mark)?;
+                        out.push_sql(", ");
+                        row.walk_value(value, out.reborrow())?;
+                        out.push_sql(", (SELECT NULL UNION ALL SELECT NULL))");
+                    } else {
+                        row.walk_value(value, out.reborrow())?;
+                    }
+                }
+                out.push_sql(")");
+            }
+            Ok(())
+        })
+    }
 }

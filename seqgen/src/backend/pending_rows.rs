@@ -3,7 +3,9 @@
 //! bound values, once for every backend; each backend's impl runs it (`pending_queries!`).
 
 use diesel::prelude::*;
-use diesel::query_builder::QueryBuilder;
+use diesel::query_builder::{QueryBuilder, QueryFragment};
+
+use super::dialect::TextType;
 use diesel::sql_types::{Nullable, Text};
 
 /// Where a table keeps the numbers seqgen gives its rows after they commit: the table, the
@@ -91,6 +93,7 @@ pub(crate) fn select_sql<B>(rows: &PendingRows<'_>) -> QueryResult<String>
 where
     B: super::Backend,
     B::QueryBuilder: Default,
+    TextType: QueryFragment<B>,
 {
     let mut sql = B::QueryBuilder::default();
     let text = |sql: &mut B::QueryBuilder, column: Option<&str>| -> QueryResult<()> {
@@ -99,7 +102,9 @@ where
             Some(column) => sql.push_identifier(column)?,
             None => sql.push_sql("NULL"),
         }
-        sql.push_sql(&format!(" AS {})", B::TEXT_TYPE));
+        sql.push_sql(" AS ");
+        TextType.to_sql(sql, &B::default())?;
+        sql.push_sql(")");
         Ok(())
     };
     sql.push_sql("SELECT ");
@@ -175,10 +180,10 @@ fn table<B: diesel::backend::Backend>(
 /// [`AsyncBackend`](super::AsyncBackend) ones (`async`): one body, run on either connection.
 macro_rules! pending_queries {
     (sync) => {
-        $crate::backend::pending::pending_queries!(@ [] [] [diesel::connection::LoadConnection] [diesel::RunQueryDsl]);
+        $crate::backend::pending_rows::pending_queries!(@ [] [] [diesel::connection::LoadConnection] [diesel::RunQueryDsl]);
     };
     (async) => {
-        $crate::backend::pending::pending_queries!(@ [async] [await] [diesel_async::AsyncConnection] [diesel_async::RunQueryDsl]);
+        $crate::backend::pending_rows::pending_queries!(@ [async] [await] [diesel_async::AsyncConnection] [diesel_async::RunQueryDsl]);
     };
     (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($run:tt)*]) => {
         $($kw)* fn select_pending<C>(
@@ -192,7 +197,7 @@ macro_rules! pending_queries {
         {
             use diesel::sql_types::{BigInt, Text};
             use $($run)* as _;
-            use $crate::backend::pending::{lock_sql, select_sql};
+            use $crate::backend::pending_rows::{lock_sql, select_sql};
             let locked = diesel::sql_query(lock_sql::<Self>())
                 .bind::<Text, _>(key)
                 .execute(conn) $(.$aw)* ?;
@@ -215,7 +220,7 @@ macro_rules! pending_queries {
         {
             use diesel::sql_types::{BigInt, Text};
             use $($run)* as _;
-            let sql = $crate::backend::pending::write_sql::<Self>(rows, numbers.len())?;
+            let sql = $crate::backend::pending_rows::write_sql::<Self>(rows, numbers.len())?;
             let mut query = diesel::sql_query(sql).into_boxed::<Self>();
             for (order, id) in numbers {
                 query = query.bind::<BigInt, _>(*order).bind::<Text, _>(id.clone());

@@ -1,0 +1,299 @@
+//! PostgreSQL: one `INSERT … SELECT … ON CONFLICT DO UPDATE … RETURNING` per reservation. The
+//! conflicting row is locked and re-read at its latest committed value, so under READ
+//! COMMITTED concurrent reservations queue on the row and never overlap. What PostgreSQL
+//! writes differently (`dialect.rs`) is at the end of this file; its reservation that also
+//! identifies the database is in `reserve_identified.rs`.
+
+mod numbered_insert;
+mod reserve_identified;
+
+use diesel::connection::LoadConnection;
+use diesel::pg::Pg;
+use diesel::prelude::*;
+use diesel::query_builder::{AstPass, QueryFragment};
+use diesel_migrations::{embed_migrations, EmbeddedMigrations};
+
+use super::dialect::{
+    Durability, DurableCommit, Fingerprint, Greatest, IgnoringEnd, InsertIgnoring, NowText,
+    OnCheckedSession, TextType, Timeline,
+};
+use crate::backend::one_statement::OneStatement;
+use crate::backend::schema::db_key;
+
+impl super::sealed::Sealed for Pg {}
+
+impl super::Backend for Pg {
+    const NAME: &'static str = "postgres";
+    const CREATES_ROWS_FIRST: bool = false;
+    const READS_FIRST_IN_TRANSACTION: bool = true;
+    const RESERVE_BESIDE_TRANSACTION: bool = true;
+    const ONE_STATEMENT_GAPLESS_INSERT: bool = true;
+    const TIMELINES: bool = true;
+    // Every reservation sets `synchronous_commit = on` for its own transaction (see
+    // `DurableCommit`); with `fsync = off` no commit survives a crash of the machine or an
+    // immediate shutdown, whatever the session says.
+    const DURABILITY_SETTING: &'static str = "fsync";
+    const DURABLE: &'static str = "on";
+    const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+
+    super::run_pending_migrations!();
+
+    fn run_one_statement<C, S, V>(
+        conn: &mut C,
+        statement: OneStatement<S, V>,
+    ) -> QueryResult<Option<i64>>
+    where
+        C: LoadConnection<Backend = Pg>,
+        OneStatement<S, V>: QueryFragment<Pg>,
+    {
+        statement.get_result::<i64>(conn).optional()
+    }
+
+    super::upsert_reserve!(sync);
+    super::core_queries!(sync);
+    super::admin_queries!();
+    super::pending_queries!(sync);
+    pg_queries!(sync);
+}
+
+/// PostgreSQL's own statements, for both drivers (see `core_queries!`): the reservation that
+/// also identifies the database, marking a session, locking a row without waiting, and
+/// whether commits wait for a standby. In `replication`, every role sees
+/// `pg_stat_replication`'s rows and the setting; their `backend_start` needs
+/// `pg_read_all_stats` (else it reads NULL, taken as settling). `clock_timestamp()`, not
+/// `now()`: inside the caller's transaction `now()` is when it began.
+macro_rules! pg_queries {
+    (sync) => {
+        $crate::backend::pg::pg_queries!(@ [] [] [diesel::connection::LoadConnection] [$crate::backend::Backend]);
+    };
+    (async) => {
+        $crate::backend::pg::pg_queries!(@ [async] [await] [diesel_async::AsyncConnection] [$crate::backend::AsyncBackend]);
+    };
+    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*]) => {
+        $($kw)* fn reserve_identified<C>(
+            conn: &mut C,
+            request: &$crate::backend::Request<'_>,
+        ) -> QueryResult<Option<$crate::backend::Identified>>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            let row: $crate::backend::pg::reserve_identified::ReserveIdentifiedRow =
+                $crate::backend::pg::reserve_identified::ReserveIdentified(request).get_result(conn) $(.$aw)* ?;
+            let (fingerprint, durability, timeline, token, batch, shape, count, last) = row;
+            Ok(Some($crate::backend::Identified {
+                found: $crate::backend::Found {
+                    fingerprint: <Self as $crate::backend::Backend>::complete_fingerprint(
+                        fingerprint,
+                    ),
+                    durability,
+                    timeline: $crate::backend::timeline(timeline.as_deref()),
+                    token,
+                    batch,
+                    shape,
+                },
+                count,
+                last,
+            }))
+        }
+
+        $($kw)* fn mark_session<C>(conn: &mut C, marker: &str) -> QueryResult<()>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            diesel::sql_query("SELECT set_config('seqgen.identity', $1, false)")
+                .bind::<diesel::sql_types::Text, _>(marker)
+                .execute(conn) $(.$aw)*
+                .map(drop)
+        }
+
+        $($kw)* fn mark_timeline<C>(conn: &mut C, timeline: &str) -> QueryResult<()>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            diesel::sql_query("SELECT set_config('seqgen.timeline', $1, false)")
+                .bind::<diesel::sql_types::Text, _>(timeline)
+                .execute(conn) $(.$aw)*
+                .map(drop)
+        }
+
+        $($kw)* fn lock_nowait<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use $crate::backend::statement::{LockNowait, Statement};
+            use diesel::sql_types::Text;
+            if Statement::<LockNowait>::new(counter, 0)
+                .get_result::<i64>(conn) $(.$aw)*
+                .optional()?
+                .is_some()
+            {
+                return Ok(());
+            }
+            // The row is missing, or another transaction is creating it (invisible to us until
+            // it commits, and our insert would wait for it): create it without waiting long.
+            let previous: String =
+                diesel::select(diesel::dsl::sql::<Text>("current_setting('lock_timeout')"))
+                    .get_result(conn) $(.$aw)* ?;
+            conn.batch_execute("SET LOCAL lock_timeout = '1ms'") $(.$aw)* ?;
+            <Self as $($this)*>::create_row(conn, counter) $(.$aw)* ?;
+            diesel::sql_query("SELECT set_config('lock_timeout', $1, true)")
+                .bind::<Text, _>(&previous)
+                .execute(conn) $(.$aw)* ?;
+            Statement::<LockNowait>::new(counter, 0)
+                .get_result::<i64>(conn) $(.$aw)*
+                .optional()
+                .map(drop)
+        }
+
+        $($kw)* fn replication<C>(conn: &mut C) -> QueryResult<$crate::backend::Replication>
+        where
+            C: $($conn)*<Backend = Self>,
+        {
+            use diesel::sql_types::Bool;
+            let (asynchronous, settling): (bool, bool) =
+                diesel::select(diesel::dsl::sql::<(Bool, Bool)>(&format!(
+                    "EXISTS (SELECT 1 FROM pg_stat_replication) \
+                     AND current_setting('synchronous_standby_names') = '', \
+                     COALESCE((SELECT bool_and(backend_start IS NULL OR backend_start > \
+                     clock_timestamp() - interval '{} seconds') FROM pg_stat_replication), \
+                     false)",
+                    $crate::backend::SETTLING_SECONDS
+                )))
+                .get_result(conn) $(.$aw)* ?;
+            Ok(if asynchronous {
+                $crate::backend::Replication::Asynchronous { settling }
+            } else {
+                $crate::backend::Replication::Waited
+            })
+        }
+    };
+}
+use pg_queries;
+
+/// The statements of the allocator core on diesel-async's `AsyncPgConnection`.
+#[cfg(feature = "async-postgres")]
+mod nonblocking {
+    use diesel::pg::Pg;
+    use diesel::prelude::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult};
+    use diesel_async::RunQueryDsl;
+
+    impl super::super::AsyncBackend for Pg {
+        super::super::upsert_reserve!(async);
+        super::super::core_queries!(async);
+        super::pg_queries!(async);
+        super::super::pending_queries!(async);
+    }
+}
+
+impl QueryFragment<Pg> for Greatest {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("GREATEST");
+        Ok(())
+    }
+}
+
+impl QueryFragment<Pg> for InsertIgnoring {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("INSERT INTO");
+        Ok(())
+    }
+}
+
+impl QueryFragment<Pg> for IgnoringEnd {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(" ON CONFLICT DO NOTHING");
+        Ok(())
+    }
+}
+
+// The cluster (its system identifier, new for every initdb) and the database in it (its oid,
+// new for a `CREATE DATABASE … TEMPLATE` copy or a restore into a new database).
+impl QueryFragment<Pg> for Fingerprint {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(
+            "'pg:' || (SELECT system_identifier::text FROM pg_control_system()) \
+             || '/' || (SELECT oid::text FROM pg_database WHERE datname = current_database())",
+        );
+        Ok(())
+    }
+}
+
+impl QueryFragment<Pg> for Durability {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("current_setting('fsync')");
+        Ok(())
+    }
+}
+
+// The timeline of the WAL being written: 1 after initdb, one more at each promotion. A standby
+// (read-only, no WAL of its own) has none. `pg_control_checkpoint()` would lag until the
+// promoted server's first checkpoint.
+impl QueryFragment<Pg> for Timeline {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(
+            "CASE WHEN pg_is_in_recovery() THEN NULL \
+             ELSE substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8) END",
+        );
+        Ok(())
+    }
+}
+
+// What `mark_timeline` set on the session is the server's timeline now.
+impl QueryFragment<Pg> for OnCheckedSession {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(" AND current_setting('seqgen.timeline', true) = ");
+        Timeline.walk_ast(out)
+    }
+}
+
+// `set_config(…, true)` lasts until the end of the transaction, and the commit reads it: the
+// reservation (and a caller's transaction holding a gapless number) waits for its WAL to
+// reach disk even when the server or session says `synchronous_commit = off`.
+impl QueryFragment<Pg> for DurableCommit {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("(SELECT set_config('synchronous_commit', 'on', true)) AS durable");
+        Ok(())
+    }
+}
+
+impl QueryFragment<Pg> for TextType {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("TEXT");
+        Ok(())
+    }
+}
+
+// `updated_at` has no time zone: it holds the session's local time.
+impl QueryFragment<Pg> for NowText {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("CAST(LOCALTIMESTAMP AS TEXT)");
+        Ok(())
+    }
+}
+
+// The checking insert (`asserted.rs`): one row, or a derived table of them.
+impl<F, V> QueryFragment<Pg> for crate::backend::asserted::Asserted<F, V>
+where
+    F: QueryFragment<Pg>,
+    V: crate::backend::row_values::RowValues<Pg>,
+{
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        use diesel::sql_types::Text;
+        self.walk(out, |rows, mark, out| {
+            if let [row] = rows {
+                out.push_sql("SELECT ");
+                row.walk_values(out.reborrow())?;
+            } else {
+                out.push_sql("SELECT * FROM (VALUES ");
+                for (index, row) in rows.iter().enumerate() {
+                    out.push_sql(if index == 0 { "(" } else { ", (" });
+                    row.walk_values(out.reborrow())?;
+                    out.push_sql(")");
+                }
+                out.push_sql(") AS seqgen_v");
+            }
+            out.push_sql(" WHERE current_setting('seqgen.identity', true) = ");
+            out.push_bind_param::<Text, str>(mark)
+        })
+    }
+}

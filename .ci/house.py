@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """The house rules CI checks (issue 29): no import cycle between the files of a crate, imports
-that run down the runtime's layers, and no source file over 400 lines (test modules aside).
+that run down the runtime's layers, no two files of the runtime with one name (`mod.rs` aside),
+and no source file over 400 lines (test modules aside).
 
-An import is any `crate::a::b` or `super::b` path in a file (a `use`, or a path written inline);
-it points at the longest module path that exists. `mod x;` declarations are not imports.
+An import is any `crate::a::b` or `super::b` path in a file (a `use`, a group `crate::{a, b}`,
+or a path written inline); it points at the longest module path that exists. A name the crate
+root re-exports (`crate::Generator`, from `pub use generator::Generator;` in `lib.rs`) points at
+the module it comes from, not at the root. `mod x;` declarations are not imports.
 
     python3 .ci/house.py            # the whole workspace
 """
@@ -12,15 +15,15 @@ import re
 import sys
 
 MAX_LINES = 400
-CRATES = ["seqgen/src", "seqgen-core/src", "seqgen-derive/src", "seqgen-cli/src", "examples/src"]
+CRATES = ["seqgen/src", "seqgen-core/src", "seqgen-derive/src", "seqgen-cli/src", "examples/src", "tools/src"]
 
 # seqgen's layers, top to bottom: a file may import its own layer's modules (no cycle) and the
 # layers below, never one above. Modules not listed are leaves (the bottom layer).
 LAYERS = [
-    ["", "insert", "nonblocking", "global", "admin", "guide", "migrations", "sequence", "ledger",
-     "transaction", "pending"],
+    ["", "generator", "insert", "nonblocking", "global", "admin", "guide", "migrations",
+     "sequence", "ledger", "transaction", "pending"],
     ["model"],
-    ["generator"],
+    ["engine"],
     ["cache", "reserve"],
     ["driver"],
     ["backend"],
@@ -48,10 +51,39 @@ def without_tests(text):
     return re.sub(r"//[^\n]*", "", text)
 
 
-def imports(mods, mod, path):
+def reexports(mods):
+    """The names the crate root re-exports, by the module each comes from (`pub use a::b::C;`,
+    `pub use a::{B, C as D};`)."""
+    root = mods.get("")
+    found = {}
+    if root is None:
+        return found
+    text = without_tests(open(root).read())
+    for path, group in re.findall(r"\bpub(?:\([\w:]+\))? use ((?:\w+::)*\w+)(?:::\{([^}]*)\})?;", text):
+        items = [(path + "::" + i.strip()) for i in group.split(",") if i.strip()] if group else [path]
+        for item in items:
+            parts = item.split(" as ")
+            name = parts[-1].strip().split("::")[-1]
+            segments = parts[0].strip().split("::")
+            for end in range(len(segments), 0, -1):
+                target = "/".join(segments[:end])
+                if target in mods:
+                    found[name] = target
+                    break
+    return found
+
+
+def imports(mods, mod, path, exported=None):
     here = mod.split("/") if mod else []
     found = set()
+    exported = exported or {}
     text = without_tests(open(path).read())
+    # Groups: `crate::{a::B, C}` is `crate::a::B` and `crate::C`.
+    text = re.sub(
+        r"\b(crate|super)::\{([^{}]*)\}",
+        lambda m: " ".join(m.group(1) + "::" + i.strip() for i in m.group(2).split(",") if i.strip()),
+        text,
+    )
     # A module's own children, reached by relative paths (`use window::Window`).
     for child in re.findall(r"^\s*(?:pub(?:\([\w:]+\))? )?mod (\w+);", text, re.M):
         target = "/".join(here + [child])
@@ -61,6 +93,8 @@ def imports(mods, mod, path):
         parts = rest.split("::")[1:]
         if kind == "super":
             parts = here[:-1] + parts
+        elif parts[0] in exported and parts[0] not in mods:
+            parts = exported[parts[0]].split("/") + parts[1:]
         for end in range(len(parts), 0, -1):
             target = "/".join(parts[:end])
             if target in mods:
@@ -115,7 +149,8 @@ def main():
     problems = []
     for root in CRATES:
         mods = modules(root)
-        graph = {m: imports(mods, m, p) for m, p in mods.items()}
+        exported = reexports(mods)
+        graph = {m: imports(mods, m, p, exported) for m, p in mods.items()}
         for comp in cycles(graph):
             problems.append(f"{root}: import cycle between " + ", ".join(m or "lib" for m in comp))
             for m in comp:
@@ -128,6 +163,15 @@ def main():
                     pair = (m.split("/")[0], t.split("/")[0])
                     if pair in APART or pair[::-1] in APART:
                         problems.append(f"{root}: {m} imports {t}; those two never import each other")
+        if root == "seqgen/src":
+            names = {}
+            for p in mods.values():
+                name = os.path.basename(p)
+                if name not in ("mod.rs", "lib.rs"):
+                    names.setdefault(name, []).append(p)
+            for name, paths in sorted(names.items()):
+                if len(paths) > 1:
+                    problems.append(f"{root}: {len(paths)} files named {name}: " + ", ".join(sorted(paths)))
         for m, p in mods.items():
             lines = without_tests(open(p).read()).count("\n")
             if lines > MAX_LINES:

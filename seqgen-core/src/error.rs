@@ -185,7 +185,7 @@ impl fmt::Display for SpecError {
             KeyTooLong(len) => write!(
                 f,
                 "`key` must be 1..={} characters, got {len}",
-                crate::MAX_KEY_LEN
+                crate::widths::MAX_KEY_LEN
             ),
             KeyNotExact(key) => write!(
                 f,

@@ -25,6 +25,7 @@ mod parse;
 mod policy;
 mod spec;
 mod template;
+mod widths;
 mod zone;
 
 pub use check::Check;

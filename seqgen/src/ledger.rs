@@ -2,8 +2,8 @@
 //! its reason, so that an auditor's "why is 1041 missing?" has an answer.
 
 use crate::backend::{Backend, Counter, IdConnection};
+use crate::engine::check_scope;
 use crate::error::{Error, Result};
-use crate::generator::check_scope;
 use diesel_seqgen_core::Scoped;
 
 /// A number of the void ledger.

@@ -1,6 +1,6 @@
 //! The synchronisation the allocator's memory state is built from: the standard library's, or
 //! loom's when the crate is built with `SEQGEN_LOOM` set, for the model check
-//! (`generator/model_check.rs`). A cfg of our own rather than loom's `loom`, so that
+//! (`engine/model_check.rs`). A cfg of our own rather than loom's `loom`, so that
 //! dependencies which know loom keep their usual code.
 
 #[cfg(not(seqgen_loom))]

@@ -35,10 +35,7 @@ pub use memo::Memo;
 pub use period::{CacheKey, Period, PrehashedHasher};
 pub use scoped::Scoped;
 
-/// The longest key `db_key.key_name` holds.
-pub const MAX_KEY_LEN: usize = 191;
-/// The widest pad: 18 digits always fit an `i64`.
-pub const MAX_PAD: u32 = 18;
+pub use crate::widths::{MAX_KEY_LEN, MAX_PAD};
 
 /// An ID spec: which `db_key` counter to draw from and how to format what it gives.
 ///

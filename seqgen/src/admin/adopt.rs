@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use super::{number_of, refused, IdColumn};
 use crate::backend::{Backend, Counter as Row, IdConnection};
+use crate::engine::check_scope;
 use crate::error::{Error, Result};
-use crate::generator::check_scope;
 use diesel_seqgen_core::{Overflow, Spec};
 
 /// How many IDs that do not parse a [`TableCheck`] shows.

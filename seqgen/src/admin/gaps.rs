@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use super::{check_period, number_of, refused};
 use crate::backend::{Backend, Counter as Row, IdConnection};
+use crate::engine::check_scope;
 use crate::error::Result;
-use crate::generator::check_scope;
 use diesel_seqgen_core::{Overflow, Scoped, Spec};
 
 /// What [`gaps`] found: the numbers of one period of a key, checked against the IDs in a

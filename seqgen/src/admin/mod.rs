@@ -37,8 +37,8 @@ pub use renumber::renumber;
 
 pub use crate::backend::Setting;
 use crate::backend::{Backend, IdConnection};
+use crate::engine::peek_of;
 use crate::error::{Error, Result};
-use crate::generator::peek_of;
 use diesel_seqgen_core::{Scoped, Spec};
 
 /// A row of `db_key`: one counter (a key in one scope and period), or a key's row (scope and

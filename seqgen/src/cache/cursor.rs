@@ -3,10 +3,10 @@
 
 use std::ops::Range;
 
-use super::periods;
+use super::period_texts;
 use super::window::{Facts, NEVER, WINDOW_MAX};
-use crate::capacity::checked;
 use crate::clock::Clock;
+use crate::counter_range::checked;
 use crate::error::Result;
 use crate::trace::event;
 use diesel_seqgen_core::__private::Period;
@@ -43,7 +43,7 @@ impl Default for Cursor {
     fn default() -> Self {
         Cursor {
             period: Period::default(),
-            period_id: periods::id_of(""),
+            period_id: period_texts::id_of(""),
             next: 0,
             end: 0,
             ahead_at: 0,
@@ -89,7 +89,7 @@ impl Cursor {
         if self.next < self.end {
             self.left_behind.push((old, self.next..self.end));
         }
-        self.period_id = periods::id_of(&self.period.text);
+        self.period_id = period_texts::id_of(&self.period.text);
         self.next = self.end;
         self.ahead_at = 0;
         true

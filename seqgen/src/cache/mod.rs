@@ -10,7 +10,7 @@
 
 mod counts;
 mod cursor;
-mod periods;
+mod period_texts;
 mod window;
 
 pub(crate) use cursor::{serve, Cursor};
@@ -178,7 +178,7 @@ impl KeyState {
         // Only a small code comes out of the thread-local's closure, and the error on its
         // own: moving an `Option<Result<_>>` out through it stalled every call on a copy.
         let mut failed = None;
-        let served = periods::with_known(|known| {
+        let served = period_texts::with_known(|known| {
             let Some(taken) = self
                 .window
                 .take(second, spec.capacity(), |id| known.get(id))
@@ -360,7 +360,7 @@ impl Locked<'_> {
     /// Lets this thread format numbers of the cursor's period without the lock from now on.
     pub(crate) fn share_period(&self) {
         let (id, period) = self.cursor.period_with_id();
-        periods::remember(id, period);
+        period_texts::remember(id, period);
     }
 }
 

@@ -7,11 +7,11 @@ use chrono::{DateTime, Utc};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
-use super::{Generator, ScopedKeys, MAX_SCOPES};
+use super::{Engine, ScopedKeys, MAX_SCOPES};
 use crate::cache::KeyState;
 use diesel_seqgen_core::Spec;
 
-impl Generator {
+impl Engine {
     /// Every key's state, taken out of the maps so that no lock is held while they are used.
     pub(super) fn states(&self) -> Vec<Arc<KeyState>> {
         let mut states: Vec<Arc<KeyState>> = self

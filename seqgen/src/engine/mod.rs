@@ -1,17 +1,16 @@
-//! The handle users hold: one database's blocks of numbers and how they are configured.
-//! Serving and refilling live in `take` (batched) and `gapless`; below them, `cache` holds
-//! the blocks and `reserve` talks to the database.
+//! The engine behind a [`Generator`](crate::Generator) handle: one database's blocks of
+//! numbers, one file per concern. Serving lives in `take` (batched) and `take_gapless`,
+//! refilling in `refill`, giving back in `release`, previews in `preview`, the key states in
+//! `keys`; below them, `cache` holds the blocks and `reserve` talks to the database.
 
-mod builder;
-mod capacity;
-pub use builder::GeneratorBuilder;
 mod emit;
+mod watch;
 pub(crate) use emit::{check_scope, formatted, formatted_one, numeric};
-mod gapless;
 mod keys;
 #[cfg(all(test, seqgen_loom))]
 mod model_check;
-pub(crate) use gapless::InInsert;
+mod take_gapless;
+pub(crate) use take_gapless::InInsert;
 mod preview;
 pub(crate) use preview::{last_value_at, peek_next_at, peek_of};
 mod refill;
@@ -23,10 +22,9 @@ use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use crate::backend::IdConnection;
 use crate::batch::BatchPolicy;
 use crate::cache::KeyState;
-use crate::clock::Clock;
+use crate::clock::{Clock, SystemClock};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
 use crate::reserve::identity::Identity;
@@ -35,63 +33,14 @@ use crate::reserve::risks::Acceptance;
 use crate::stats::KeyStats;
 use crate::sync::RwLock;
 use diesel_seqgen_core::__private::{CacheKey, PrehashedHasher};
-use diesel_seqgen_core::Scoped;
 
 /// The next generator's [`Inner::uid`].
 static NEXT_UID: AtomicU64 = AtomicU64::new(1);
-
-/// Hands out IDs for one database, reserving a block of numbers per round trip and serving
-/// the rest from memory.
-///
-/// Cheap to clone (clones share their blocks), `Send + Sync`. Use one `Generator` per
-/// database; it checks at every reservation that it is still talking to the same one and
-/// fails with [`Error::DifferentDatabase`] otherwise. The functions of [`crate::global`] use a
-/// process-wide default that tells databases apart: once per connection for connections
-/// checked out of an r2d2 pool, in the insert itself for `insert_into(..).execute` on any other,
-/// and with one query per call for the rest.
-///
-/// # Blocks
-/// A key's first block holds the spec's `batch` numbers; while blocks last less than a second
-/// the next is twice as big (up to 100,000, and a hundredth of what a period can hold), and
-/// it halves back when they last long: see [`GeneratorBuilder::adaptive_batch`] and
-/// [`fixed_batch`](GeneratorBuilder::fixed_batch). With a [pool](GeneratorBuilder::pool), the
-/// next block is reserved in the background once 80 % of the current one is served
-/// (PostgreSQL, MySQL), so a caller rarely waits for a round trip; one that empties the block
-/// first waits for that reservation rather than making its own. Without a pool, the caller
-/// that finds the block empty reserves on its own connection while the others wait. The
-/// background reservation takes an idle pool connection only, so give the pool one more
-/// connection than your threads hold at once.
-///
-/// # Scopes
-/// A [scoped](diesel_seqgen_core::SpecBuilder::scoped) spec has a block per scope value
-/// (`spec.scope("acme")`), reserved and refilled as above. A generator keeps blocks for at
-/// most 4096 scopes of a spec: a new scope past that drops the least recently used half of
-/// those no call is using, whose unused numbers go back to their counters.
-///
-/// # Transactions
-/// Numbers are cached only from reservations that have committed. When the connection is
-/// inside a transaction and the cache is empty, the generator either reserves a block through
-/// its [pool](GeneratorBuilder::pool) in a separate autocommit statement (PostgreSQL, MySQL),
-/// or takes exactly the numbers asked for inside the caller's transaction and caches nothing
-/// (no pool, and always on SQLite, where a second connection could not write while the
-/// caller holds the write lock). The second way holds the `db_key` row lock until the caller
-/// commits, which serialises writers of that key.
-///
-/// ```
-/// use diesel::prelude::*;
-///
-/// let mut conn = SqliteConnection::establish(":memory:")?;
-/// diesel_seqgen::run_migrations(&mut conn)?;
-///
-/// let spec = diesel_seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(10).build()?;
-/// let generator = diesel_seqgen::Generator::new();
-/// assert_eq!(generator.next_id(&mut conn, &spec)?, "ORD0001");
-/// assert_eq!(generator.next_ids(&mut conn, &spec, 2)?, ["ORD0002", "ORD0003"]);
-/// assert_eq!(generator.reservations(), 1);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
+/// Hands out IDs for one database: the state behind a [`Generator`](crate::Generator) handle
+/// (`generator/`), which delegates every call here. Cheap to clone (clones share their blocks):
+/// a reservation ahead runs on a clone.
 #[derive(Clone)]
-pub struct Generator {
+pub(crate) struct Engine {
     inner: Arc<Inner>,
 }
 
@@ -136,133 +85,78 @@ const MAX_SCOPES: usize = 4096;
 type ScopedKeys =
     HashMap<CacheKey, HashMap<Box<str>, Arc<KeyState>>, BuildHasherDefault<PrehashedHasher>>;
 
-impl Default for Generator {
+/// What a [`GeneratorBuilder`](crate::GeneratorBuilder) configures.
+pub(crate) struct Settings {
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) pool: Option<Arc<dyn PoolReserve>>,
+    pub(crate) non_durable: Acceptance,
+    pub(crate) async_replication: Acceptance,
+    pub(crate) batch: BatchPolicy,
+}
+
+impl Default for Settings {
+    /// The system clock, no pool, no risk accepted, blocks sized to last a second.
     fn default() -> Self {
-        Generator::new()
+        Settings {
+            clock: Arc::new(SystemClock),
+            pool: None,
+            non_durable: Acceptance::Refuse,
+            async_replication: Acceptance::Refuse,
+            batch: BatchPolicy::default(),
+        }
     }
 }
 
-impl std::fmt::Debug for Generator {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Generator")
-            .field("database", &self.inner.database.get())
-            .field("pool", &self.pool().is_some())
-            .field("reservations", &self.reservations())
-            .finish_non_exhaustive()
-    }
-}
-
-impl Generator {
-    /// The next ID of `spec` (`&spec`, or `spec.scope("acme")` for a
-    /// [scoped](diesel_seqgen_core::SpecBuilder::scoped) spec: see [`Scoped`]), formatted.
-    ///
-    /// A scope (a company, an order, a tenant: 1 to 191 characters, without control
-    /// characters or white space at either end, else [`Error::InvalidScope`]) has its own
-    /// counter: each counts from 1 in every period, with its own block in batched mode and its
-    /// own row lock in gapless mode, so gapless transactions of different scopes never wait
-    /// for each other. The scope is not printed: IDs repeat across scopes, and are unique
-    /// together with the scope (make that pair the table's unique key). A scoped spec without
-    /// a scope, or an unscoped one with a scope, fails with [`Error::ScopeMismatch`].
-    ///
-    /// ```
-    /// use diesel::prelude::*;
-    ///
-    /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// diesel_seqgen::run_migrations(&mut conn)?;
-    /// let invoices = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("").pad(4).scoped().build()?;
-    ///
-    /// let generator = diesel_seqgen::Generator::new();
-    /// assert_eq!(generator.next_id(&mut conn, invoices.scope("acme"))?, "INV0001");
-    /// assert_eq!(generator.next_id(&mut conn, invoices.scope("acme"))?, "INV0002");
-    /// assert_eq!(generator.next_id(&mut conn, invoices.scope("globex"))?, "INV0001");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn next_id<'s, C>(&self, conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<String>
-    where
-        C: IdConnection,
-    {
-        let target = spec.into();
-        let spec = target.spec();
-        let mut id = String::new();
-        self.take(conn, target, 1, formatted_one(spec, &mut id))?;
-        Ok(id)
+impl Engine {
+    pub(crate) fn new(settings: Settings) -> Self {
+        Engine {
+            inner: Arc::new(Inner {
+                uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+                clock: settings.clock,
+                keys: RwLock::default(),
+                scoped: RwLock::default(),
+                scope_tick: AtomicU64::new(0),
+                evicted: Mutex::default(),
+                retired: Mutex::default(),
+                database: OnceLock::new(),
+                pool: RwLock::new(settings.pool),
+                non_durable: settings.non_durable,
+                async_replication: settings.async_replication,
+                batch: settings.batch,
+                reservations: AtomicU64::new(0),
+                timeline: AtomicU32::new(0),
+                replication_checked: AtomicU64::new(0),
+            }),
+        }
     }
 
-    /// The next `n` IDs of `spec` ([`next_id`](Self::next_id)), formatted, with at most one
-    /// reservation.
-    pub fn next_ids<'s, C>(
-        &self,
-        conn: &mut C,
-        spec: impl Into<Scoped<'s>>,
-        n: usize,
-    ) -> Result<Vec<String>>
-    where
-        C: IdConnection,
-    {
-        let target = spec.into();
-        let spec = target.spec();
-        let mut ids = Vec::with_capacity(n);
-        self.take(conn, target, n as u64, formatted(spec, &mut ids))?;
-        Ok(ids)
+    /// A process-wide default generator's engine for the database `identity`: it accepts what
+    /// the process accepts (`global::accept_*`).
+    pub(crate) fn default_for(identity: Identity) -> Self {
+        let engine = Engine::new(Settings {
+            non_durable: Acceptance::AsProcess,
+            async_replication: Acceptance::AsProcess,
+            ..Settings::default()
+        });
+        let _ = engine.inner.database.set(identity);
+        engine
     }
 
-    /// The next ID of `spec` ([`next_id`](Self::next_id)) in its `i64` form; the spec must be
-    /// [numeric](diesel_seqgen_core::Spec::is_numeric).
-    pub fn next_number<'s, C>(&self, conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<i64>
-    where
-        C: IdConnection,
-    {
-        let target = spec.into();
-        let spec = target.spec();
-        let mut id = 0;
-        self.take(conn, target, 1, numeric(spec, |n| id = n)?)?;
-        Ok(id)
+    /// The database this engine serves, once it reserved there.
+    pub(crate) fn database(&self) -> Option<&Identity> {
+        self.inner.database.get()
     }
 
-    /// The next `n` IDs of `spec` ([`next_id`](Self::next_id)) in their `i64` form, with at
-    /// most one reservation.
-    pub fn next_numbers<'s, C>(
-        &self,
-        conn: &mut C,
-        spec: impl Into<Scoped<'s>>,
-        n: usize,
-    ) -> Result<Vec<i64>>
-    where
-        C: IdConnection,
-    {
-        let target = spec.into();
-        let spec = target.spec();
-        let mut ids = Vec::with_capacity(n);
-        let emit = numeric(spec, |id| ids.push(id))?;
-        self.take(conn, target, n as u64, emit)?;
-        Ok(ids)
+    /// Whether it has a pool (see `GeneratorBuilder::pool`).
+    pub(crate) fn has_pool(&self) -> bool {
+        self.pool().is_some()
     }
 
-    /// How many reservations (database round trips that took numbers) this generator made.
-    pub fn reservations(&self) -> u64 {
+    pub(crate) fn reservations(&self) -> u64 {
         self.inner.reservations.load(Ordering::Relaxed)
     }
 
-    /// What this generator did for each key it served, in key order: IDs served from memory,
-    /// reservations and the numbers they took, numbers abandoned (holes) and given back,
-    /// retries, conflicts and reservation times. See [`KeyStats`].
-    ///
-    /// ```
-    /// use diesel::prelude::*;
-    ///
-    /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// diesel_seqgen::run_migrations(&mut conn)?;
-    /// let spec = diesel_seqgen::Spec::builder("orders").date("").pad(4).batch(10).build()?;
-    ///
-    /// let generator = diesel_seqgen::Generator::new();
-    /// generator.next_ids(&mut conn, &spec, 3)?; // reserves 1..=10, serves 1..=3
-    /// generator.next_id(&mut conn, &spec)?;     // 4, from memory
-    /// let stats = &generator.stats()[0];
-    /// assert_eq!((stats.key.as_str(), stats.reservations, stats.numbers_reserved), ("orders", 1, 10));
-    /// assert_eq!(stats.served_from_memory, 1);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn stats(&self) -> Vec<KeyStats> {
+    pub(crate) fn stats(&self) -> Vec<KeyStats> {
         let retired = self
             .inner
             .retired
@@ -284,7 +178,7 @@ impl Generator {
         )
     }
 
-    /// The pool reservations may use (see [`GeneratorBuilder::pool`]).
+    /// The pool reservations may use (see `GeneratorBuilder::pool`).
     fn pool(&self) -> Option<Arc<dyn PoolReserve>> {
         self.inner
             .pool
@@ -311,7 +205,7 @@ impl Generator {
     }
 
     /// Whether `other` is this generator (a clone of it), not merely one like it.
-    pub(crate) fn is(&self, other: &Generator) -> bool {
+    pub(crate) fn is(&self, other: &Engine) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 

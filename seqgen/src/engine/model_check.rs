@@ -1,6 +1,6 @@
 //! The allocator's concurrency core, model-checked with loom: the key's window and lock, the
 //! turn to reserve, the block reserved ahead on another thread, `release`, and a period that
-//! ends, run by the real [`Generator`] over a fake database (one counter per period behind a
+//! ends, run by the real [`Engine`] over a fake database (one counter per period behind a
 //! lock, as a database row is). loom runs every interleaving of the threads up to a bound of
 //! preemptions and fails on a deadlock (a caller left waiting for a turn that never ends).
 //! After every interleaving the numbers handed out must be exactly `1..=n` per period once
@@ -16,7 +16,7 @@ use chrono::{TimeDelta, TimeZone, Utc};
 use diesel::QueryResult;
 use loom::sync::{Arc, Mutex};
 
-use super::Generator;
+use super::{Engine, Settings};
 use crate::backend::{Counter, Found, Identified, Request};
 use crate::batch::Batch;
 use crate::clock::FixedClock;
@@ -239,17 +239,17 @@ impl PoolReserve for Pool {
 /// spec's batch (the adaptive size depends on how long blocks last in real time, which
 /// loom's replays must not: the model is about the threads, `batch.rs` tests the sizes),
 /// and with the pool when `pool` is set.
-fn generator(db: &Arc<Db>, pool: bool) -> (std::sync::Arc<FixedClock>, Generator) {
+fn generator(db: &Arc<Db>, pool: bool) -> (std::sync::Arc<FixedClock>, Engine) {
     let clock = std::sync::Arc::new(FixedClock::new(
         Utc.with_ymd_and_hms(2026, 11, 24, 10, 0, 0).unwrap(),
     ));
-    let mut builder = Generator::builder()
-        .clock(std::sync::Arc::clone(&clock))
-        .fixed_batch();
-    if pool {
-        builder.pool = Some(std::sync::Arc::new(Pool(Arc::clone(db))));
-    }
-    (clock, builder.build())
+    let settings = Settings {
+        clock: std::sync::Arc::clone(&clock) as _,
+        pool: pool.then(|| std::sync::Arc::new(Pool(Arc::clone(db))) as _),
+        batch: crate::batch::BatchPolicy::Fixed,
+        ..Settings::default()
+    };
+    (clock, Engine::new(settings))
 }
 
 /// A daily spec with blocks of `batch`.
@@ -265,7 +265,7 @@ fn spec(batch: u32) -> std::sync::Arc<Spec> {
 }
 
 /// `n` IDs of `spec` as (period, number), taken one call at a time.
-fn take(generator: &Generator, db: &Arc<Db>, spec: &Spec, n: usize) -> Vec<(String, u64)> {
+fn take(generator: &Engine, db: &Arc<Db>, spec: &Spec, n: usize) -> Vec<(String, u64)> {
     let mut got = Vec::new();
     for _ in 0..n {
         let mut conn = Conn(Arc::clone(db));
@@ -282,7 +282,7 @@ fn take(generator: &Generator, db: &Arc<Db>, spec: &Spec, n: usize) -> Vec<(Stri
 
 /// Releases the generator, then checks that the numbers handed out are exactly `1..=n` in
 /// each period, and that each period's counter ends at its `n`.
-fn check_exact(generator: &Generator, db: &Arc<Db>, handed_out: Vec<(String, u64)>) {
+fn check_exact(generator: &Engine, db: &Arc<Db>, handed_out: Vec<(String, u64)>) {
     drive(generator.release_on(&mut Conn(Arc::clone(db)))).unwrap();
     let mut by_period: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for (period, number) in handed_out {

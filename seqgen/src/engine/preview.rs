@@ -3,24 +3,16 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{check_scope, Generator};
+use super::{check_scope, Engine};
 use crate::backend::{Backend, Counter, IdConnection};
-use crate::capacity::capacity_error;
+use crate::counter_range::capacity_error;
 use crate::error::Result;
 use crate::reserve::same_shape;
 use diesel_seqgen_core::__private::Period;
 use diesel_seqgen_core::{Scoped, Spec};
 
-impl Generator {
-    /// The last counter the database handed out for `spec`'s current period (on this
-    /// generator's clock), or `None` when it handed out none yet. Nothing is reserved or
-    /// locked.
-    ///
-    /// This is the database's view. In batched mode it counts whole blocks: numbers an
-    /// instance still holds in memory are included, whether or not they were served. In
-    /// gapless mode it is the last number a committed transaction took (a transaction that
-    /// holds the counter but has not committed is not seen).
-    pub fn last_value<'s, C>(
+impl Engine {
+    pub(crate) fn last_value<'s, C>(
         &self,
         conn: &mut C,
         spec: impl Into<Scoped<'s>>,
@@ -32,35 +24,7 @@ impl Generator {
         last_value_at(conn, target.spec(), target.scope(), self.moment_of(target))
     }
 
-    /// The counter the database will hand out next for `spec`'s current period, if nothing
-    /// else takes one first: after the last one, or at the key's `start_value` when an
-    /// operator set one ahead. Nothing is reserved or locked. Format it with
-    /// [`Spec::format`] and [`Spec::period_at`].
-    ///
-    /// In gapless mode it is the number the next committing transaction gets, if no other
-    /// commits first. In batched mode it is where the next *reservation* starts: an instance
-    /// may still serve numbers below it from memory. Fails with the error `next_id` would
-    /// give when the period is full ([`Error::Overflow`](crate::Error::Overflow) or
-    /// [`Error::SeriesExhausted`](crate::Error::SeriesExhausted)), and with
-    /// [`Error::ShapeChanged`](crate::Error::ShapeChanged) when the key records another shape.
-    ///
-    /// ```
-    /// use diesel::prelude::*;
-    ///
-    /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// diesel_seqgen::run_migrations(&mut conn)?;
-    /// let invoices = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
-    ///
-    /// let generator = diesel_seqgen::Generator::new();
-    /// assert_eq!(generator.last_value(&mut conn, &invoices)?, None);
-    /// assert_eq!(generator.peek_next(&mut conn, &invoices)?, 1);
-    /// conn.transaction(|conn| generator.next_id(conn, &invoices))?;
-    /// assert_eq!(generator.last_value(&mut conn, &invoices)?, Some(1));
-    /// let next = generator.peek_next(&mut conn, &invoices)?;
-    /// assert_eq!(invoices.format("", next), "INV000002");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn peek_next<'s, C>(&self, conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<u64>
+    pub(crate) fn peek_next<'s, C>(&self, conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<u64>
     where
         C: IdConnection,
     {
@@ -86,7 +50,7 @@ fn check_recorded_shape<C: IdConnection>(conn: &mut C, spec: &Spec) -> Result<()
     }
 }
 
-/// [`Generator::last_value`] at `now`.
+/// [`Engine::last_value`] at `now`.
 pub(crate) fn last_value_at<C>(
     conn: &mut C,
     spec: &Spec,
@@ -99,7 +63,7 @@ where
     last_value_of(conn, spec, scope, &spec.period_at(now))
 }
 
-/// [`Generator::last_value`] in `period`.
+/// [`Engine::last_value`] in `period`.
 pub(crate) fn last_value_of<C>(
     conn: &mut C,
     spec: &Spec,
@@ -117,7 +81,7 @@ where
         .filter(|&c| c > 0))
 }
 
-/// [`Generator::peek_next`] at `now`.
+/// [`Engine::peek_next`] at `now`.
 pub(crate) fn peek_next_at<C>(
     conn: &mut C,
     spec: &Spec,
@@ -130,7 +94,7 @@ where
     peek_next_of(conn, spec, scope, &spec.period_at(now))
 }
 
-/// [`Generator::peek_next`] in `period`.
+/// [`Engine::peek_next`] in `period`.
 pub(crate) fn peek_next_of<C>(conn: &mut C, spec: &Spec, scope: &str, period: &str) -> Result<u64>
 where
     C: IdConnection,
@@ -138,7 +102,7 @@ where
     peek_of(conn, spec, scope, period).map(|(_, next)| next)
 }
 
-/// [`Generator::last_value`] and [`Generator::peek_next`] in `period`, from one read of
+/// [`Engine::last_value`] and [`Engine::peek_next`] in `period`, from one read of
 /// the counter.
 pub(crate) fn peek_of<C>(
     conn: &mut C,

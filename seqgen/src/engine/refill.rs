@@ -7,10 +7,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::Generator;
+use super::Engine;
 use crate::backend::{Backend, Counter};
 use crate::cache::{serve, KeyState, Turn};
-use crate::capacity::{block_ending_at, checked};
+use crate::counter_range::{block_ending_at, checked};
 use crate::driver::{drive, Driver};
 use crate::error::{Error, Result};
 use crate::reserve::identity::identify;
@@ -29,7 +29,7 @@ pub(super) async fn turn_of<'s, D: Driver>(db: &mut D, state: &'s KeyState) -> T
     }
 }
 
-impl Generator {
+impl Engine {
     /// Reserves the `need` numbers the cached block of `state` could not serve.
     #[allow(clippy::too_many_arguments)] // what `serve` found
     pub(super) async fn reserve_rest<D, F>(
@@ -322,7 +322,7 @@ impl Generator {
     }
 }
 
-impl Generator {
+impl Engine {
     /// Whether the row of `counter` must be created before a reservation inside the caller's
     /// transaction touches it ([`Backend::CREATES_ROWS_FIRST`](crate::Backend::CREATES_ROWS_FIRST))
     /// because this generator does not know it exists; the caller then remembers it once the

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use super::refill::turn_of;
-use super::Generator;
+use super::Engine;
 use crate::backend::{Counter, IdConnection};
 use crate::cache::KeyState;
 use crate::driver::{drive, Blocking, Driver};
@@ -21,37 +21,8 @@ use diesel_seqgen_core::__private::Period;
 /// for the caller that meets them, never thousands at once.
 const EVICTED_PER_RESERVATION: usize = 16;
 
-impl Generator {
-    /// Gives the numbers this generator still holds back to their counters, for a clean
-    /// shutdown: a restarted app then continues without a hole. One compare-and-set per
-    /// cached block (`SET current_value = <first unused - 1> WHERE current_value = <block
-    /// end>`), which succeeds only when no other instance reserved after this one; otherwise
-    /// those numbers stay holes, as they would without it. Nothing this generator held is
-    /// served afterwards either way: a later call reserves again. Returns how many numbers
-    /// went back.
-    ///
-    /// Numbers are served in order, so what a generator holds is always the end of its
-    /// blocks: after `release`, the numbers one generator handed out are exactly `1..=n`
-    /// when no other instance reserved from the same counters.
-    ///
-    /// Fails with [`Error::DifferentDatabase`] when `conn` reaches another database than the
-    /// one this generator reserved from.
-    ///
-    /// ```
-    /// use diesel::prelude::*;
-    ///
-    /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// diesel_seqgen::run_migrations(&mut conn)?;
-    /// let spec = diesel_seqgen::Spec::builder("orders").prefix("ORD").date("").pad(4).batch(100).build()?;
-    ///
-    /// let generator = diesel_seqgen::Generator::new();
-    /// assert_eq!(generator.next_id(&mut conn, &spec)?, "ORD0001"); // 2..=100 held
-    /// assert_eq!(generator.release(&mut conn)?, 99);
-    /// // The next instance (here: a new generator) continues without a hole.
-    /// assert_eq!(diesel_seqgen::Generator::new().next_id(&mut conn, &spec)?, "ORD0002");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn release<C>(&self, conn: &mut C) -> Result<u64>
+impl Engine {
+    pub(crate) fn release<C>(&self, conn: &mut C) -> Result<u64>
     where
         C: IdConnection,
     {

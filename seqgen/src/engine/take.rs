@@ -4,10 +4,10 @@
 use std::ops::Range;
 use std::sync::{Arc, PoisonError};
 
-use super::{check_scope, Generator};
+use super::{check_scope, Engine};
 use crate::backend::IdConnection;
 use crate::cache::{serve, KeyState, Locked};
-use crate::capacity::{largest, refused};
+use crate::counter_range::{largest, refused};
 use crate::driver::{drive, Blocking, Driver};
 use crate::error::{Error, Result};
 use diesel_seqgen_core::__private::Period;
@@ -27,11 +27,11 @@ pub(super) enum Rest {
     },
 }
 
-impl Generator {
+impl Engine {
     /// Takes `n` counters of `target`'s spec in its scope (`""` unscoped), of the current
     /// period or its document date's, and hands them to `emit` as ranges in order: from the
     /// cached block, the block reserved ahead, then a new reservation on `conn`.
-    pub(super) fn take<C, F>(
+    pub(crate) fn take<C, F>(
         &self,
         conn: &mut C,
         target: Scoped<'_>,

@@ -5,11 +5,11 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::Generator;
+use super::Engine;
 use crate::backend::Backend;
 use crate::backend::Counter;
 use crate::cache::KeyState;
-use crate::capacity::{block_ending_at, checked, largest, refused};
+use crate::counter_range::{block_ending_at, checked, largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
 use crate::reserve::timeline::failovers_seen;
@@ -17,7 +17,7 @@ use crate::reserve::{lock_nowait, reserve_fitting, Retry};
 use diesel_seqgen_core::__private::Period;
 use diesel_seqgen_core::{Scoped, Spec};
 
-impl Generator {
+impl Engine {
     /// Gapless mode: the numbers are taken in the caller's transaction, which holds the
     /// counter row locked until it ends; nothing is cached, so a rollback gives them back.
     pub(super) async fn take_gapless<D, F>(
@@ -90,7 +90,7 @@ impl Generator {
     }
 
     /// Starts taking `n` gapless numbers of `spec` for an insert that takes them itself, in
-    /// one statement (`one_statement.rs`), or `None` when the key's shape is not known yet:
+    /// one statement (`model/numbering.rs`), or `None` when the key's shape is not known yet:
     /// the caller then takes the usual path, which records or checks it. Nothing is sent; the
     /// caller sends the statement and hands the counter value it returned to
     /// [`end_in_insert`](Self::end_in_insert). Two steps rather than one taking the statement
@@ -145,8 +145,8 @@ impl Generator {
     }
 }
 
-/// A one-statement insert's numbers between [`Generator::start_in_insert`] and
-/// [`Generator::end_in_insert`].
+/// A one-statement insert's numbers between [`Engine::start_in_insert`] and
+/// [`Engine::end_in_insert`].
 pub(crate) struct InInsert {
     state: Arc<KeyState>,
     period: Period,

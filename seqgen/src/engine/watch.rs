@@ -5,7 +5,7 @@
 
 use chrono::TimeDelta;
 
-use super::Generator;
+use super::Engine;
 use crate::cache::KeyState;
 use crate::meter;
 use crate::trace::event;
@@ -15,7 +15,7 @@ use diesel_seqgen_core::{Overflow, Spec};
 /// The parts of a counter's capacity past which a warning is given.
 const WARN_AT: [f64; 2] = [0.8, 0.95];
 
-impl Generator {
+impl Engine {
     /// After a reservation of `spec`'s key in `period` that ended at `last`: the gauge, and
     /// the warnings. Only for keys whose numbers stop at the end (the default policy,
     /// `letters`, series): `widen` and `cycle` go on.

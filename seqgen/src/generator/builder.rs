@@ -1,24 +1,17 @@
 //! Configuring a [`Generator`]: its clock, pool, block sizes, and what it accepts of a server.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
-use super::{Generator, Inner, NEXT_UID};
+use super::Generator;
 use crate::batch::BatchPolicy;
-use crate::clock::{Clock, SystemClock};
-use crate::reserve::identity::Identity;
-use crate::reserve::pool::PoolReserve;
+use crate::clock::Clock;
+use crate::engine::{Engine, Settings};
 use crate::reserve::risks::Acceptance;
-use crate::sync::RwLock;
 
 /// Configures a [`Generator`]; see [`Generator::builder`].
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct GeneratorBuilder {
-    clock: Arc<dyn Clock>,
-    pub(crate) pool: Option<Arc<dyn PoolReserve>>,
-    non_durable: Acceptance,
-    async_replication: Acceptance,
-    batch: BatchPolicy,
+    settings: Settings,
 }
 
 impl Generator {
@@ -30,29 +23,15 @@ impl Generator {
     /// Configures a generator.
     pub fn builder() -> GeneratorBuilder {
         GeneratorBuilder {
-            clock: Arc::new(SystemClock),
-            pool: None,
-            non_durable: Acceptance::Refuse,
-            async_replication: Acceptance::Refuse,
-            batch: BatchPolicy::default(),
+            settings: Settings::default(),
         }
-    }
-
-    /// A process-wide default generator for the database `identity`.
-    pub(crate) fn default_for(identity: Identity) -> Self {
-        let mut builder = Generator::builder();
-        builder.non_durable = Acceptance::AsProcess;
-        builder.async_replication = Acceptance::AsProcess;
-        let generator = builder.build();
-        let _ = generator.inner.database.set(identity);
-        generator
     }
 }
 
 impl GeneratorBuilder {
-    /// Where time comes from (default: [`SystemClock`]).
+    /// Where time comes from (default: [`SystemClock`](crate::clock::SystemClock)).
     pub fn clock(mut self, clock: impl Clock) -> Self {
-        self.clock = Arc::new(clock);
+        self.settings.clock = Arc::new(clock);
         self
     }
 
@@ -62,7 +41,7 @@ impl GeneratorBuilder {
     /// server crash can then lose reservations whose numbers this generator still holds, and
     /// hand them out again.
     pub fn accept_non_durable_server(mut self) -> Self {
-        self.non_durable = Acceptance::Accept;
+        self.settings.non_durable = Acceptance::Accept;
         self
     }
 
@@ -73,7 +52,7 @@ impl GeneratorBuilder {
     /// the last numbers taken, and the promoted standby hands them out again. Batched mode is
     /// not affected (its reservations commit with `synchronous_commit = on`).
     pub fn accept_async_replication(mut self) -> Self {
-        self.async_replication = Acceptance::Accept;
+        self.settings.async_replication = Acceptance::Accept;
         self
     }
 
@@ -85,7 +64,7 @@ impl GeneratorBuilder {
     /// A `batch_size` an operator set in `db_key` still wins, and a request for more numbers
     /// than the block ([`next_ids`](Generator::next_ids)) still makes one reservation.
     pub fn adaptive_batch(mut self, target: std::time::Duration, max: u32) -> Self {
-        self.batch = BatchPolicy::Adaptive {
+        self.settings.batch = BatchPolicy::Adaptive {
             target,
             max: u64::from(max),
         };
@@ -95,31 +74,13 @@ impl GeneratorBuilder {
     /// Reserves blocks of exactly the spec's `batch` (or the operator's `batch_size`), however
     /// busy the key is.
     pub fn fixed_batch(mut self) -> Self {
-        self.batch = BatchPolicy::Fixed;
+        self.settings.batch = BatchPolicy::Fixed;
         self
     }
 
     /// Builds the generator.
     pub fn build(self) -> Generator {
-        Generator {
-            inner: Arc::new(Inner {
-                uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
-                clock: self.clock,
-                keys: RwLock::default(),
-                scoped: RwLock::default(),
-                scope_tick: AtomicU64::new(0),
-                evicted: Mutex::default(),
-                retired: Mutex::default(),
-                database: OnceLock::new(),
-                pool: RwLock::new(self.pool),
-                non_durable: self.non_durable,
-                async_replication: self.async_replication,
-                batch: self.batch,
-                reservations: AtomicU64::new(0),
-                timeline: AtomicU32::new(0),
-                replication_checked: AtomicU64::new(0),
-            }),
-        }
+        Generator::from_engine(Engine::new(self.settings))
     }
 
     #[cfg(feature = "r2d2")]
@@ -131,7 +92,7 @@ impl GeneratorBuilder {
         C: diesel::r2d2::R2D2Connection + diesel::connection::LoadConnection + 'static,
         C::Backend: crate::backend::Backend,
     {
-        self.pool = Some(Arc::new(pool));
+        self.settings.pool = Some(Arc::new(pool));
         self
     }
 
@@ -144,7 +105,7 @@ impl GeneratorBuilder {
     /// Without it, numbers taken inside a transaction are taken in that transaction,
     /// uncached, and refills wait for a round trip.
     pub fn async_pool(mut self, pool: impl crate::reserve::pool::async_pools::AsyncPool) -> Self {
-        self.pool = Some(Arc::new(pool));
+        self.settings.pool = Some(Arc::new(pool));
         self
     }
 }

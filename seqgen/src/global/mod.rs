@@ -277,7 +277,9 @@ where
     R: Records + ?Sized,
     C: IdConnection,
 {
-    crate::model::fill(records.as_rows(), conn, &mut Vec::new(), default_generator)
+    crate::model::fill(records.as_rows(), conn, &mut Vec::new(), |conn| {
+        default_generator(conn).map(Generator::into_engine)
+    })
 }
 
 /// Gives the numbers the process-wide default generator holds for `conn`'s database back to
@@ -303,7 +305,7 @@ where
     C: IdConnection,
 {
     let target = spec.into();
-    crate::generator::last_value_at(conn, target.spec(), target.scope(), chrono::Utc::now())
+    crate::engine::last_value_at(conn, target.spec(), target.scope(), chrono::Utc::now())
 }
 
 /// The counter the database will hand out next for `spec`'s current period, on the system
@@ -313,5 +315,5 @@ where
     C: IdConnection,
 {
     let target = spec.into();
-    crate::generator::peek_next_at(conn, target.spec(), target.scope(), chrono::Utc::now())
+    crate::engine::peek_next_at(conn, target.spec(), target.scope(), chrono::Utc::now())
 }

@@ -38,16 +38,18 @@ where
             return self.insert_from(&generator, conn).map(Some);
         };
         let mut filled = Vec::new();
-        let attempt =
-            fill(rows, conn, &mut filled, |_| Ok(guess.generator.clone())).and_then(|()| {
-                let mark = guess.mark.clone();
-                Ok(R::__execute_asserted(
-                    &self.target,
-                    &*self.records,
-                    mark,
-                    conn,
-                )?)
-            });
+        let attempt = fill(rows, conn, &mut filled, |_| {
+            Ok(guess.generator.engine().clone())
+        })
+        .and_then(|()| {
+            let mark = guess.mark.clone();
+            Ok(R::__execute_asserted(
+                &self.target,
+                &*self.records,
+                mark,
+                conn,
+            )?)
+        });
         let records = self.records.as_rows();
         let remark = match guess::judge(&guess, attempt, || unfill(records, &filled))? {
             Outcome::Inserted(inserted) => return Ok(Some(inserted)),
@@ -67,7 +69,7 @@ where
         R: Insert<T, C>,
     {
         fill(self.records.as_rows(), conn, &mut Vec::new(), |_| {
-            Ok(generator.clone())
+            Ok(generator.engine().clone())
         })?;
         Ok(R::__execute(&self.target, &*self.records, conn)?)
     }

@@ -13,7 +13,7 @@ use crate::backend::IdConnection;
 use crate::error::Result;
 use crate::generator::Generator;
 use crate::global::default_generator;
-use crate::model::one_statement::{self, Numbering};
+use crate::model::numbering::{self, Numbering};
 use crate::model::{fill, gapless_field, unfill, Records};
 
 /// Starts an insert that fills ID fields first: `diesel_seqgen::insert_into(table).values(&mut
@@ -115,7 +115,7 @@ where
         })
     }
 
-    /// A gapless insert numbered by the insert statement itself (`one_statement.rs`), where
+    /// A gapless insert numbered by the insert statement itself (`model/numbering.rs`, `backend/one_statement.rs`), where
     /// the backend, the spec and the insert allow it: every record's only ID field gapless and
     /// unset. `None`, with nothing sent, otherwise.
     fn gapless_in_one_statement<C>(&mut self, conn: &mut C) -> Result<Option<usize>>
@@ -124,7 +124,7 @@ where
         R: Insert<T, C>,
     {
         // Checked before the default generator is looked up, which may cost a query.
-        let Some(field) = one_statement::field_of::<C::Backend, _>(self.records.as_rows()) else {
+        let Some(field) = numbering::field_of::<C::Backend, _>(self.records.as_rows()) else {
             return Ok(None);
         };
         let default;
@@ -136,11 +136,12 @@ where
             }
         };
         let n = self.records.as_rows().len();
-        let Some((numbering, plan)) = Numbering::start(generator, field, n)? else {
+        let Some((numbering, plan)) = Numbering::start(generator.engine(), field, n)? else {
             return Ok(None);
         };
         let sent = R::__execute_numbered(&self.target, &*self.records, plan, conn);
-        let numbered = numbering.end::<C::Backend, _>(generator, sent, self.records.as_rows())?;
+        let numbered =
+            numbering.end::<C::Backend, _>(generator.engine(), sent, self.records.as_rows())?;
         Ok(numbered.then_some(n))
     }
 
@@ -230,8 +231,8 @@ where
                 conn,
                 &mut filled,
                 |conn| match generator {
-                    Some(generator) => Ok(generator.clone()),
-                    None => default_generator(conn),
+                    Some(generator) => Ok(generator.engine().clone()),
+                    None => default_generator(conn).map(Generator::into_engine),
                 },
             )?;
             Ok(insert(target, &*records, conn)?)

@@ -4,55 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use super::{DistributedId, IdField, IdSlot, Records};
+use super::{DistributedId, IdField, IdSlot};
 use crate::backend::IdConnection;
 use crate::driver::{drive, in_transaction, Blocking, Driver};
+use crate::engine::{check_scope, formatted, numeric, Engine};
 use crate::error::{Error, Result};
-use crate::generator::{check_scope, formatted, numeric, Generator};
 use diesel_seqgen_core::{DocumentDate, Mode, Scoped};
-
-impl Generator {
-    /// Fills the unset ID fields of `records` (one record, a slice or a `Vec` of them) from
-    /// this generator, on `conn`: one call per annotated field for all the records, so at
-    /// most one reservation per field (per scope, for a scoped field). Then insert them with
-    /// plain Diesel. ([`crate::assign_ids`] does the same from the process-wide default.)
-    ///
-    /// ```
-    /// use diesel::prelude::*;
-    /// use diesel_seqgen::DistributedId;
-    ///
-    /// diesel::table! { menus (id) { id -> Text, title -> Text } }
-    ///
-    /// #[derive(Insertable, DistributedId)]
-    /// #[diesel(table_name = menus)]
-    /// struct NewMenu {
-    ///     #[distributed_id(prefix = "MENU", date = "")]
-    ///     id: String,
-    ///     title: String,
-    /// }
-    ///
-    /// let mut conn = SqliteConnection::establish(":memory:")?;
-    /// diesel_seqgen::run_migrations(&mut conn)?;
-    /// diesel::sql_query("CREATE TABLE menus (id TEXT PRIMARY KEY, title TEXT NOT NULL)").execute(&mut conn)?;
-    ///
-    /// let mut rows: Vec<NewMenu> = ["Tea", "Cake"]
-    ///     .map(|title| NewMenu { id: String::new(), title: title.into() })
-    ///     .into();
-    /// diesel_seqgen::Generator::new().assign_ids(&mut rows, &mut conn)?;
-    /// diesel::insert_into(menus::table).values(&rows).execute(&mut conn)?;
-    /// assert_eq!(rows[1].id, "MENU000002");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn assign_ids<R, C>(&self, records: &mut R, conn: &mut C) -> Result<()>
-    where
-        R: Records + ?Sized,
-        C: IdConnection,
-    {
-        fill(records.as_rows(), conn, &mut Vec::new(), |_| {
-            Ok(self.clone())
-        })
-    }
-}
 
 /// Fills the unset ID fields of `rows` from the generator `generator` gives (asked only when
 /// there is something to fill: the process-wide default tells databases apart with a query),
@@ -61,7 +18,7 @@ pub(crate) fn fill<T, C>(
     rows: &mut [T],
     conn: &mut C,
     filled: &mut Vec<(usize, usize)>,
-    generator: impl FnOnce(&mut C) -> Result<Generator>,
+    generator: impl FnOnce(&mut C) -> Result<Engine>,
 ) -> Result<()>
 where
     T: DistributedId,
@@ -162,7 +119,7 @@ pub(crate) fn plan_fill<T: DistributedId>(
 /// Fills the fields [`plan_fill`] planned, from `generator`, on `db`.
 pub(crate) async fn fill_on<T: DistributedId, D: Driver>(
     rows: &mut [T],
-    generator: &Generator,
+    generator: &Engine,
     db: &mut D,
     mut plan: FillPlan,
     filled: &mut Vec<(usize, usize)>,
@@ -205,7 +162,7 @@ async fn fill_field<T: DistributedId, D: Driver>(
     rows: &mut [T],
     index: usize,
     field: &IdField,
-    generator: &Generator,
+    generator: &Engine,
     db: &mut D,
     target: Scoped<'_>,
     unset: Vec<usize>,

@@ -4,7 +4,7 @@
 
 mod fill;
 mod id;
-pub(crate) mod one_statement;
+pub(crate) mod numbering;
 
 pub(crate) use fill::{fill, gapless_field, unfill};
 #[cfg(seqgen_async)]

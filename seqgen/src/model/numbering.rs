@@ -14,9 +14,9 @@ use super::{DistributedId, IdField};
 use crate::backend::one_statement::Plan;
 use crate::backend::row_values::is_not_rewritten;
 use crate::backend::Backend;
-use crate::capacity::largest;
+use crate::counter_range::largest;
+use crate::engine::{formatted, numeric, Engine, InInsert};
 use crate::error::Result;
-use crate::generator::{formatted, numeric, Generator, InInsert};
 use diesel_seqgen_core::{Mode, Overflow, Spec};
 
 /// Whether IDs of `spec` can be taken by the insert itself, which prints them in SQL: a
@@ -64,9 +64,9 @@ pub(crate) struct Numbering {
 impl Numbering {
     /// Starts numbering `n` rows of `field` (from [`field_of`]) from `generator`: the plan
     /// to build the statement from, or `None` (nothing sent) when the key cannot be numbered
-    /// that way yet; see `Generator::start_in_insert`.
+    /// that way yet; see `Engine::start_in_insert`.
     pub(crate) fn start(
-        generator: &Generator,
+        generator: &Engine,
         (field, numeric_form): (&'static IdField, bool),
         n: usize,
     ) -> Result<Option<(Numbering, Plan)>> {
@@ -101,7 +101,7 @@ impl Numbering {
     /// anything was sent, or inserted nothing: the caller takes the usual path.
     pub(crate) fn end<B: Backend, Row: DistributedId>(
         self,
-        generator: &Generator,
+        generator: &Engine,
         sent: QueryResult<Option<i64>>,
         rows: &mut [Row],
     ) -> Result<bool> {

@@ -157,5 +157,5 @@ where
             &default
         }
     };
-    fill_on(rows, &generator.inner, &mut db, scopes, filled).await
+    fill_on(rows, generator.inner.engine(), &mut db, scopes, filled).await
 }

@@ -84,8 +84,8 @@ use diesel_async::AsyncConnection;
 
 use crate::backend::AsyncBackend;
 use crate::driver::NonBlocking;
+use crate::engine::{formatted, formatted_one, numeric};
 use crate::error::Result;
-use crate::generator::{formatted, formatted_one, numeric};
 use crate::model::Records;
 use crate::stats::KeyStats;
 use diesel_seqgen_core::__private::Period;
@@ -211,6 +211,7 @@ impl Generator {
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
         self.inner
+            .engine()
             .take_on(&mut NonBlocking(conn), target, n as u64, emit)
             .await
     }
@@ -233,7 +234,7 @@ impl Generator {
         C: AsyncConnection,
         C::Backend: AsyncBackend,
     {
-        self.inner.release_on(&mut NonBlocking(conn)).await
+        self.inner.engine().release_on(&mut NonBlocking(conn)).await
     }
 
     /// How many reservations this generator made: [`crate::Generator::reservations`].

@@ -45,8 +45,8 @@ use chrono::NaiveDate;
 use diesel_seqgen_core::{DocumentDate, Mode, Scoped, Spec};
 
 use crate::backend::{Backend, Counter, IdConnection, PendingRow};
+use crate::engine::check_scope;
 use crate::error::{Error, Result};
-use crate::generator::check_scope;
 use crate::model::DistributedId;
 
 /// The spec and rows of `T`'s field numbered after the commit (`#[distributed_id(gapless =

@@ -14,7 +14,7 @@ pub(crate) mod timeline;
 
 use crate::backend::{is_busy, Counter, Found, Identified, Request};
 use crate::batch::{block_size, Batch};
-use crate::capacity::{largest, refused};
+use crate::counter_range::{largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
 use diesel_seqgen_core::__private::Period;

@@ -16,10 +16,10 @@ use crate::backend::one_statement::OneStatement;
 use crate::backend::AsyncBackend;
 use crate::driver::{begin, end};
 use crate::error::Result;
-use crate::model::one_statement::{self, Numbering};
+use crate::model::numbering::{self, Numbering};
 use crate::model::{gapless_field, unfill, Records};
 
-mod guessed;
+mod on_guess;
 
 /// Starts an insert that fills ID fields first, on an async connection:
 /// `diesel_seqgen::nonblocking::insert_into(table).values(&mut rows).execute(&mut conn).await`, as
@@ -104,7 +104,7 @@ where
         for<'b> OneStatement<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
             QueryFragment<C::Backend> + QueryId + Send,
     {
-        let Some(field) = one_statement::field_of::<C::Backend, _>(self.records.as_rows()) else {
+        let Some(field) = numbering::field_of::<C::Backend, _>(self.records.as_rows()) else {
             return Ok(None);
         };
         let default;
@@ -116,7 +116,7 @@ where
             }
         };
         let (generator, n) = (&generator.inner, self.records.as_rows().len());
-        let Some((numbering, plan)) = Numbering::start(generator, field, n)? else {
+        let Some((numbering, plan)) = Numbering::start(generator.engine(), field, n)? else {
             return Ok(None);
         };
         let (target, records) = (self.target.clone(), &*self.records);
@@ -140,7 +140,8 @@ where
                 .transpose()
         }
         .await;
-        let numbered = numbering.end::<C::Backend, _>(generator, sent, self.records.as_rows())?;
+        let numbered =
+            numbering.end::<C::Backend, _>(generator.engine(), sent, self.records.as_rows())?;
         Ok(numbered.then_some(n))
     }
 

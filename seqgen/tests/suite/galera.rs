@@ -29,8 +29,11 @@ fn a_galera_cluster_is_one_database() {
         .map(|i| {
             let (urls, barrier) = (urls.clone(), barrier.clone());
             thread::spawn(move || {
-                let mut conn = MysqlConnection::establish(&urls[i % 3]).unwrap();
+                // Past the barrier whatever happens: a thread that panicked before it would
+                // leave the others waiting for ever.
+                let conn = MysqlConnection::establish(&urls[i % 3]);
                 barrier.wait();
+                let mut conn = conn.map_err(|e| format!("node {}: connecting: {e}", i % 3))?;
                 diesel_seqgen::run_migrations(&mut conn).map_err(|e| {
                     // With its causes: the point of the error is to say why.
                     let mut why = format!("node {}: {e}", i % 3);
@@ -80,7 +83,7 @@ fn a_galera_cluster_is_one_database() {
     // 3. Two writers per node, each its own generator (an app instance) on blocks of 10:
     // conflicting reservations on the three nodes are retried, none gives up. (Small fixed
     // blocks are the point here; the twin on the defaults is
-    // `examples/tests/galera_faults.rs`'s writers on every node.)
+    // `tools/tests/galera_faults.rs`'s writers on every node.)
     const IDS: usize = 1_000;
     let busy = Spec::builder("galera_busy")
         .date("")

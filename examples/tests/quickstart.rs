@@ -10,7 +10,9 @@ fn quickstart() -> Command {
     let debug = test.parent().and_then(|deps| deps.parent()).unwrap();
     let binary = debug.join("examples").join("quickstart");
     let modified = |path: &std::path::Path| std::fs::metadata(path).and_then(|m| m.modified());
-    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("quickstart.rs");
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("quickstart")
+        .join("main.rs");
     match (modified(&binary), modified(&source)) {
         (Ok(built), Ok(written)) if built >= written => Command::new(binary),
         _ => panic!("{} is missing or older than its source: run `cargo test` (all targets) or `cargo build --example quickstart` first", binary.display()),

@@ -4,12 +4,12 @@
 # standby on ports 55432/55433 in /tmp/pg_standby_throughput (never the shared server), runs
 # four release-built loadgen processes x 2 threads for 5 s per load, three rounds interleaved,
 # and stops both servers. Run as root (the servers run as `postgres`) after
-#   cargo build --release --example loadgen --all-features
+#   cargo build --release -p seqgen-tools --bin loadgen --all-features
 set -euo pipefail
 bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 dir=/tmp/pg_standby_throughput
 primary=55432 standby=55433
-loadgen="$(cd "$(dirname "$0")/../.." && pwd)/target/release/examples/loadgen"
+loadgen="$(cd "$(dirname "$0")/../.." && pwd)/target/release/loadgen"
 url="postgres://postgres@127.0.0.1:$primary/postgres"
 as_pg() { su postgres -c "$*"; }
 stop() {

@@ -4,7 +4,7 @@
 //! numbers; 20 scopes, each with its own counter, batched and gapless. Never a duplicate.
 //!
 //! The instances are this test binary itself, re-executed with `--loadgen ARGS…`, which runs
-//! the load generator of `examples/loadgen.rs`. SQLite always runs (a file in a temp dir);
+//! the load generator of `tools/src/bin/loadgen.rs`. SQLite always runs (a file in a temp dir);
 //! PostgreSQL and MySQL run with `PG_DATABASE_URL` / `MYSQL_DATABASE_URL` and the `postgres` /
 //! `mysql` features, and under `CI=true` a missing URL fails the run.
 

@@ -6,7 +6,7 @@
 //! Without them the test is skipped with a printed line, except under `CI=true`, where that
 //! fails it. As root, the servers run as the `mysql` user.
 //!
-//! Shared with `examples/tests/galera_faults.rs` (by `#[path]`, with `own_servers.rs`), which
+//! Shared with `tools/tests/galera_faults.rs` (by `#[path]`, with `own_servers.rs`), which
 //! also crashes and restarts nodes under load.
 #![allow(dead_code)] // each user needs only part of it
 

@@ -1,5 +1,5 @@
 //! What the tests that start servers of their own share (`servers.rs`: PostgreSQL and
-//! pgbouncer; `galera_cluster.rs`, also used by `examples/tests/galera_faults.rs`): free
+//! pgbouncer; `galera_cluster.rs`, also used by `tools/tests/galera_faults.rs`): free
 //! ports, whether we run as root, and how a missing server binary skips a test.
 
 /// A port nobody listens on now.

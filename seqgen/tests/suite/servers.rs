@@ -8,7 +8,7 @@
 //! `CI=true`, where that fails it. As root, the servers run as the `postgres` user (PostgreSQL
 //! refuses to run as root).
 //!
-//! Shared with `examples/tests/pg_failover.rs` (by `#[path]`, with `own_servers.rs`).
+//! Shared with `tools/tests/pg_failover.rs` (by `#[path]`, with `own_servers.rs`).
 #![allow(dead_code)] // each user needs only part of it
 
 use std::path::{Path, PathBuf};

@@ -216,7 +216,7 @@ fn run_django(
             let last = stderr.lines().last().unwrap_or("");
             eprintln!(
                 "django-sequences not measured ({}: {last}); set it up as \
-                 examples/scripts/gapless_django.py says and pass --django-python",
+                 tools/scripts/gapless_django.py says and pass --django-python",
                 args.django_python
             );
             return Ok(None);

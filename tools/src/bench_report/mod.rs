@@ -69,7 +69,7 @@ pub struct Args {
     /// Workers of the deferred comparison (`--report deferred`)
     #[arg(long, default_value_t = 8)]
     pub workers: usize,
-    /// The Python with Django and django-sequences 3.1 (see examples/scripts/gapless_django.py)
+    /// The Python with Django and django-sequences 3.1 (see tools/scripts/gapless_django.py)
     #[arg(long, default_value = "python3")]
     pub django_python: String,
 }

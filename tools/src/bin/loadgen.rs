@@ -2,14 +2,14 @@
 //! multi-process tests.
 //!
 //! ```text
-//! cargo run --release --example loadgen -- --url URL [--key NAME] [--threads N]
+//! cargo run --release -p seqgen-tools --bin loadgen -- --url URL [--key NAME] [--threads N]
 //!     [--ids N | --seconds S] [--batch N] [--mode batched|gapless] [--insert]
 //!     [--rollback P] [--retry-conflicts] [--clock-offset-secs S] [--date PATTERN]
 //!     [--scopes N] [--out FILE]
 //! ```
 //!
-//! Prints one JSON line at the end. See `seqgen_examples::loadgen`.
+//! Prints one JSON line at the end. See `seqgen_tools::loadgen`.
 
 fn main() -> std::process::ExitCode {
-    seqgen_examples::loadgen::main_with(std::env::args().skip(1))
+    seqgen_tools::loadgen::main_with(std::env::args().skip(1))
 }

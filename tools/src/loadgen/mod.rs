@@ -1,4 +1,4 @@
-//! The load generator behind `examples/loadgen.rs` and the multi-process tests.
+//! The load generator behind `tools/src/bin/loadgen.rs` and the multi-process tests.
 //!
 //! Threads share one `diesel_seqgen::Generator` (one app instance per process) and an
 //! r2d2 pool; each takes IDs `L` + 12-digit counter (optionally with a date part), optionally

@@ -11,7 +11,7 @@ use std::time::Instant;
 pub fn run_as_loadgen() -> Option<ExitCode> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     (args.first().map(String::as_str) == Some("--loadgen"))
-        .then(|| seqgen_examples::loadgen::main_with(args.into_iter().skip(1)))
+        .then(|| seqgen_tools::loadgen::main_with(args.into_iter().skip(1)))
 }
 
 /// A loadgen process on `url` and `key`, appending the IDs it commits to `out`.

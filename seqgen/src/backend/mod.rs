@@ -52,25 +52,6 @@ pub(crate) use rows::timeline;
 pub(crate) use rows::SETTLING_SECONDS;
 pub use rows::{Counter, CounterRow, Found, Identified, Replication, Request, Setting};
 
-/// [`Backend::run_pending_migrations`], the same for SQLite and PostgreSQL (MySQL takes
-/// Galera's lease first: `mysql/migrate.rs`).
-#[cfg(any(feature = "sqlite", seqgen_pg))]
-macro_rules! run_pending_migrations {
-    () => {
-        fn run_pending_migrations<C>(conn: &mut C) -> diesel::migration::Result<()>
-        where
-            C: diesel::connection::LoadConnection<Backend = Self>
-                + diesel::migration::MigrationConnection
-                + 'static,
-        {
-            diesel_migrations::MigrationHarness::run_pending_migrations(conn, Self::MIGRATIONS)
-                .map(drop)
-        }
-    };
-}
-#[cfg(any(feature = "sqlite", seqgen_pg))]
-use run_pending_migrations;
-
 /// A Diesel backend seqgen can reserve numbers on: SQLite, PostgreSQL or MySQL/MariaDB,
 /// each behind the cargo feature of the same name as Diesel's.
 ///

@@ -27,7 +27,15 @@ impl super::Backend for Sqlite {
     const IDENTIFY_IS_A_ROUND_TRIP: bool = false;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
 
-    super::run_pending_migrations!();
+    // Diesel's harness, whose bounds hold for a migrating connection of one named backend (not
+    // of any backend: each backend states them). MySQL takes Galera's lease first.
+    fn run_pending_migrations<C>(conn: &mut C) -> diesel::migration::Result<()>
+    where
+        C: LoadConnection<Backend = Self> + diesel::migration::MigrationConnection + 'static,
+    {
+        diesel_migrations::MigrationHarness::run_pending_migrations(conn, Self::MIGRATIONS)
+            .map(drop)
+    }
     // A commit is durable against a crash of the process; see the README on power loss.
     const DURABILITY_SETTING: &'static str = "synchronous";
     const DURABLE: &'static str = "1";
@@ -47,7 +55,7 @@ impl super::Backend for Sqlite {
     where
         C: LoadConnection<Backend = Self>,
     {
-        touch!(conn, super::Counter::TOKEN).map(drop)
+        touch(super::Counter::TOKEN).execute(conn).map(drop)
     }
 
     lock_nowait!(sync);
@@ -55,18 +63,16 @@ impl super::Backend for Sqlite {
 
 /// Takes the database's write lock (waiting through the busy timeout, if one is set) with an
 /// update of the row of `counter` that changes nothing: a write statement takes the lock even
-/// where it matches no row. How many rows it matched.
-macro_rules! touch {
-    ($conn:ident, $counter:expr $(, $aw:tt)?) => {{
-        let counter = $counter;
-        diesel::update(
-            $crate::backend::schema::db_key::table.find((counter.key, counter.scope, counter.period)),
-        )
-        .set($crate::backend::schema::db_key::current_value.eq($crate::backend::schema::db_key::current_value))
-        .execute($conn) $(.$aw)?
-    }};
+/// where it matches no row. Its run returns how many rows it matched.
+fn touch(counter: super::Counter<'_>) -> Touch<'_> {
+    diesel::update(db_key::table.find((counter.key, counter.scope, counter.period)))
+        .set(db_key::current_value.eq(db_key::current_value))
 }
-use touch;
+
+type Touch<'a> = diesel::dsl::Update<
+    diesel::dsl::Find<db_key::table, (&'a str, &'a str, &'a str)>,
+    diesel::dsl::Eq<db_key::current_value, db_key::current_value>,
+>;
 
 /// [`Backend::lock_nowait`](super::Backend::lock_nowait), for both drivers (see
 /// `core_queries!`).
@@ -92,7 +98,7 @@ macro_rules! lock_nowait {
             let previous = diesel::sql_query("PRAGMA busy_timeout")
                 .get_result::<BusyTimeout>(conn) $(.$aw)* ?;
             diesel::sql_query("PRAGMA busy_timeout = 0").execute(conn) $(.$aw)* ?;
-            let touched = $crate::backend::sqlite::touch!(conn, counter $(, $aw)*);
+            let touched = $crate::backend::sqlite::touch(counter).execute(conn) $(.$aw)*;
             diesel::sql_query(format!("PRAGMA busy_timeout = {}", previous.timeout))
                 .execute(conn) $(.$aw)* ?;
             if touched? == 0 {

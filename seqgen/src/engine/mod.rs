@@ -4,18 +4,19 @@
 //! `keys`; below them, `cache` holds the blocks and `reserve` talks to the database.
 
 mod emit;
-mod watch;
-pub(crate) use emit::{check_scope, formatted, formatted_one, numeric};
 mod keys;
 #[cfg(all(test, seqgen_loom))]
 mod model_check;
-mod take_gapless;
-pub(crate) use take_gapless::InInsert;
 mod preview;
-pub(crate) use preview::{last_value_at, peek_next_at, peek_of};
 mod refill;
 mod release;
 mod take;
+mod take_gapless;
+mod watch;
+
+pub(crate) use emit::{check_scope, formatted, formatted_one, numeric};
+pub(crate) use preview::{last_value_at, peek_next_at, peek_of};
+pub(crate) use take_gapless::InInsert;
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -36,6 +37,7 @@ use diesel_seqgen_core::__private::{CacheKey, PrehashedHasher};
 
 /// The next generator's [`Inner::uid`].
 static NEXT_UID: AtomicU64 = AtomicU64::new(1);
+
 /// Hands out IDs for one database: the state behind a [`Generator`](crate::Generator) handle
 /// (`generator/`), which delegates every call here. Cheap to clone (clones share their blocks):
 /// a reservation ahead runs on a clone.
@@ -152,10 +154,13 @@ impl Engine {
         self.pool().is_some()
     }
 
+    /// [`Generator::reservations`](crate::Generator::reservations).
     pub(crate) fn reservations(&self) -> u64 {
         self.inner.reservations.load(Ordering::Relaxed)
     }
 
+    /// [`Generator::stats`](crate::Generator::stats): the states it keeps, those dropped for
+    /// room, and what retired ones counted.
     pub(crate) fn stats(&self) -> Vec<KeyStats> {
         let retired = self
             .inner

@@ -12,6 +12,8 @@ use diesel_seqgen_core::__private::Period;
 use diesel_seqgen_core::{Scoped, Spec};
 
 impl Engine {
+    /// [`Generator::last_value`](crate::Generator::last_value), in the period of the document's
+    /// date or of this engine's clock.
     pub(crate) fn last_value<'s, C>(
         &self,
         conn: &mut C,
@@ -24,6 +26,7 @@ impl Engine {
         last_value_at(conn, target.spec(), target.scope(), self.moment_of(target))
     }
 
+    /// [`Generator::peek_next`](crate::Generator::peek_next), likewise.
     pub(crate) fn peek_next<'s, C>(&self, conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<u64>
     where
         C: IdConnection,

@@ -22,6 +22,7 @@ use diesel_seqgen_core::__private::Period;
 const EVICTED_PER_RESERVATION: usize = 16;
 
 impl Engine {
+    /// [`Generator::release`](crate::Generator::release) on a blocking connection.
     pub(crate) fn release<C>(&self, conn: &mut C) -> Result<u64>
     where
         C: IdConnection,

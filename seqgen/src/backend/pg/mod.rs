@@ -36,7 +36,15 @@ impl super::Backend for Pg {
     const DURABLE: &'static str = "on";
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 
-    super::run_pending_migrations!();
+    // Diesel's harness, whose bounds hold for a migrating connection of one named backend (not
+    // of any backend: each backend states them). MySQL takes Galera's lease first.
+    fn run_pending_migrations<C>(conn: &mut C) -> diesel::migration::Result<()>
+    where
+        C: LoadConnection<Backend = Self> + diesel::migration::MigrationConnection + 'static,
+    {
+        diesel_migrations::MigrationHarness::run_pending_migrations(conn, Self::MIGRATIONS)
+            .map(drop)
+    }
 
     fn run_one_statement<C, S, V>(
         conn: &mut C,

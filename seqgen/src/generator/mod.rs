@@ -19,7 +19,7 @@ use diesel_seqgen_core::Scoped;
 ///
 /// Cheap to clone (clones share their blocks), `Send + Sync`. Use one `Generator` per
 /// database; it checks at every reservation that it is still talking to the same one and
-/// fails with [`Error::DifferentDatabase`] otherwise. The functions of [`crate::global`] use a
+/// fails with [`Error::DifferentDatabase`](crate::Error::DifferentDatabase) otherwise. The functions of [`crate::global`] use a
 /// process-wide default that tells databases apart: once per connection for connections
 /// checked out of an r2d2 pool, in the insert itself for `insert_into(..).execute` on any other,
 /// and with one query per call for the rest.
@@ -90,12 +90,12 @@ impl Generator {
     /// [scoped](diesel_seqgen_core::SpecBuilder::scoped) spec: see [`Scoped`]), formatted.
     ///
     /// A scope (a company, an order, a tenant: 1 to 191 characters, without control
-    /// characters or white space at either end, else [`Error::InvalidScope`]) has its own
+    /// characters or white space at either end, else [`Error::InvalidScope`](crate::Error::InvalidScope)) has its own
     /// counter: each counts from 1 in every period, with its own block in batched mode and its
     /// own row lock in gapless mode, so gapless transactions of different scopes never wait
     /// for each other. The scope is not printed: IDs repeat across scopes, and are unique
     /// together with the scope (make that pair the table's unique key). A scoped spec without
-    /// a scope, or an unscoped one with a scope, fails with [`Error::ScopeMismatch`].
+    /// a scope, or an unscoped one with a scope, fails with [`Error::ScopeMismatch`](crate::Error::ScopeMismatch).
     ///
     /// ```
     /// use diesel::prelude::*;
@@ -224,7 +224,7 @@ impl Generator {
     /// The counter the database will hand out next for `spec`'s current period, if nothing
     /// else takes one first: after the last one, or at the key's `start_value` when an
     /// operator set one ahead. Nothing is reserved or locked. Format it with
-    /// [`Spec::format`] and [`Spec::period_at`].
+    /// [`Spec::format`](diesel_seqgen_core::Spec::format) and [`Spec::period_at`](diesel_seqgen_core::Spec::period_at).
     ///
     /// In gapless mode it is the number the next committing transaction gets, if no other
     /// commits first. In batched mode it is where the next *reservation* starts: an instance
@@ -268,7 +268,7 @@ impl Generator {
     /// blocks: after `release`, the numbers one generator handed out are exactly `1..=n`
     /// when no other instance reserved from the same counters.
     ///
-    /// Fails with [`Error::DifferentDatabase`] when `conn` reaches another database than the
+    /// Fails with [`Error::DifferentDatabase`](crate::Error::DifferentDatabase) when `conn` reaches another database than the
     /// one this generator reserved from.
     ///
     /// ```

@@ -12,7 +12,6 @@ use std::thread;
 use std::time::Duration;
 
 use common::{TestConnection, TestDb};
-use diesel::RunQueryDsl;
 use diesel_seqgen::pending::{self, FollowConnection, PendingRows};
 use diesel_seqgen::{Error, Spec};
 
@@ -349,6 +348,7 @@ where
 #[cfg(feature = "postgres")]
 #[test]
 fn a_commit_wakes_the_follower_on_postgres() {
+    use diesel::RunQueryDsl;
     let Some(db) = TestDb::<diesel::PgConnection>::open("pending_notify") else {
         return;
     };
@@ -394,6 +394,7 @@ where
     C: TestConnection,
     DeferredInvoice: diesel_seqgen::insert::Insert<pend::table, C>,
 {
+    use diesel::RunQueryDsl;
     if C::NAME == "sqlite" {
         return;
     }

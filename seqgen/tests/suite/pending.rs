@@ -394,7 +394,6 @@ where
     C: TestConnection,
     DeferredInvoice: diesel_seqgen::insert::Insert<pend::table, C>,
 {
-    use diesel::RunQueryDsl;
     if C::NAME == "sqlite" {
         return;
     }

@@ -3,11 +3,13 @@
 //! A single write statement in autocommit mode takes the write lock before it reads, like an
 //! immediate transaction, and waits for other writers through the busy timeout. Configure
 //! every connection with [`configure`] (or [`SqliteSetup`] on an r2d2 pool).
+//!
+//! What SQLite writes differently (`dialect.rs`) is at the end of this file, with its refusal
+//! of the two inserts it never sends (`asserted.rs`, `one_statement.rs`).
 
 use diesel::connection::{LoadConnection, SimpleConnection};
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment};
-
 use diesel::sqlite::{Sqlite, SqliteConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 

@@ -12,6 +12,9 @@
 //! [`ReadBack`]): the database's identity is read back with the new value instead of before
 //! it. Diesel sends every statement prepared, one per round trip, so two is the least without
 //! a stored routine.
+//!
+//! What MySQL writes differently (`dialect.rs`) is in `fragments.rs`; its statements, with its
+//! checking insert (`asserted.rs`), in `statements.rs`.
 
 mod fragments;
 mod migrate;

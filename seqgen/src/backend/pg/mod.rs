@@ -1,8 +1,9 @@
 //! PostgreSQL: one `INSERT … SELECT … ON CONFLICT DO UPDATE … RETURNING` per reservation. The
 //! conflicting row is locked and re-read at its latest committed value, so under READ
 //! COMMITTED concurrent reservations queue on the row and never overlap. What PostgreSQL
-//! writes differently (`dialect.rs`) is at the end of this file; its reservation that also
-//! identifies the database is in `reserve_identified.rs`.
+//! writes differently (`dialect.rs`) and its checking insert (`asserted.rs`) are at the end of
+//! this file; its reservation that also identifies the database is in `reserve_identified.rs`,
+//! its gapless insert that numbers its own rows in `numbered_insert.rs`.
 
 mod numbered_insert;
 mod reserve_identified;

@@ -53,19 +53,6 @@ impl<'a, S> Statement<'a, S> {
         self
     }
 
-    /// Its counter's key, scope and period, bound in that order with `, ` between them.
-    pub(crate) fn bind_counter<'b, DB>(&'b self, out: &mut AstPass<'_, 'b, DB>) -> QueryResult<()>
-    where
-        DB: Backend,
-        str: ToSql<Text, DB>,
-    {
-        out.push_bind_param::<Text, str>(self.counter.key)?;
-        out.push_sql(", ");
-        out.push_bind_param::<Text, str>(self.counter.scope)?;
-        out.push_sql(", ");
-        out.push_bind_param::<Text, str>(self.counter.period)
-    }
-
     #[cfg_attr(not(seqgen_mysql), allow(dead_code))] // MySQL's own statements
     pub(crate) fn counter(&self) -> &Counter<'a> {
         &self.counter
@@ -80,6 +67,22 @@ impl<'a, S> Statement<'a, S> {
     pub(crate) fn limit(&self) -> &i64 {
         &self.limit
     }
+}
+
+/// `counter`'s key, scope and period, bound in that order with `, ` between them.
+pub(crate) fn bind_counter<'b, DB>(
+    counter: Counter<'b>,
+    out: &mut AstPass<'_, 'b, DB>,
+) -> QueryResult<()>
+where
+    DB: Backend,
+    str: ToSql<Text, DB>,
+{
+    out.push_bind_param::<Text, str>(counter.key)?;
+    out.push_sql(", ");
+    out.push_bind_param::<Text, str>(counter.scope)?;
+    out.push_sql(", ");
+    out.push_bind_param::<Text, str>(counter.period)
 }
 
 impl<S: Returns> QueryId for Statement<'_, S> {
@@ -172,14 +175,25 @@ where
 /// PostgreSQL). A counter behind its own `start_value` (else the spec's) jumps forward to it.
 /// When the counter is past the limit nothing is written and no row comes back: a refused
 /// request touches nothing. The statement commits durably whatever the session's setting.
+/// `IN_TRANSACTION`: the reservation runs inside the caller's transaction, where on PostgreSQL
+/// it writes nothing and returns no row unless seqgen checked this session's timeline
+/// (`reserve/timeline.rs`); each form is a type of its own, so each is prepared once.
 #[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
-pub(crate) struct UpsertReturning;
+pub(crate) struct Upsert<const IN_TRANSACTION: bool>;
 
-impl Returns for UpsertReturning {
+/// [`Upsert`] outside the caller's transaction.
+#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
+pub(crate) type UpsertReturning = Upsert<false>;
+
+/// [`Upsert`] inside the caller's transaction.
+#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
+pub(crate) type UpsertReturningInTransaction = Upsert<true>;
+
+impl<const IN_TRANSACTION: bool> Returns for Upsert<IN_TRANSACTION> {
     type SqlType = BigInt;
 }
 
-impl<DB> QueryFragment<DB> for Statement<'_, UpsertReturning>
+impl<DB, const IN_TRANSACTION: bool> QueryFragment<DB> for Statement<'_, Upsert<IN_TRANSACTION>>
 where
     DB: Backend,
     str: ToSql<Text, DB>,
@@ -190,36 +204,12 @@ where
 {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         let values = (&self.count, &self.limit, &self.counter.start);
-        walk_upsert(self.counter, values, false, out)
+        walk_upsert(self.counter, values, IN_TRANSACTION, out)
     }
 }
 
-/// [`UpsertReturning`] inside the caller's transaction: on PostgreSQL it writes nothing and
-/// returns no row unless seqgen checked this session's timeline (`reserve/timeline.rs`).
-#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
-pub(crate) struct UpsertReturningInTransaction;
-
-impl Returns for UpsertReturningInTransaction {
-    type SqlType = BigInt;
-}
-
-impl<DB> QueryFragment<DB> for Statement<'_, UpsertReturningInTransaction>
-where
-    DB: Backend,
-    str: ToSql<Text, DB>,
-    i64: ToSql<BigInt, DB>,
-    Greatest: QueryFragment<DB>,
-    DurableCommit: QueryFragment<DB>,
-    OnCheckedSession: QueryFragment<DB>,
-{
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        let values = (&self.count, &self.limit, &self.counter.start);
-        walk_upsert(self.counter, values, true, out)
-    }
-}
-
-/// The text of [`UpsertReturning`] (`on_checked_session`: of
-/// [`UpsertReturningInTransaction`]) with these values: also the first part of PostgreSQL's
+/// The text of [`Upsert`] (`on_checked_session`: inside the caller's transaction) with these
+/// values: also the first part of PostgreSQL's
 /// one-statement gapless insert (`one_statement.rs`).
 #[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
 pub(crate) fn walk_upsert<'b, DB>(
@@ -237,11 +227,7 @@ where
     OnCheckedSession: QueryFragment<DB>,
 {
     out.push_sql("INSERT INTO db_key (key_name, scope, period, current_value) SELECT ");
-    out.push_bind_param::<Text, str>(counter.key)?;
-    out.push_sql(", ");
-    out.push_bind_param::<Text, str>(counter.scope)?;
-    out.push_sql(", ");
-    out.push_bind_param::<Text, str>(counter.period)?;
+    bind_counter(counter, &mut out)?;
     out.push_sql(", s.base + ");
     out.push_bind_param::<BigInt, i64>(count)?;
     out.push_sql(" FROM (SELECT COALESCE(MAX(k.start_value), ");
@@ -306,7 +292,7 @@ where
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         InsertIgnoring.walk_ast(out.reborrow())?;
         out.push_sql(" db_key (key_name, scope, period, current_value) SELECT ");
-        self.bind_counter(&mut out)?;
+        bind_counter(self.counter, &mut out)?;
         out.push_sql(", COALESCE(MAX(start_value), ");
         out.push_bind_param::<BigInt, i64>(&self.counter.start)?;
         out.push_sql(") - 1 FROM db_key WHERE key_name = ");
@@ -334,7 +320,7 @@ where
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         InsertIgnoring.walk_ast(out.reborrow())?;
         out.push_sql(" db_key (key_name, scope, period, current_value) VALUES (");
-        self.bind_counter(&mut out)?;
+        bind_counter(self.counter, &mut out)?;
         out.push_sql(", ");
         out.push_bind_param::<BigInt, i64>(&self.count)?;
         out.push_sql(")");

@@ -7,7 +7,7 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::sql_types::{BigInt, Nullable, Text, Unsigned};
 
 use crate::backend::dialect::{Durability, Fingerprint};
-use crate::backend::statement::{Returns, Statement};
+use crate::backend::statement::{bind_counter, Returns, Statement};
 use crate::backend::Counter;
 
 /// Adds to an existing counter and remembers the new value as `LAST_INSERT_ID()`. A counter
@@ -158,7 +158,7 @@ impl Returns for CreateRowAt {
 impl QueryFragment<Mysql> for Statement<'_, CreateRowAt> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
         out.push_sql("INSERT INTO db_key (key_name, scope, period, current_value) VALUES (");
-        self.bind_counter(&mut out)?;
+        bind_counter(*self.counter(), &mut out)?;
         out.push_sql(", ");
         out.push_bind_param::<BigInt, i64>(self.count())?;
         out.push_sql(") ON DUPLICATE KEY UPDATE key_name = key_name");

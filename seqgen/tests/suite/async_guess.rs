@@ -181,16 +181,39 @@ macro_rules! async_guess_tests {
             /// each gets its own database's numbers.
             #[test]
             fn a_connection_to_another_database_gets_its_own_numbers() {
+                each_its_own_numbers("aguess", None);
+            }
+
+            /// The same with MySQL's lenient `sql_mode` on every session, where many errors
+            /// become warnings: the check must still fail the statement.
+            #[test]
+            fn a_wrong_guess_inserts_nothing_in_a_lenient_sql_mode() {
+                if stringify!($name) == "mysql" {
+                    each_its_own_numbers("aguess_mode", Some("SET SESSION sql_mode = ''"));
+                }
+            }
+
+            /// See the tests above: databases named from `name`, each session set up by
+            /// `session` first.
+            fn each_its_own_numbers(name: &str, session: Option<&str>) {
+                use diesel_async::SimpleAsyncConnection;
                 let Some(db) = TestDb::<$sync>::open("async_guess_other") else {
                     return;
                 };
-                let near = database(&db, "aguess_near", false);
-                let far = database(&db, "aguess_far", true);
+                let near = database(&db, &format!("{name}_near"), false);
+                let far = database(&db, &format!("{name}_far"), true);
                 runtime().block_on(async {
-                    let mut slot = Box::new(<$async>::establish(&near.url).await.unwrap());
+                    let connect = |url: String| async move {
+                        let mut conn = <$async>::establish(&url).await.unwrap();
+                        if let Some(session) = session {
+                            conn.batch_execute(session).await.unwrap();
+                        }
+                        conn
+                    };
+                    let mut slot = Box::new(connect(near.url.clone()).await);
                     for round in 0..6 {
                         let url = if round % 2 == 0 { &near.url } else { &far.url };
-                        *slot = <$async>::establish(url).await.unwrap();
+                        *slot = connect(url.clone()).await;
                         // A bulk first, on the last database's guess (see guess.rs).
                         for n in [3, 1, 3] {
                             sq::insert_into(seqgen_async_guess::table)

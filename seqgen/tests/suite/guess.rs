@@ -16,7 +16,7 @@ use diesel_seqgen::insert::Insert;
 use diesel_seqgen::DistributedId;
 
 /// The ID column of every row.
-type IdColumn = diesel::dsl::Select<seqgen_guess_rows::table, seqgen_guess_rows::id>;
+pub(crate) type IdColumn = diesel::dsl::Select<seqgen_guess_rows::table, seqgen_guess_rows::id>;
 
 diesel::table! {
     seqgen_guess_rows (id) {
@@ -28,7 +28,7 @@ diesel::table! {
 /// The plain shape: every value a bind parameter.
 #[derive(Insertable, DistributedId, Debug)]
 #[diesel(table_name = seqgen_guess_rows)]
-struct Row {
+pub(crate) struct Row {
     #[distributed_id(key = "seqgen_guess", prefix = "G", date = "", pad = 7)]
     id: String,
     name: String,
@@ -37,7 +37,7 @@ struct Row {
 /// The same key; a `None` prints `DEFAULT`, which the checking insert does not rewrite.
 #[derive(Insertable, DistributedId, Debug)]
 #[diesel(table_name = seqgen_guess_rows)]
-struct MaybeNamed {
+pub(crate) struct MaybeNamed {
     #[distributed_id(key = "seqgen_guess", prefix = "G", date = "", pad = 7)]
     id: String,
     name: Option<String>,
@@ -163,14 +163,35 @@ where
     Vec<MaybeNamed>: Insert<seqgen_guess_rows::table, C>,
     for<'a> IdColumn: LoadQuery<'a, C, String>,
 {
-    let near = database(&db, "guess_near", false);
-    let far = database(&db, "guess_far", true);
-    let mut slot = Box::new(near.connect());
+    each_database_its_own_numbers(&db, "guess", None);
+}
+
+/// [`a_connection_to_another_database_gets_its_own_numbers`], each new connection's session
+/// set up by `session` first (`crate::guess_modes`); databases named from `name`.
+pub(crate) fn each_database_its_own_numbers<C: TestConnection>(
+    db: &TestDb<C>,
+    name: &str,
+    session: Option<&str>,
+) where
+    Vec<Row>: Insert<seqgen_guess_rows::table, C>,
+    Vec<MaybeNamed>: Insert<seqgen_guess_rows::table, C>,
+    for<'a> IdColumn: LoadQuery<'a, C, String>,
+{
+    let near = database(db, &format!("{name}_near"), false);
+    let far = database(db, &format!("{name}_far"), true);
+    let connect = |scratch: &common::Scratch<'_, C>| {
+        let mut conn = scratch.connect();
+        if let Some(session) = session {
+            conn.batch_execute(session).unwrap();
+        }
+        conn
+    };
+    let mut slot = Box::new(connect(&near));
     for round in 0..6 {
         *slot = if round % 2 == 0 {
-            near.connect()
+            connect(&near)
         } else {
-            far.connect()
+            connect(&far)
         };
         // A bulk first, on the last database's guess: it must insert nothing there.
         for n in [3, 1, 3] {

@@ -24,6 +24,7 @@ mod gapless;
 mod generator;
 mod generic_repository;
 mod guess;
+mod guess_values;
 mod id_types;
 mod integrity;
 mod invariant;

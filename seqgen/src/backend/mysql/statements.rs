@@ -174,6 +174,13 @@ impl<F, V> QueryFragment<Mysql> for crate::backend::one_statement::OneStatement<
     }
 }
 
+/// The checking insert's other branch (`asserted.rs`): an error wherever it is evaluated
+/// (`BIGINT UNSIGNED` overflow, in every `sql_mode`), and only where it is: `RAND()` keeps the
+/// server from folding it at prepare time, as it folds an expression of constants (statement
+/// replication logs its seed, as for any `RAND()`). A `CASE` of one `NULL` branch has no type
+/// of its own, so the `IF` takes its value's.
+const FAILS_UNMARKED: &str = ", CASE WHEN CAST(RAND() AS UNSIGNED) + ~0 + 1 THEN NULL END)";
+
 // The checking insert (`asserted.rs`): Diesel's insert, its first value taken only on a
 // marked session.
 impl<F, V> QueryFragment<Mysql> for crate::backend::asserted::Asserted<F, V>
@@ -196,7 +203,7 @@ where
                         out.push_bind_param::<Text, str>(mark)?;
                         out.push_sql(", ");
                         row.walk_value(value, out.reborrow())?;
-                        out.push_sql(", (SELECT NULL UNION ALL SELECT NULL))");
+                        out.push_sql(FAILS_UNMARKED);
                     } else {
                         row.walk_value(value, out.reborrow())?;
                     }

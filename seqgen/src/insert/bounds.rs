@@ -105,7 +105,8 @@ where
         conn: &mut C,
     ) -> QueryResult<usize> {
         let rows = records.__rows().iter().map(Insertable::values).collect();
-        let statement = Asserted::new(target.from_clause(), rows, mark);
+        let shape = std::any::type_name::<(T, R::Row)>();
+        let statement = Asserted::new(target.from_clause(), rows, mark, shape);
         // Refused before anything is sent when the insert is not of the plain shape.
         statement.is_safe_to_cache_prepared(&Default::default())?;
         statement.execute(conn)

@@ -238,13 +238,14 @@ where
             .unwrap();
         Err::<(), _>(diesel::result::Error::RollbackTransaction)
     });
-    for _ in 0..3 {
+    // Single rows and bulks, each statement kept prepared across the loss.
+    for n in [1, 3, 1, 3] {
         diesel_seqgen::insert_into(seqgen_guess_rows::table)
-            .values(&mut rows(1))
+            .values(&mut rows(n))
             .execute(&mut conn)
             .unwrap();
     }
-    assert_eq!(numbers(&mut conn).len(), 3);
+    assert_eq!(numbers(&mut conn).len(), 8);
 }
 
 diesel::table! {

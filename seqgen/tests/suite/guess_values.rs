@@ -155,7 +155,88 @@ where
     );
 }
 
+diesel::table! {
+    seqgen_kept_bulks (id) {
+        id -> Text,
+        n -> BigInt,
+    }
+}
+
+/// A row type of this test's alone: which bulk sizes are kept prepared is decided per table
+/// and row type, process-wide.
+#[derive(Insertable, DistributedId, Debug)]
+#[diesel(table_name = seqgen_kept_bulks)]
+struct Kept {
+    #[distributed_id(
+        key = "seqgen_kept_bulks",
+        prefix = "B",
+        date = "",
+        pad = 7,
+        batch = 1000
+    )]
+    id: String,
+    n: i64,
+}
+
+/// A checked bulk of one of the first four sizes of its table and row type is prepared once
+/// per connection (one round trip per bulk, where Diesel's bulk takes two); any other size is
+/// prepared at every call, as Diesel's, so that a connection keeps a bounded number of
+/// statements on the server (MySQL refuses more than `max_prepared_stmt_count`).
+fn a_steady_bulk_is_prepared_once_per_connection<C: TestConnection>(db: TestDb<C>)
+where
+    Vec<Kept>: Insert<seqgen_kept_bulks::table, C>,
+    for<'a> diesel::dsl::Select<seqgen_kept_bulks::table, seqgen_kept_bulks::id>:
+        LoadQuery<'a, C, String>,
+{
+    if C::NAME == "sqlite" {
+        return; // nothing is guessed there
+    }
+    let table = "CREATE TABLE seqgen_kept_bulks (id VARCHAR(20) PRIMARY KEY, n BIGINT NOT NULL)";
+    let scratch = common::scratch_with_table(&db, "guess_kept", table, None);
+    let rows = |count: i64| -> Vec<Kept> {
+        (0..count)
+            .map(|n| Kept {
+                id: String::new(),
+                n,
+            })
+            .collect()
+    };
+    let mut total = 0;
+    for _connection in 0..2 {
+        let mut conn = scratch.connect();
+        let mut insert = |conn: &mut C, count: i64| {
+            let inserted = diesel_seqgen::insert_into(seqgen_kept_bulks::table)
+                .values(&mut rows(count))
+                .execute(conn)
+                .unwrap();
+            assert_eq!(inserted as i64, count);
+            total += count;
+        };
+        insert(&mut conn, 1); // marks the session
+        let (sent, prepared) = common::count_statements(&mut conn, "seqgen_kept_bulks");
+        for _ in 0..3 {
+            for count in [2, 3, 4, 5, 6, 7] {
+                insert(&mut conn, count);
+            }
+        }
+        assert_eq!(sent.load(Relaxed), 18, "one statement per bulk");
+        assert_eq!(
+            prepared.load(Relaxed),
+            4,
+            "the first four sizes prepared once each on each connection, the others never kept"
+        );
+    }
+    let mut conn = scratch.connect();
+    let ids: Vec<String> = seqgen_kept_bulks::table
+        .select(seqgen_kept_bulks::id)
+        .load(&mut conn)
+        .unwrap();
+    common::assert_distinct(&ids);
+    assert_eq!(ids.len() as i64, total);
+}
+
 backend_tests!(
     a_wrong_guess_inserts_nothing_in_any_sql_mode,
     the_checked_first_value_keeps_its_type,
+    a_steady_bulk_is_prepared_once_per_connection,
 );

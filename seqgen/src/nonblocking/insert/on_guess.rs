@@ -76,7 +76,8 @@ where
         // `gapless_in_one_statement`: held across an await, its type could not be shown `Send`.
         let sent = async {
             let rows = records.__rows().iter().map(Insertable::values).collect();
-            let statement = Asserted::new(target.from_clause(), rows, mark);
+            let shape = std::any::type_name::<(T, R::Row)>();
+            let statement = Asserted::new(target.from_clause(), rows, mark, shape);
             statement.is_safe_to_cache_prepared(&C::Backend::default())?;
             conn.execute_returning_count(statement).await
         }

@@ -64,13 +64,14 @@ pub struct Mark {
 }
 
 /// An insert into the table `F` writes (Diesel's `T::FromClause`) of rows whose values are
-/// `V`, inserting only on the database `mark` names; see the module.
+/// `V`, inserting only on the database `mark` names (with no mark, Diesel's insert written
+/// by seqgen, kept prepared as the module says); see the module.
 #[doc(hidden)]
 pub struct Asserted<F, V> {
     into: F,
     /// Each row's values (a `ValuesClause`).
     rows: Vec<V>,
-    mark: Mark,
+    mark: Option<Mark>,
     /// Whether the connection keeps the statement prepared ([`keeps_prepared`]).
     kept: bool,
 }
@@ -78,7 +79,7 @@ pub struct Asserted<F, V> {
 impl<F, V> Asserted<F, V> {
     /// The insert of `rows` into `into`; `shape` names its table and row type (their Rust
     /// type names), for [`keeps_prepared`].
-    pub(crate) fn new(into: F, rows: Vec<V>, mark: Mark, shape: &'static str) -> Self {
+    pub(crate) fn new(into: F, rows: Vec<V>, mark: Option<Mark>, shape: &'static str) -> Self {
         let kept = keeps_prepared(shape, rows.len());
         Asserted {
             into,
@@ -139,7 +140,7 @@ impl<F, V> Asserted<F, V> {
     pub(crate) fn walk<'b, DB>(
         &'b self,
         mut out: AstPass<'_, 'b, DB>,
-        rows: impl FnOnce(&'b [V], &'b str, &mut AstPass<'_, 'b, DB>) -> QueryResult<()>,
+        rows: impl FnOnce(&'b [V], Option<&'b str>, &mut AstPass<'_, 'b, DB>) -> QueryResult<()>,
     ) -> QueryResult<()>
     where
         DB: diesel::backend::Backend,
@@ -156,6 +157,6 @@ impl<F, V> Asserted<F, V> {
         out.push_sql(" ");
         walk_columns(&columns, &mut out)?;
         out.push_sql(" ");
-        rows(&self.rows, &self.mark.value, &mut out)
+        rows(&self.rows, self.mark.as_ref().map(|m| &*m.value), &mut out)
     }
 }

@@ -70,6 +70,12 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     #[doc(hidden)]
     const ONE_STATEMENT_GAPLESS_INSERT: bool = false;
 
+    /// Whether seqgen writes Diesel's insert of rows itself, from their values, so that it
+    /// stays prepared on the connection (`asserted.rs`): PostgreSQL and MySQL; SQLite plans
+    /// an insert in microseconds and takes Diesel's.
+    #[doc(hidden)]
+    const KEEPS_INSERTS_PREPARED: bool = true;
+
     /// Whether telling the database apart costs a round trip to a server (not on SQLite,
     /// where it is a local read): the default generator then says once, with `tracing`, when
     /// a connection form makes it do so on every call.

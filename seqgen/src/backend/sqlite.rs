@@ -27,6 +27,7 @@ impl super::Backend for Sqlite {
     const READS_FIRST_IN_TRANSACTION: bool = false;
     const RESERVE_BESIDE_TRANSACTION: bool = false;
     const IDENTIFY_IS_A_ROUND_TRIP: bool = false;
+    const KEEPS_INSERTS_PREPARED: bool = false;
     const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
 
     // Diesel's harness, whose bounds hold for a migrating connection of one named backend (not

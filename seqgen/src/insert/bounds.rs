@@ -9,6 +9,7 @@ use diesel::{Insertable, QueryResult, RunQueryDsl, Table};
 
 use crate::backend::asserted::{Asserted, Mark};
 use crate::backend::one_statement::{OneStatement, Plan};
+use crate::backend::row_values::is_not_rewritten;
 use crate::backend::{Backend, IdConnection};
 use crate::model::Records;
 
@@ -93,6 +94,18 @@ where
         QueryFragment<C::Backend>,
 {
     fn __execute(target: &T, records: &Self, conn: &mut C) -> QueryResult<usize> {
+        if C::Backend::KEEPS_INSERTS_PREPARED {
+            // The same insert, written from the rows' values so that it stays prepared
+            // (`asserted.rs`); Diesel's own where it has a `DEFAULT` (refused, nothing sent).
+            let rows = records.__rows().iter().map(Insertable::values).collect();
+            let shape = std::any::type_name::<(T, R::Row)>();
+            let statement = Asserted::new(target.from_clause(), rows, None, shape);
+            match statement.is_safe_to_cache_prepared(&Default::default()) {
+                Ok(_) => return statement.execute(conn),
+                Err(e) if !is_not_rewritten(&e) => return Err(e),
+                Err(_) => {}
+            }
+        }
         diesel::insert_into(target.clone())
             .values(records)
             .execute(conn)
@@ -106,7 +119,7 @@ where
     ) -> QueryResult<usize> {
         let rows = records.__rows().iter().map(Insertable::values).collect();
         let shape = std::any::type_name::<(T, R::Row)>();
-        let statement = Asserted::new(target.from_clause(), rows, mark, shape);
+        let statement = Asserted::new(target.from_clause(), rows, Some(mark), shape);
         // Refused before anything is sent when the insert is not of the plain shape.
         statement.is_safe_to_cache_prepared(&Default::default())?;
         statement.execute(conn)

@@ -30,8 +30,8 @@ diesel::table! {
 #[diesel(table_name = seqgen_guess_rows)]
 pub(crate) struct Row {
     #[distributed_id(key = "seqgen_guess", prefix = "G", date = "", pad = 7)]
-    id: String,
-    name: String,
+    pub(crate) id: String,
+    pub(crate) name: String,
 }
 
 /// The same key; a `None` prints `DEFAULT`, which the checking insert does not rewrite.
@@ -39,8 +39,8 @@ pub(crate) struct Row {
 #[diesel(table_name = seqgen_guess_rows)]
 pub(crate) struct MaybeNamed {
     #[distributed_id(key = "seqgen_guess", prefix = "G", date = "", pad = 7)]
-    id: String,
-    name: Option<String>,
+    pub(crate) id: String,
+    pub(crate) name: Option<String>,
 }
 
 const FAR: u64 = 1_000_000;
@@ -107,12 +107,14 @@ where
             .execute(&mut conn)
             .unwrap();
     }
-    // Prepared once for the connection: the checking insert is cheaper for the server than
-    // Diesel's own, which it parses and plans at every call.
+    // Prepared once each for the connection: the first insert's (after telling the database
+    // apart, seqgen's writing of Diesel's insert) and the checking insert of the ten after
+    // it. Both are cheaper for the server than Diesel's own, which it parses and plans at
+    // every call.
     assert_eq!(
         prepared.load(Relaxed),
-        1,
-        "the single-row insert is prepared once"
+        2,
+        "each single-row insert is prepared once"
     );
     diesel_seqgen::insert_into(seqgen_guess_rows::table)
         .values(&mut rows(5))

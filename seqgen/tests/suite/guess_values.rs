@@ -235,8 +235,70 @@ where
     assert_eq!(ids.len() as i64, total);
 }
 
+/// On a connection that remembers its database (`&mut pooled`) the insert needs no check,
+/// and seqgen writes Diesel's insert from the rows' values: kept prepared like the checked one
+/// (one row, and the first bulk sizes), where Diesel's own is parsed at every call. Rows with
+/// a `None`, which Diesel writes as `DEFAULT`, take Diesel's own insert.
+fn a_remembering_connections_insert_is_prepared_once<C: TestConnection>(db: TestDb<C>)
+where
+    Vec<Row>: Insert<crate::guess::seqgen_guess_rows::table, C>,
+    Vec<MaybeNamed>: Insert<crate::guess::seqgen_guess_rows::table, C>,
+    for<'a> IdColumn: LoadQuery<'a, C, String>,
+{
+    use crate::guess::seqgen_guess_rows;
+    let table =
+        "CREATE TABLE seqgen_guess_rows (id VARCHAR(20) PRIMARY KEY, name VARCHAR(20) DEFAULT 'x')";
+    let scratch = common::scratch_with_table(&db, "guess_pooled", table, None);
+    let pool = scratch.pool(1);
+    let mut pooled = pool.get().unwrap();
+    let row = |n: usize| -> Vec<Row> {
+        (0..n)
+            .map(|i| Row {
+                id: String::new(),
+                name: format!("p{i}"),
+            })
+            .collect()
+    };
+    let insert = |pooled: &mut _, n: usize| {
+        diesel_seqgen::insert_into(seqgen_guess_rows::table)
+            .values(&mut row(n))
+            .execute(pooled)
+            .unwrap()
+    };
+    insert(&mut pooled, 1); // tells the database apart
+    let (sent, prepared) = common::count_statements(&mut *pooled, "seqgen_guess_rows");
+    for n in [1, 1, 3, 3, 1] {
+        assert_eq!(insert(&mut pooled, n), n);
+    }
+    if C::NAME != "sqlite" {
+        // (SQLite reads its database's identity at every call: a local read, and Diesel's own
+        // insert, planned in microseconds.)
+        assert_eq!(sent.load(Relaxed), 5, "one statement per insert");
+        assert_eq!(
+            prepared.load(Relaxed),
+            2,
+            "one row and the bulk of 3, once each"
+        );
+    }
+    let mut maybe = vec![MaybeNamed {
+        id: String::new(),
+        name: None,
+    }];
+    diesel_seqgen::insert_into(seqgen_guess_rows::table)
+        .values(&mut maybe)
+        .execute(&mut pooled)
+        .unwrap();
+    let ids: Vec<String> = seqgen_guess_rows::table
+        .select(seqgen_guess_rows::id)
+        .load(&mut *pooled)
+        .unwrap();
+    assert_eq!(ids.len(), 11);
+    common::assert_distinct(&ids);
+}
+
 backend_tests!(
     a_wrong_guess_inserts_nothing_in_any_sql_mode,
     the_checked_first_value_keeps_its_type,
     a_steady_bulk_is_prepared_once_per_connection,
+    a_remembering_connections_insert_is_prepared_once,
 );

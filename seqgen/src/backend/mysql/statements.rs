@@ -198,7 +198,7 @@ where
                     if value > 0 {
                         out.push_sql(", ");
                     }
-                    if index == 0 && value == 0 {
+                    if let (0, 0, Some(mark)) = (index, value, mark) {
                         out.push_sql("IF(@seqgen_identity = ");
                         out.push_bind_param::<Text, str>(mark)?;
                         out.push_sql(", ");

@@ -289,6 +289,16 @@ where
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         use diesel::sql_types::Text;
         self.walk(out, |rows, mark, out| {
+            let Some(mark) = mark else {
+                // Diesel's insert, as Diesel writes it.
+                out.push_sql("VALUES ");
+                for (index, row) in rows.iter().enumerate() {
+                    out.push_sql(if index == 0 { "(" } else { ", (" });
+                    row.walk_values(out.reborrow())?;
+                    out.push_sql(")");
+                }
+                return Ok(());
+            };
             if let [row] = rows {
                 out.push_sql("SELECT ");
                 row.walk_values(out.reborrow())?;

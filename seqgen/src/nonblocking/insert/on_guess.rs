@@ -77,7 +77,7 @@ where
         let sent = async {
             let rows = records.__rows().iter().map(Insertable::values).collect();
             let shape = std::any::type_name::<(T, R::Row)>();
-            let statement = Asserted::new(target.from_clause(), rows, mark, shape);
+            let statement = Asserted::new(target.from_clause(), rows, Some(mark), shape);
             statement.is_safe_to_cache_prepared(&C::Backend::default())?;
             conn.execute_returning_count(statement).await
         }

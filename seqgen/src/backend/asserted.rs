@@ -33,13 +33,19 @@
 //! `ValuesClause` (`row_values.rs`); a `DEFAULT` for a `None` is refused before anything is
 //! sent ([`NotRewritten`]), and the caller tells the database apart with a query instead.
 //!
+//! With no mark, the same statement is Diesel's insert as Diesel writes it (`VALUES (…), (…)`),
+//! written by seqgen so that it is prepared and kept too: the default generator's insert on a
+//! connection that remembers its database, and a `Generator` of the caller's
+//! (`insert/bounds.rs`).
+//!
 //! Prepared and kept, as Diesel keeps a statement of a fixed shape: one row, and a bulk of one
 //! of the first [`KEPT_SIZES`] sizes seen for its table and row type in this process (at most
 //! [`MAX_KEPT_ROWS`] rows). Diesel prepares its own bulk of a `Vec` at every call, since every
 //! size would be one more statement on the server; so is a bulk of any other size here. A
-//! connection then keeps at most [`KEPT_SIZES`] bulk statements per table and row type, far
-//! below MySQL's `max_prepared_stmt_count` (16,382 per server by default) for any pool, and
-//! a steady bulk (an import in chunks of 500) costs one round trip where Diesel's takes two.
+//! connection then keeps at most [`KEPT_SIZES`] bulk statements per table and row type of each
+//! form (checked, and not), far below MySQL's `max_prepared_stmt_count` (16,382 per server by
+//! default) for any pool, and a steady bulk (an import in chunks of 500) costs one round trip
+//! where Diesel's takes two.
 //!
 //! MySQL's `USE other` is not seen (as a pooled connection that remembers its database does not
 //! see it: see "What can still produce a duplicate" in `guide::guarantees`): a prepared

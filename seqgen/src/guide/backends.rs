@@ -56,11 +56,11 @@
 //! **Galera**: the nodes of one cluster are one database to seqgen (it reads the cluster's name
 //! and state UUID), so pools across nodes and a move to another node keep working; another
 //! node's write certified first is a conflict (1213), retried like a deadlock.
-//! **Prepared statements**: the default generator's insert on a connection that cannot remember
-//! its database (a plain one, `&mut *pooled`) is kept prepared on the connection for one row
-//! and for the first four bulk sizes of each table and row type; a bulk of another size, or of
-//! more than 1,000 rows, is prepared at every call as Diesel's is. Count at most five such
-//! statements per table and row type per connection against the server's
-//! `max_prepared_stmt_count` (16,382 by default), beside Diesel's own. Tests:
+//! **Prepared statements**: `diesel_seqgen::insert_into` keeps its insert prepared on the
+//! connection for one row and for the first four bulk sizes of each table and row type (its
+//! check of the database, on a connection that cannot remember it, adds one statement of each);
+//! a bulk of another size, or of more than 1,000 rows, is prepared at every call as Diesel's
+//! is. Count at most ten such statements per table and row type per connection against the
+//! server's `max_prepared_stmt_count` (16,382 by default), beside Diesel's own. Tests:
 //! `MYSQL_DATABASE_URL=mysql://root@127.0.0.1:3306/test cargo test --features mysql`.
 //!

@@ -78,20 +78,17 @@ pub struct Asserted<F, V> {
     /// Each row's values (a `ValuesClause`).
     rows: Vec<V>,
     mark: Option<Mark>,
-    /// Whether the connection keeps the statement prepared ([`keeps_prepared`]).
-    kept: bool,
+    /// Its table and row type (their Rust type names), for [`keeps_prepared`].
+    shape: &'static str,
 }
 
 impl<F, V> Asserted<F, V> {
-    /// The insert of `rows` into `into`; `shape` names its table and row type (their Rust
-    /// type names), for [`keeps_prepared`].
     pub(crate) fn new(into: F, rows: Vec<V>, mark: Option<Mark>, shape: &'static str) -> Self {
-        let kept = keeps_prepared(shape, rows.len());
         Asserted {
             into,
             rows,
             mark,
-            kept,
+            shape,
         }
     }
 }
@@ -154,8 +151,9 @@ impl<F, V> Asserted<F, V> {
         V: RowValues<DB>,
     {
         let columns = columns_of(&self.rows).ok_or_else(|| NotRewritten::error(NOT_CHECKED))?;
-        // Any other bulk is prepared at every call, as Diesel's (see the module).
-        if !self.kept {
+        // Any other bulk is prepared at every call, as Diesel's (see the module). Asked once
+        // the insert is known to be written here, so that a refused one takes no size.
+        if !keeps_prepared(self.shape, self.rows.len()) {
             out.unsafe_to_cache_prepared();
         }
         out.push_sql("INSERT INTO ");

@@ -80,6 +80,8 @@ pub struct Asserted<F, V> {
     mark: Option<Mark>,
     /// Its table and row type (their Rust type names), for [`keeps_prepared`].
     shape: &'static str,
+    /// [`keeps_prepared`]'s answer, asked once: Diesel walks a statement several times.
+    kept: std::cell::OnceCell<bool>,
 }
 
 impl<F, V> Asserted<F, V> {
@@ -89,6 +91,7 @@ impl<F, V> Asserted<F, V> {
             rows,
             mark,
             shape,
+            kept: std::cell::OnceCell::new(),
         }
     }
 }
@@ -153,7 +156,10 @@ impl<F, V> Asserted<F, V> {
         let columns = columns_of(&self.rows).ok_or_else(|| NotRewritten::error(NOT_CHECKED))?;
         // Any other bulk is prepared at every call, as Diesel's (see the module). Asked once
         // the insert is known to be written here, so that a refused one takes no size.
-        if !keeps_prepared(self.shape, self.rows.len()) {
+        if !*self
+            .kept
+            .get_or_init(|| keeps_prepared(self.shape, self.rows.len()))
+        {
             out.unsafe_to_cache_prepared();
         }
         out.push_sql("INSERT INTO ");

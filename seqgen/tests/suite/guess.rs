@@ -169,7 +169,7 @@ where
 }
 
 /// [`a_connection_to_another_database_gets_its_own_numbers`], each new connection's session
-/// set up by `session` first (`crate::guess_modes`); databases named from `name`.
+/// set up by `session` first (`crate::guess_values`); databases named from `name`.
 pub(crate) fn each_database_its_own_numbers<C: TestConnection>(
     db: &TestDb<C>,
     name: &str,

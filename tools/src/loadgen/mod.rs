@@ -25,8 +25,8 @@ mod worker;
 pub use args::{parse, Args, Mode};
 pub use report::Report;
 use worker::{
-    connection_lost, create_rows_table, insert_one, open_out, random_scope, reconnect_backoff,
-    series_exhausted, Quota, Worker,
+    connection_lost, create_rows_table, insert_one, lost_or_promoting, open_out, random_scope,
+    reconnect_backoff, series_exhausted, Quota, Worker,
 };
 
 /// Runs loadgen with command-line arguments: exit code 2 and the usage on bad arguments,
@@ -233,14 +233,14 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                                 .map(Some)
                                 .map_err(BoxError::from)
                         };
-                        if result.as_ref().is_err_and(connection_lost) {
+                        if result.as_ref().is_err_and(lost_or_promoting) {
                             conn.take(); // the pool tests it before handing it out again
                         }
                         result
                     })
                     .retry(reconnect_backoff())
                     .sleep(std::thread::sleep)
-                    .when(connection_lost)
+                    .when(lost_or_promoting)
                     .notify(|e, after| {
                         done.reconnects += 1;
                         eprintln!("loadgen: {e}; trying again in {after:?}");

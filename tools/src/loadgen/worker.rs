@@ -87,52 +87,82 @@ pub(super) fn reconnect_backoff() -> ExponentialBuilder {
         .with_jitter()
 }
 
-/// Whether `e` says the database connection is gone or could not be made (a restart, a
-/// killed session, a network cut), rather than that the request itself was wrong.
+/// What an error says of the server, for whether an app tries again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Said {
+    /// The connection is gone or could not be made (a restart, a killed session, a network
+    /// cut): a new connection, later, may work.
+    ConnectionLost,
+    /// The server takes no writes: a replica, or a standby whose promotion is still ending.
+    ReadOnly,
+    /// The request itself was wrong, or anything else.
+    Other,
+}
+
+/// Whether `e` says the database connection is gone or could not be made, rather than that
+/// the request itself was wrong. A process starting on a read-only server is pointed at a
+/// replica: that is not tried again.
 pub(super) fn connection_lost(e: &BoxError) -> bool {
+    said(e) == Said::ConnectionLost
+}
+
+/// [`connection_lost`], or a server that takes no writes, for a process that has been writing:
+/// HAProxy routes to a node as soon as Patroni names it the leader, while its promotion may
+/// still be ending (once, a leader crash ended a process with "cannot execute INSERT in a
+/// read-only transaction"); a moment later it takes writes.
+pub(super) fn lost_or_promoting(e: &BoxError) -> bool {
+    said(e) != Said::Other
+}
+
+fn said(e: &BoxError) -> Said {
     if e.downcast_ref::<diesel::r2d2::PoolError>().is_some() {
-        return true; // no connection within the pool's timeout
+        return Said::ConnectionLost; // no connection within the pool's timeout
     }
     match e.downcast_ref::<diesel_seqgen::Error>() {
         // A Galera node cut off or rejoining: a new connection, later, may find it back.
-        Some(diesel_seqgen::Error::Pool(_) | diesel_seqgen::Error::NodeOutOfCluster(_)) => true,
-        Some(diesel_seqgen::Error::Database(e)) => diesel_connection_lost(e),
+        Some(diesel_seqgen::Error::Pool(_) | diesel_seqgen::Error::NodeOutOfCluster(_)) => {
+            Said::ConnectionLost
+        }
+        Some(diesel_seqgen::Error::Database(e)) => diesel_said(e),
         // Migrations at start-up, while a node restarts.
         Some(diesel_seqgen::Error::Migration(source)) => match source.downcast_ref() {
-            Some(e) => diesel_connection_lost(e),
-            None => lost_message(&source.to_string()),
+            Some(e) => diesel_said(e),
+            None => message_said(&source.to_string()),
         },
         // Any other error that says so: an app retries what reads as a lost connection,
         // whatever type carried it (once, after a leader crash, one such error ended a
         // process instead; its type was not kept).
-        Some(e) => lost_message(&e.to_string()),
-        None => {
-            e.downcast_ref::<DieselError>()
-                .is_some_and(diesel_connection_lost)
-                || lost_message(&e.to_string())
-        }
+        Some(e) => message_said(&e.to_string()),
+        None => match e.downcast_ref::<DieselError>() {
+            Some(e) => diesel_said(e),
+            None => message_said(&e.to_string()),
+        },
     }
 }
 
-/// [`connection_lost`] for Diesel's error.
-fn diesel_connection_lost(e: &DieselError) -> bool {
+/// [`said`] of Diesel's error.
+fn diesel_said(e: &DieselError) -> Said {
     use diesel::result::DatabaseErrorKind;
     match e {
         DieselError::BrokenTransactionManager
-        | DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => true,
-        // A commit that failed with the connection, and the rollback after it too.
-        DieselError::RollbackErrorOnCommit { commit_error, .. } => {
-            diesel_connection_lost(commit_error)
+        | DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => {
+            Said::ConnectionLost
         }
-        DieselError::DatabaseError(_, info) => lost_message(info.message()),
-        _ => false,
+        DieselError::DatabaseError(DatabaseErrorKind::ReadOnlyTransaction, _) => Said::ReadOnly,
+        // A commit that failed with the connection, and the rollback after it too.
+        DieselError::RollbackErrorOnCommit { commit_error, .. } => diesel_said(commit_error),
+        DieselError::DatabaseError(_, info) => message_said(info.message()),
+        _ => Said::Other,
     }
 }
 
-/// Whether a server's message says the connection is gone or the server is not serving.
-fn lost_message(message: &str) -> bool {
+/// [`said`] of a server's message.
+fn message_said(message: &str) -> Said {
     let message = message.to_ascii_lowercase();
-    [
+    let says = |words: &[&str]| words.iter().any(|word| message.contains(word));
+    if says(&["read-only transaction", "read only transaction"]) {
+        Said::ReadOnly
+    } else if says(&[
         "connection",
         "gone away",
         "shutting down",
@@ -140,9 +170,11 @@ fn lost_message(message: &str) -> bool {
         "recovery mode",
         "terminating",
         "no more connections",
-    ]
-    .iter()
-    .any(|word| message.contains(word))
+    ]) {
+        Said::ConnectionLost
+    } else {
+        Said::Other
+    }
 }
 
 /// Takes an ID of `scope` (`""` unscoped) and inserts it in one transaction, run again after
@@ -276,5 +308,42 @@ impl Worker {
             p99_us: pct(0.99),
             p999_us: pct(0.999),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diesel::result::DatabaseErrorKind;
+
+    /// A process that was writing tries a read-only server again (a promotion ending); one
+    /// starting does not (a replica), and a wrong request is never tried again.
+    #[test]
+    fn a_promotion_ending_is_tried_again() {
+        let database = |kind, message: &str| -> BoxError {
+            Box::new(DieselError::DatabaseError(
+                kind,
+                Box::new(message.to_owned()),
+            ))
+        };
+        // PostgreSQL's and MariaDB's words, as Diesel classifies them and wrapped by seqgen.
+        let pg = "cannot execute INSERT in a read-only transaction";
+        let mariadb = "Cannot execute statement in a READ ONLY transaction";
+        let wrapped: BoxError = Box::new(diesel_seqgen::Error::Migration(pg.into()));
+        for read_only in [
+            database(DatabaseErrorKind::ReadOnlyTransaction, pg),
+            database(DatabaseErrorKind::ReadOnlyTransaction, mariadb),
+            wrapped,
+        ] {
+            assert!(lost_or_promoting(&read_only), "{read_only}");
+            assert!(!connection_lost(&read_only), "{read_only}");
+        }
+        let closed = database(
+            DatabaseErrorKind::ClosedConnection,
+            "server closed the connection",
+        );
+        assert!(connection_lost(&closed) && lost_or_promoting(&closed));
+        let wrong = database(DatabaseErrorKind::UniqueViolation, "duplicate key value");
+        assert!(!connection_lost(&wrong) && !lost_or_promoting(&wrong));
     }
 }

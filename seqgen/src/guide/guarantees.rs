@@ -173,7 +173,13 @@
 //! - **Asynchronous mode** (no `synchronous_mode`): gapless processes are refused, as
 //!   documented; batched numbers can repeat after a crash (the row above).
 //!
-//! `BENCHMARKS.md` gives the write stall and reconnects of each fault.
+//! Through a failover, an app tries again, on a new connection, what a lost connection
+//! returns, and also a read-only transaction's refusal (`cannot execute INSERT in a read-only
+//! transaction`, Diesel's `DatabaseErrorKind::ReadOnlyTransaction`): HAProxy routes to the new
+//! leader as soon as Patroni names it, a moment before its promotion ends. Trying again
+//! repeats nothing: a gapless number rolls back with the refused transaction, a batched one
+//! it took is a hole, as after any rollback. `BENCHMARKS.md` gives the write stall and
+//! reconnects of each fault.
 //!
 //! ## Voiding a number
 //!

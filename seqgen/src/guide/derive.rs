@@ -108,7 +108,7 @@
 //! `.with_generator(&generator)` takes IDs from your own [`Generator`];
 //! `#[distributed_id(crate = "my_app::diesel_seqgen")]` on the struct names seqgen for crates that
 //! re-export it. Every mistake in the attribute is a compile error pointing at the token (see
-//! `seqgen/tests/ui/`), checked by the same rules as [`SpecBuilder::build`] (the derive builds
+//! `compile-fail/tests/ui/`), checked by the same rules as [`SpecBuilder::build`] (the derive builds
 //! each spec with `diesel-seqgen-core` at compile time).
 //!
 //! ## What an ID looks like

@@ -7,11 +7,10 @@ struct NewUser {
     id: String,
 }
 
-fn fill(conn: &mut diesel::SqliteConnection) -> diesel_seqgen::Result<()> {
+#[allow(dead_code)] // using the model adds no error of its own
+fn fill<C: diesel_seqgen::IdConnection>(conn: &mut C) -> diesel_seqgen::Result<()> {
     let mut user = NewUser { id: String::new() };
     diesel_seqgen::assign_ids(&mut user, conn)
 }
 
-fn main() {
-    let _ = fill;
-}
+fn main() {}

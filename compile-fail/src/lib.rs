@@ -1,0 +1,1 @@
+//! The compile errors of `#[derive(DistributedId)]`: see `tests/ui.rs`.

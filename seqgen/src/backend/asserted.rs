@@ -85,12 +85,18 @@ pub struct Asserted<F, V> {
 }
 
 impl<F, V> Asserted<F, V> {
-    pub(crate) fn new(into: F, rows: Vec<V>, mark: Option<Mark>, shape: &'static str) -> Self {
+    /// The insert of `rows` into `table`, inserting only on the database `mark` names (with
+    /// none, Diesel's insert); the table and row type name its shape, for [`keeps_prepared`].
+    pub(crate) fn of<'b, T, Row>(table: &T, rows: &'b [Row], mark: Option<Mark>) -> Self
+    where
+        T: diesel::Table<FromClause = F>,
+        &'b Row: diesel::Insertable<T, Values = V>,
+    {
         Asserted {
-            into,
-            rows,
+            into: table.from_clause(),
+            rows: rows.iter().map(diesel::Insertable::values).collect(),
             mark,
-            shape,
+            shape: std::any::type_name::<(T, Row)>(),
             kept: std::cell::OnceCell::new(),
         }
     }

@@ -97,9 +97,7 @@ where
         if C::Backend::KEEPS_INSERTS_PREPARED {
             // The same insert, written from the rows' values so that it stays prepared
             // (`asserted.rs`); Diesel's own where it has a `DEFAULT` (refused, nothing sent).
-            let rows = records.__rows().iter().map(Insertable::values).collect();
-            let shape = std::any::type_name::<(T, R::Row)>();
-            let statement = Asserted::new(target.from_clause(), rows, None, shape);
+            let statement = Asserted::of::<T, R::Row>(target, records.__rows(), None);
             match statement.is_safe_to_cache_prepared(&Default::default()) {
                 Ok(_) => return statement.execute(conn),
                 Err(e) if !is_not_rewritten(&e) => return Err(e),
@@ -117,9 +115,7 @@ where
         mark: Mark,
         conn: &mut C,
     ) -> QueryResult<usize> {
-        let rows = records.__rows().iter().map(Insertable::values).collect();
-        let shape = std::any::type_name::<(T, R::Row)>();
-        let statement = Asserted::new(target.from_clause(), rows, Some(mark), shape);
+        let statement = Asserted::of::<T, R::Row>(target, records.__rows(), Some(mark));
         // Refused before anything is sent when the insert is not of the plain shape.
         statement.is_safe_to_cache_prepared(&Default::default())?;
         statement.execute(conn)

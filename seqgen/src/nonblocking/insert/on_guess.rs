@@ -75,9 +75,7 @@ where
         // Made and handed to diesel-async before anything is awaited, as in
         // `gapless_in_one_statement`: held across an await, its type could not be shown `Send`.
         let sent = async {
-            let rows = records.__rows().iter().map(Insertable::values).collect();
-            let shape = std::any::type_name::<(T, R::Row)>();
-            let statement = Asserted::new(target.from_clause(), rows, Some(mark), shape);
+            let statement = Asserted::of::<T, R::Row>(&target, records.__rows(), Some(mark));
             statement.is_safe_to_cache_prepared(&C::Backend::default())?;
             conn.execute_returning_count(statement).await
         }

@@ -12,18 +12,23 @@
 //! except under `CI=true`, where it fails. Like `multiprocess`, the loadgen processes are this
 //! test binary re-executed with `--loadgen ARGS…`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
-use std::time::{Duration, Instant};
-
+#[path = "../../seqgen/tests/suite/own_servers.rs"]
+mod own_servers;
 mod support;
 
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::Duration;
+
+use libtest_mimic::Trial;
+use own_servers::{as_root, free_port, print_logs, wait_for};
 use support::{check_distinct, loadgen, read_ids};
 
 type Scenario = fn(&Path) -> Result<Outcome, String>;
 
 enum Outcome {
-    Passed,
+    /// Its summary line.
+    Passed(String),
     Skipped(String),
 }
 
@@ -31,46 +36,49 @@ fn main() -> ExitCode {
     if let Some(code) = support::run_as_loadgen() {
         return code;
     }
-    let mut scenarios: Vec<(&str, Scenario)> = Vec::new();
+    let mut trials = Vec::new();
     if cfg!(feature = "postgres") {
-        scenarios.push(("postgres::crashes_lose_no_reservation", postgres_crashes));
+        trials.push(trial(
+            "postgres::crashes_lose_no_reservation",
+            postgres_crashes,
+        ));
     }
     if cfg!(feature = "mysql") {
-        scenarios.push(("mysql::non_durable_refused_then_crashes", mariadb_crashes));
+        trials.push(trial(
+            "mysql::non_durable_refused_then_crashes",
+            mariadb_crashes,
+        ));
     }
-    let ci = std::env::var("CI").as_deref() == Ok("true");
-    let (mut passed, mut failed) = (0, 0);
-    for (name, scenario) in scenarios {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let started = Instant::now();
-        match scenario(dir.path()) {
-            Ok(Outcome::Passed) => {
-                passed += 1;
-                println!(
-                    "test {name} ... ok ({:.1}s)",
-                    started.elapsed().as_secs_f64()
-                );
+    support::run_trials(trials)
+}
+
+/// `scenario` in a directory of its own; skipped where a server binary is missing, except
+/// under `CI=true`, where that fails.
+fn trial(name: &str, scenario: Scenario) -> Trial {
+    support::trial(name.to_owned(), move || {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        match scenario(dir.path())? {
+            Outcome::Passed(summary) => Ok(summary),
+            Outcome::Skipped(why) if std::env::var("CI").as_deref() != Ok("true") => {
+                Ok(format!("skipped: {why}"))
             }
-            Ok(Outcome::Skipped(why)) if !ci => println!("test {name} ... skipped: {why}"),
-            Ok(Outcome::Skipped(why)) => {
-                failed += 1;
-                println!("test {name} ... FAILED\n  {why} (under CI=true every scenario runs)");
-            }
-            Err(e) => {
-                failed += 1;
-                println!("test {name} ... FAILED\n  {e}");
-            }
+            Outcome::Skipped(why) => Err(format!("{why} (under CI=true every scenario runs)")),
         }
-    }
-    println!(
-        "\ntest result: {}. {passed} passed; {failed} failed; 0 ignored; 0 measured; 0 filtered out",
-        if failed == 0 { "ok" } else { "FAILED" }
-    );
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    })
+}
+
+/// Waits until the processes' `files` hold `more` IDs than `from`; how many they hold.
+fn wait_for_more_ids(files: &[PathBuf], from: usize, more: usize) -> Result<usize, String> {
+    let mut ids = from;
+    wait_for(
+        &format!("{more} more IDs committed by the processes"),
+        Duration::from_secs(30),
+        || {
+            ids = read_ids(files).len();
+            ids >= from + more
+        },
+    )?;
+    Ok(ids)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -83,6 +91,14 @@ fn postgres_crashes(dir: &Path) -> Result<Outcome, String> {
         ));
     };
     let server = PrivatePostgres::start(dir, &bin)?;
+    let outcome = postgres_crashes_on(dir, &server);
+    if outcome.is_err() {
+        print_logs([("the PostgreSQL server".to_owned(), server.log.as_path())]);
+    }
+    outcome
+}
+
+fn postgres_crashes_on(dir: &Path, server: &PrivatePostgres) -> Result<Outcome, String> {
     let url = server.url();
     let files: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("pg-{i}.ids"))).collect();
     // A fixed small batch: reservations all the time, so the crashes hit some in flight.
@@ -96,28 +112,26 @@ fn postgres_crashes(dir: &Path) -> Result<Outcome, String> {
         "--fixed-batch",
     ];
     let children = spawn_all(&url, "crash", &files, &args)?;
-    let mut crashes = 0;
-    for at in [2.0, 5.5] {
-        wait_until(children.started + Duration::from_secs_f64(at));
+    // Each crash once the processes are writing (a reservation of 50 every few IDs), not at
+    // a time: on a busy machine they may take seconds to start, or to come back.
+    let (mut crashes, mut written) = (0, 0);
+    for _ in 0..2 {
+        written = wait_for_more_ids(&files, written, 500)?;
         server.crash_and_restart()?;
         crashes += 1;
     }
     let reports = finish_all(children)?;
     let ids = read_ids(&files);
-    if ids.is_empty() {
-        return Err("no IDs were written".into());
-    }
     check_distinct(&ids)?;
-    println!(
-        "  {} IDs from 4 processes x 4 threads across {crashes} crashes (pg_ctl -m immediate), \
-         {} reconnects, 0 duplicates",
-        ids.len(),
-        reconnects(&reports)
-    );
     if reconnects(&reports) == 0 {
         return Err("no process saw the crashes: the test did not test anything".into());
     }
-    Ok(Outcome::Passed)
+    Ok(Outcome::Passed(format!(
+        "{} IDs from 4 processes x 4 threads across {crashes} crashes (pg_ctl -m immediate), \
+         {} reconnects, 0 duplicates",
+        ids.len(),
+        reconnects(&reports)
+    )))
 }
 
 /// The newest `/usr/lib/postgresql/<version>/bin` (Debian's layout), or `pg_config --bindir`.
@@ -151,7 +165,7 @@ struct PrivatePostgres {
 
 impl PrivatePostgres {
     fn start(dir: &Path, bin: &Path) -> Result<Self, String> {
-        let as_postgres = is_root();
+        let as_postgres = as_root();
         if as_postgres {
             run(Command::new("chown").arg("postgres").arg(dir))?;
         }
@@ -159,7 +173,7 @@ impl PrivatePostgres {
             bin: bin.to_owned(),
             data: dir.join("data"),
             log: dir.join("postgres.log"),
-            port: free_port()?,
+            port: free_port(),
             as_postgres,
         };
         run(server.tool("initdb").arg("-D").arg(&server.data).args([
@@ -248,7 +262,14 @@ fn mariadb_crashes(dir: &Path) -> Result<Outcome, String> {
         ));
     };
     let mut server = PrivateMariadb::install(dir, &install_db, &server_bin)?;
+    let outcome = mariadb_crashes_on(dir, &mut server);
+    if outcome.is_err() {
+        print_logs([("the MariaDB server".to_owned(), server.log.as_path())]);
+    }
+    outcome
+}
 
+fn mariadb_crashes_on(dir: &Path, server: &mut PrivateMariadb) -> Result<Outcome, String> {
     // 1. A server that does not flush its log at every commit is refused, with the setting
     //    named, unless the run accepts it.
     server.start(&["--innodb-flush-log-at-trx-commit=2"])?;
@@ -295,30 +316,26 @@ fn mariadb_crashes(dir: &Path) -> Result<Outcome, String> {
         "--fixed-batch",
     ];
     let children = spawn_all(&url, "crash", &files, &args)?;
-    let mut crashes = 0;
-    for at in [2.0, 5.0] {
-        wait_until(children.started + Duration::from_secs_f64(at));
+    let (mut crashes, mut written) = (0, 0);
+    for _ in 0..2 {
+        written = wait_for_more_ids(&files, written, 500)?;
         server.kill()?;
         server.start(&[])?;
         crashes += 1;
     }
     let reports = finish_all(children)?;
     let ids = read_ids(&files);
-    if ids.is_empty() {
-        return Err("no IDs were written".into());
-    }
     check_distinct(&ids)?;
-    println!(
-        "  refused with innodb_flush_log_at_trx_commit = 2, accepted when told; then {} IDs from \
+    if reconnects(&reports) == 0 {
+        return Err("no process saw the crashes: the test did not test anything".into());
+    }
+    Ok(Outcome::Passed(format!(
+        "refused with innodb_flush_log_at_trx_commit = 2, accepted when told; then {} IDs from \
          3 processes x 4 threads across {crashes} SIGKILLs of mariadbd, {} reconnects, \
          0 duplicates",
         ids.len(),
         reconnects(&reports)
-    );
-    if reconnects(&reports) == 0 {
-        return Err("no process saw the crashes: the test did not test anything".into());
-    }
-    Ok(Outcome::Passed)
+    )))
 }
 
 /// A MariaDB server in a temp dir, on its own port, without grant tables (no password).
@@ -339,7 +356,7 @@ impl PrivateMariadb {
             .arg("--no-defaults")
             .arg(format!("--datadir={}", data.display()))
             .args(["--skip-test-db", "--auth-root-authentication-method=normal"]);
-        if is_root() {
+        if as_root() {
             install.arg("--user=root");
         }
         run(&mut install)?;
@@ -348,7 +365,7 @@ impl PrivateMariadb {
             socket: dir.join("mariadb.sock"),
             log: dir.join("mariadb.log"),
             data,
-            port: free_port()?,
+            port: free_port(),
             server: None,
         })
     }
@@ -377,30 +394,32 @@ impl PrivateMariadb {
             .args(extra)
             .stdout(Stdio::null())
             .stderr(log);
-        if is_root() {
+        if as_root() {
             cmd.arg("--user=root");
         }
         self.server = Some(cmd.spawn().map_err(|e| format!("mariadbd: {e}"))?);
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let created = Command::new("mariadb")
-                .args(["--protocol=tcp", "-h", "127.0.0.1", "-u", "root"])
-                .arg(format!("-P{}", self.port))
-                .args(["-e", "CREATE DATABASE IF NOT EXISTS crash"])
-                .output();
-            if created.is_ok_and(|o| o.status.success()) {
-                return Ok(());
-            }
-            if let Some(Ok(Some(status))) = self.server.as_mut().map(Child::try_wait) {
-                return Err(format!(
-                    "mariadbd exited with {status}: {}",
-                    std::fs::read_to_string(&self.log).unwrap_or_default()
-                ));
-            }
-            if Instant::now() > deadline {
-                return Err("mariadbd did not accept connections within 60 s".into());
-            }
-            std::thread::sleep(Duration::from_millis(100));
+        let mut exited = None;
+        wait_for(
+            "mariadbd to accept connections (and the database `crash`)",
+            Duration::from_secs(60),
+            || {
+                if let Some(Ok(Some(status))) = self.server.as_mut().map(Child::try_wait) {
+                    exited = Some(status);
+                    return true;
+                }
+                Command::new("mariadb")
+                    .args(["--protocol=tcp", "-h", "127.0.0.1", "-u", "root"])
+                    .arg(format!("-P{}", self.port))
+                    .args(["-e", "CREATE DATABASE IF NOT EXISTS crash"])
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            },
+        )?;
+        match exited {
+            Some(status) => Err(format!(
+                "mariadbd exited with {status} (its log is printed)"
+            )),
+            None => Ok(()),
         }
     }
 
@@ -424,12 +443,10 @@ impl Drop for PrivateMariadb {
 // Processes and IDs
 
 struct Children {
-    started: Instant,
     children: Vec<Child>,
 }
 
 fn spawn_all(url: &str, key: &str, files: &[PathBuf], args: &[&str]) -> Result<Children, String> {
-    let started = Instant::now();
     let children = files
         .iter()
         .map(|out| {
@@ -438,7 +455,7 @@ fn spawn_all(url: &str, key: &str, files: &[PathBuf], args: &[&str]) -> Result<C
                 .map_err(|e| e.to_string())
         })
         .collect::<Result<_, _>>()?;
-    Ok(Children { started, children })
+    Ok(Children { children })
 }
 
 /// Waits for every process; each must have finished its run. Returns their JSON lines.
@@ -475,12 +492,6 @@ fn reconnects(reports: &[String]) -> u64 {
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
-fn wait_until(at: Instant) {
-    if let Some(left) = at.checked_duration_since(Instant::now()) {
-        std::thread::sleep(left);
-    }
-}
-
 fn run(cmd: &mut Command) -> Result<(), String> {
     let output = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
     if output.status.success() {
@@ -504,21 +515,7 @@ fn append(path: &Path, text: &str) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// A port nobody listens on now (the OS picks it; the server binds it a moment later).
-fn free_port() -> Result<u16, String> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| e.to_string())
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
-}
-
+/// `name` on the `PATH`.
 fn find_program(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)

@@ -21,6 +21,7 @@ use std::process::{Child, ExitCode};
 use std::time::{Duration, Instant};
 
 use galera_cluster::GaleraCluster;
+use own_servers::wait_for;
 use support::{check_distinct, exactly_one_to_n, loadgen, read_ids, report_field};
 
 const NODES: usize = 3;
@@ -29,13 +30,10 @@ fn main() -> ExitCode {
     if let Some(code) = support::run_as_loadgen() {
         return code;
     }
-    let Some(mut cluster) = GaleraCluster::start("galera_faults", NODES) else {
-        return ExitCode::SUCCESS;
-    };
-    support::run_scenarios(
-        "galera",
-        &mut cluster,
-        &[
+    support::run_trials(vec![support::cluster_trial(
+        "galera::faults_on_one_cluster",
+        || GaleraCluster::start("galera_faults", NODES),
+        vec![
             ("writers_on_every_node", writers_on_every_node),
             ("small_fixed_blocks", small_fixed_blocks),
             ("gapless_on_one_writer_node", gapless_on_one_writer_node),
@@ -43,7 +41,7 @@ fn main() -> ExitCode {
             ("a_rolling_restart", a_rolling_restart),
             ("a_node_cut_off_and_healed", a_node_cut_off_and_healed),
         ],
-    )
+    )])
 }
 
 /// Two loadgen processes per node on `key`, each with `args`.
@@ -84,14 +82,12 @@ impl Load {
 
     /// Waits until the processes have committed some IDs.
     fn wait_for_ids(&self) -> Result<(), String> {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while read_ids(&self.files).len() < 200 {
-            if Instant::now() > deadline {
-                return Err("no IDs after 20 s".into());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Ok(())
+        wait_for(
+            "200 IDs committed by the processes",
+            Duration::from_secs(20),
+            || read_ids(&self.files).len() >= 200,
+        )
+        .map(drop)
     }
 
     /// Waits for every process; the IDs they committed and their reconnects.
@@ -218,6 +214,7 @@ fn a_node_cut_off_and_healed(dir: &Path, cluster: &mut GaleraCluster) -> Result<
     let load = Load::start(cluster, dir, "cut", &["--threads", "2", "--seconds", "5"])?;
     load.wait_for_ids()?;
     cluster.sql(2, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
+    // The fault lasts 2 s, whatever the machine's speed (not a wait for a condition).
     std::thread::sleep(Duration::from_secs(2));
     cluster.sql(2, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
     cluster.wait_synced(2);

@@ -24,30 +24,6 @@ fn main() -> ExitCode {
     if let Some(code) = support::run_as_loadgen() {
         return code;
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut backends: Vec<(&str, String)> = Vec::new();
-    if cfg!(feature = "sqlite") {
-        backends.push((
-            "sqlite",
-            dir.path().join("multiprocess.db").display().to_string(),
-        ));
-    }
-    for (feature, enabled, var) in [
-        ("postgres", cfg!(feature = "postgres"), "PG_DATABASE_URL"),
-        ("mysql", cfg!(feature = "mysql"), "MYSQL_DATABASE_URL"),
-    ] {
-        if !enabled {
-            continue;
-        }
-        match std::env::var(var) {
-            Ok(url) => backends.push((feature, url)),
-            Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
-                eprintln!("{var} is not set: under CI=true every enabled backend must run");
-                return ExitCode::FAILURE;
-            }
-            Err(_) => println!("skipping the multi-process tests on {feature}: set {var}"),
-        }
-    }
     let mut scenarios: Vec<(&str, Scenario)> = vec![
         ("four_processes_four_threads", four_processes_four_threads),
         ("killed_and_restarted", killed_and_restarted),
@@ -70,32 +46,41 @@ fn main() -> ExitCode {
         ));
         scenarios.push(("async_gapless_with_rollbacks", async_gapless_with_rollbacks));
     }
-    let (mut passed, mut failed) = (0, 0);
-    for (backend, url) in &backends {
+    let backends = [
+        ("sqlite", cfg!(feature = "sqlite"), None),
+        (
+            "postgres",
+            cfg!(feature = "postgres"),
+            Some("PG_DATABASE_URL"),
+        ),
+        ("mysql", cfg!(feature = "mysql"), Some("MYSQL_DATABASE_URL")),
+    ];
+    let mut trials = Vec::new();
+    for (backend, enabled, var) in backends {
+        if !enabled {
+            continue;
+        }
         for &(name, scenario) in &scenarios {
-            let started = Instant::now();
-            match scenario(dir.path(), url) {
-                Ok(()) => {
-                    passed += 1;
-                    println!(
-                        "test {backend}::{name} ... ok ({:.1}s)",
-                        started.elapsed().as_secs_f64()
-                    );
-                }
-                Err(e) => {
-                    failed += 1;
-                    println!("test {backend}::{name} ... FAILED\n  {e}");
-                }
-            }
+            trials.push(support::trial(format!("{backend}::{name}"), move || {
+                let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+                let url = match var {
+                    // SQLite: a file of this scenario's own.
+                    None => dir.path().join("multiprocess.db").display().to_string(),
+                    Some(var) => match std::env::var(var) {
+                        Ok(url) => url,
+                        Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
+                            return Err(format!(
+                                "{var} is not set: under CI=true every enabled backend runs"
+                            ))
+                        }
+                        Err(_) => return Ok(format!("skipped: set {var}")),
+                    },
+                };
+                scenario(dir.path(), &url).map(|()| "ok".to_owned())
+            }));
         }
     }
-    println!("\ntest result: {}. {passed} passed; {failed} failed; 0 ignored; 0 measured; 0 filtered out",
-        if failed == 0 { "ok" } else { "FAILED" });
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    support::run_trials(trials)
 }
 
 /// Whether loadgen has `--async` for every enabled backend (the features `async-sqlite`,

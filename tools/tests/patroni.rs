@@ -27,20 +27,18 @@ use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use patroni_cluster::{wait_until, PatroniCluster};
+use own_servers::{wait_for, wait_until};
+use patroni_cluster::PatroniCluster;
 use support::{check_distinct, exactly_one_to_n, finish, loadgen, read_ids, report_field};
 
 fn main() -> ExitCode {
     if let Some(code) = support::run_as_loadgen() {
         return code;
     }
-    let Some(mut cluster) = PatroniCluster::start("patroni") else {
-        return ExitCode::SUCCESS;
-    };
-    support::run_scenarios(
-        "patroni",
-        &mut cluster,
-        &[
+    support::run_trials(vec![support::cluster_trial(
+        "patroni::failovers_on_one_cluster",
+        || PatroniCluster::start("patroni"),
+        vec![
             ("a_leader_crash_under_load", leader_crash),
             ("the_old_leader_rejoins_as_a_replica", old_leader_rejoins),
             ("a_switchover_under_load", switchover),
@@ -49,7 +47,7 @@ fn main() -> ExitCode {
                 new_gapless_users,
             ),
         ],
-    )
+    )])
 }
 
 /// Two batched and two gapless processes through HAProxy; the leader's machine dies (Patroni,
@@ -232,14 +230,12 @@ impl Load {
 
     /// Waits until the processes committed `n` IDs (at most 30 s).
     fn wait_for_ids(&self, n: usize) -> Result<(), String> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while read_ids(&self.files).len() < n {
-            if Instant::now() > deadline {
-                return Err(format!("fewer than {n} IDs after 30 s"));
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(())
+        wait_for(
+            &format!("{n} IDs committed by the processes"),
+            Duration::from_secs(30),
+            || read_ids(&self.files).len() >= n,
+        )
+        .map(drop)
     }
 
     /// Waits for the processes and checks what they committed: the summary after `fault`.

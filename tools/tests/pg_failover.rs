@@ -21,9 +21,10 @@ mod support;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitCode};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use diesel::prelude::*;
+use own_servers::wait_for;
 use servers::{PgCluster, PgServer};
 use support::{check_distinct, finish, loadgen, read_ids, report_field};
 
@@ -31,31 +32,39 @@ fn main() -> ExitCode {
     if let Some(code) = support::run_as_loadgen() {
         return code;
     }
-    let Some(mut cluster) = PgCluster::new("pg_failover") else {
-        return ExitCode::SUCCESS;
-    };
-    support::run_scenarios(
-        "postgres",
-        &mut cluster,
-        &[
-            (
-                "a_synchronous_standby_promoted_under_load",
-                promoted_under_load,
-            ),
-            (
-                "the_old_primary_back_beside_the_promoted_one_is_refused",
-                split_brain_refused,
-            ),
-            (
-                "a_lagging_asynchronous_standby_promoted_repeats_ids_the_check_sees",
-                lagging_standby_caught,
-            ),
-            (
-                "gapless_refused_on_an_asynchronous_primary",
-                gapless_refused,
-            ),
-        ],
-    )
+    let scenarios: [(&str, support::Scenario<PgCluster>); 4] = [
+        (
+            "a_synchronous_standby_promoted_under_load",
+            promoted_under_load,
+        ),
+        (
+            "the_old_primary_back_beside_the_promoted_one_is_refused",
+            split_brain_refused,
+        ),
+        (
+            "a_lagging_asynchronous_standby_promoted_repeats_ids_the_check_sees",
+            lagging_standby_caught,
+        ),
+        (
+            "gapless_refused_on_an_asynchronous_primary",
+            gapless_refused,
+        ),
+    ];
+    // Each scenario starts servers of its own: each is a trial of its own.
+    let trials = scenarios.into_iter().map(|(name, scenario)| {
+        support::trial(format!("postgres::{name}"), move || {
+            let Some(mut cluster) = PgCluster::new("pg_failover") else {
+                return Ok("skipped".into());
+            };
+            let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+            let outcome = scenario(dir.path(), &mut cluster);
+            if outcome.is_err() {
+                cluster.print_logs();
+            }
+            outcome
+        })
+    });
+    support::run_trials(trials.collect())
 }
 
 /// Four processes × 2 threads insert rows through a URL naming both servers; the primary
@@ -274,17 +283,17 @@ fn both(first: &PgServer<'_>, second: &PgServer<'_>) -> String {
 
 /// Waits until the `files` hold `n` IDs (at most 20 s); how many they hold.
 fn wait_for_ids(files: &[PathBuf], n: usize) -> Result<usize, String> {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let ids = read_ids(files).len();
-        if ids >= n {
-            return Ok(ids);
-        }
-        if Instant::now() > deadline {
-            return Err(format!("{ids} IDs after 20 s"));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut ids = 0;
+    wait_for(
+        &format!("{n} IDs committed by the processes"),
+        Duration::from_secs(20),
+        || {
+            ids = read_ids(files).len();
+            ids >= n
+        },
+    )
+    .map_err(|e| format!("{e} ({ids} committed)"))?;
+    Ok(ids)
 }
 
 /// Ends every other client session on `server`, as a network cut would: how many.
@@ -302,19 +311,16 @@ fn cut_sessions(server: &PgServer<'_>) -> Result<i64, String> {
 /// Waits until the primary at `url` lists a standby.
 fn wait_for_standby(url: &str) -> Result<(), String> {
     let mut conn = PgConnection::establish(url).map_err(|e| e.to_string())?;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let listed: bool = diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(
-            "EXISTS (SELECT 1 FROM pg_stat_replication)",
-        ))
-        .get_result(&mut conn)
-        .map_err(|e| e.to_string())?;
-        if listed {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            return Err("the standby never connected".into());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for(
+        "the primary to list its standby (pg_stat_replication)",
+        Duration::from_secs(30),
+        || {
+            diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(
+                "EXISTS (SELECT 1 FROM pg_stat_replication)",
+            ))
+            .get_result(&mut conn)
+            .unwrap_or(false)
+        },
+    )
+    .map(drop)
 }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::own_servers::{as_root, free_port, skip};
+use crate::own_servers::{as_root, free_port, print_logs, skip, wait_for};
 
 const SERVER: &str = "/usr/sbin/mariadbd";
 const PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
@@ -180,16 +180,34 @@ impl GaleraCluster {
 
     /// Waits (at most a minute) until `node` says it is synced with the cluster.
     pub fn wait_synced(&self, node: usize) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while Instant::now() < deadline {
-            let state = self.try_sql(node, "SHOW STATUS LIKE 'wsrep_local_state_comment'");
-            if state.is_some_and(|out| out.contains("Synced")) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(200));
+        let synced = wait_for(
+            &format!("Galera node {node} to be synced"),
+            Duration::from_secs(60),
+            || {
+                self.try_sql(node, "SHOW STATUS LIKE 'wsrep_local_state_comment'")
+                    .is_some_and(|out| out.contains("Synced"))
+            },
+        );
+        if let Err(e) = synced {
+            self.print_logs();
+            panic!("{e}");
         }
-        let log = std::fs::read_to_string(self.node_dir(node).join("error.log"));
-        panic!("Galera node {node} did not sync in a minute; its log:\n{log:?}");
+    }
+
+    /// The last lines of every node's error log.
+    pub fn print_logs(&self) {
+        let logs: Vec<(String, PathBuf)> = (0..self.ports.len())
+            .map(|node| {
+                (
+                    format!("Galera node {node}"),
+                    self.node_dir(node).join("error.log"),
+                )
+            })
+            .collect();
+        print_logs(
+            logs.iter()
+                .map(|(name, path)| (name.clone(), path.as_path())),
+        );
     }
 
     /// Runs `sql` on `node` with the `mariadb` client: its output, or `None` if it failed.
@@ -213,6 +231,9 @@ impl GaleraCluster {
 
 impl Drop for GaleraCluster {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.print_logs();
+        }
         // SIGTERM: a clean shutdown, all nodes at once; then wait for each.
         for child in self.nodes.iter().flatten() {
             let _ = Command::new("kill").arg(child.id().to_string()).status();

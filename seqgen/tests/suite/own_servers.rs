@@ -1,11 +1,87 @@
 //! What the tests that start servers of their own share (`servers.rs`: PostgreSQL and
-//! pgbouncer; `galera_cluster.rs`, also used by `tools/tests/galera_faults.rs`): free
-//! ports, whether we run as root, and how a missing server binary skips a test.
+//! pgbouncer; `galera_cluster.rs`, also used by `tools/tests/galera_faults.rs`; the fault
+//! tests of `tools/tests/`): free ports, whether we run as root, how a missing server binary
+//! skips a test, waits that say what they waited for, and the servers' logs when a test fails.
+#![allow(dead_code)] // each user needs only part of it
 
-/// A port nobody listens on now.
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A port nobody listens on now, below the kernel's ephemeral range (32768 and up on Linux):
+/// a port the kernel hands out may be taken as the source port of an outgoing connection
+/// (a loadgen's, a replica's) before the server that was to listen on it starts. Each call in
+/// a process gives another port, tried from a place drawn from the process id and the clock.
 pub fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    const FIRST: u32 = 20_000;
+    const PORTS: u32 = 12_000;
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let seed = std::process::id().wrapping_mul(7_919)
+        ^ std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |t| t.subsec_micros());
+    for _ in 0..PORTS {
+        let port = FIRST + (seed.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed)) % PORTS);
+        if std::net::TcpListener::bind(("127.0.0.1", port as u16)).is_ok() {
+            return port as u16;
+        }
+    }
+    panic!("no free port in {FIRST}..{}", FIRST + PORTS);
+}
+
+/// Waits until `ready` holds, for at most `limit`, checking soon and then less often (20 ms
+/// growing to 500 ms: a check may start a client process); prints what it waited for and how
+/// long. Past `limit`: an error that says what was awaited and how long.
+pub fn wait_for(
+    what: &str,
+    limit: Duration,
+    mut ready: impl FnMut() -> bool,
+) -> Result<Duration, String> {
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(20);
+    loop {
+        if ready() {
+            let waited = started.elapsed();
+            println!("waited {waited:.1?} for {what}");
+            return Ok(waited);
+        }
+        let waited = started.elapsed();
+        if waited >= limit {
+            return Err(format!("gave up after {waited:.1?} waiting for {what}"));
+        }
+        std::thread::sleep(pause.min(limit - waited));
+        pause = (pause * 3 / 2).min(Duration::from_millis(500));
+    }
+}
+
+/// [`wait_for`], panicking past `limit`.
+pub fn wait_until(what: &str, limit: Duration, ready: impl FnMut() -> bool) -> Duration {
+    wait_for(what, limit, ready).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// When the current thread is panicking (a failed test dropping its servers): the last 50
+/// lines of each log, under its name, so that a failure in CI explains itself.
+pub fn print_logs_if_failing<'a>(logs: impl IntoIterator<Item = (String, &'a Path)>) {
+    if std::thread::panicking() {
+        print_logs(logs);
+    }
+}
+
+/// The last 50 lines of each log, under its name.
+pub fn print_logs<'a>(logs: impl IntoIterator<Item = (String, &'a Path)>) {
+    for (name, path) in logs {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| format!("(unreadable: {e})\n"));
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = &lines[lines.len().saturating_sub(50)..];
+        println!(
+            "---- the last {} lines of {name} ({}):",
+            tail.len(),
+            path.display()
+        );
+        for line in tail {
+            println!("{line}");
+        }
+    }
 }
 
 /// Whether this process runs as root: servers then run as their own user, since PostgreSQL

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::own_servers::{as_root, free_port, skip};
+use crate::own_servers::{as_root, free_port, print_logs_if_failing, skip, wait_for};
 
 const PGBOUNCER: &str = "/usr/sbin/pgbouncer";
 
@@ -174,14 +174,18 @@ impl PgCluster {
             String::from_utf8_lossy(&out.stderr)
         );
         // Daemonized: wait until it listens.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "pgbouncer did not listen in 10 s"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        wait_for(
+            &format!("pgbouncer to listen on port {port}"),
+            std::time::Duration::from_secs(10),
+            || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(),
+        )
+        .unwrap_or_else(|e| {
+            crate::own_servers::print_logs([(
+                "pgbouncer".to_owned(),
+                dir.join("pgbouncer.log").as_path(),
+            )]);
+            panic!("{e}")
+        });
         Some(Pgbouncer {
             cluster: self,
             port,
@@ -200,6 +204,31 @@ impl PgCluster {
     fn socket_dir(&self) -> &Path {
         self.dir.path()
     }
+
+    /// The last lines of the logs of every server (and pgbouncer) it started.
+    pub fn print_logs(&self) {
+        let mut logs: Vec<(String, PathBuf)> = std::fs::read_dir(self.dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| {
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                name.starts_with("log-") || name == "pgbouncer.log"
+            })
+            .map(|path| {
+                (
+                    path.file_name().unwrap().to_string_lossy().into_owned(),
+                    path,
+                )
+            })
+            .collect();
+        logs.sort();
+        crate::own_servers::print_logs(
+            logs.iter()
+                .map(|(name, path)| (name.clone(), path.as_path())),
+        );
+    }
 }
 
 /// pgbouncer of a [`PgCluster`]; stopped when dropped.
@@ -210,6 +239,8 @@ pub struct Pgbouncer<'a> {
 
 impl Drop for Pgbouncer<'_> {
     fn drop(&mut self) {
+        let log = self.cluster.dir.path().join("pgbouncer.log");
+        print_logs_if_failing([("pgbouncer".to_owned(), log.as_path())]);
         let pid = self.cluster.dir.path().join("pgbouncer.pid");
         if let Ok(pid) = std::fs::read_to_string(pid) {
             let _ = Command::new("kill").arg(pid.trim()).status();
@@ -240,13 +271,26 @@ impl PgServer<'_> {
 
     /// Starts it and waits until it accepts connections.
     pub fn start(&self) {
-        let (data, log) = (self.data.to_str().unwrap(), self.data.join("../log"));
-        let log = format!("{}-{}", log.display(), self.port);
+        let (data, log) = (self.data.to_str().unwrap(), self.log());
+        self.running.set(true); // from here on, a failure prints its log
         self.cluster.run(
             "pg_ctl",
-            &["-D", data, "-l", &log, "-w", "-t", "60", "start"],
+            &[
+                "-D",
+                data,
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
         );
-        self.running.set(true);
+    }
+
+    /// Its server log.
+    fn log(&self) -> PathBuf {
+        self.cluster.dir.path().join(format!("log-{}", self.port))
     }
 
     /// Stops it at once, as a crash would (`immediate`: no checkpoint, crash recovery at the
@@ -267,6 +311,8 @@ impl PgServer<'_> {
 
 impl Drop for PgServer<'_> {
     fn drop(&mut self) {
+        let name = format!("the PostgreSQL server on port {}", self.port);
+        print_logs_if_failing([(name, self.log().as_path())]);
         if self.running.get() {
             // Not `run`: a failure here must not panic during another panic.
             let _ = self

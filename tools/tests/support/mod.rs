@@ -1,11 +1,42 @@
-//! What the process-level tests (`multiprocess`, `crash`) share: the loadgen child processes
-//! (each test binary re-executes itself with `--loadgen ARGS…`), and reading back and checking
-//! the IDs they wrote.
+//! What the fault tests share: their mains (each scenario a trial that cargo test and
+//! cargo-nextest list, filter and run by name), the loadgen child processes (each test binary
+//! re-executes itself with `--loadgen ARGS…`), and reading back and checking the IDs they
+//! wrote.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::Instant;
+
+use libtest_mimic::{Arguments, Trial};
+
+/// Runs `trials` as libtest runs tests (`--list`, filters, `--exact`, `--ignored`), one at a
+/// time unless told otherwise: each drives processes and servers of its own, and two at once
+/// would only slow each other down.
+pub fn run_trials(trials: Vec<Trial>) -> ExitCode {
+    let mut args = Arguments::from_args();
+    args.test_threads.get_or_insert(1);
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// A trial running `scenario`, which returns its summary line or why it failed. A failure is
+/// a panic, so that the servers the scenario started print their logs as they are dropped.
+#[allow(dead_code)] // the cluster tests' scenarios share one trial: `cluster_trial`
+pub fn trial(
+    name: String,
+    scenario: impl FnOnce() -> Result<String, String> + Send + 'static,
+) -> Trial {
+    Trial::test(name, move || {
+        let started = Instant::now();
+        match scenario() {
+            Ok(summary) => {
+                println!("{summary} ({:.1?})", started.elapsed());
+                Ok(())
+            }
+            Err(e) => panic!("{e} (after {:.1?})", started.elapsed()),
+        }
+    })
+}
 
 /// When this binary was started as a loadgen process, runs it and returns its exit code.
 pub fn run_as_loadgen() -> Option<ExitCode> {
@@ -100,45 +131,43 @@ pub fn report_field(report: &str, name: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// A fault scenario of the cluster tests: given a scratch directory and the servers, its
+/// A fault scenario of a cluster test: given a scratch directory and the cluster, its
 /// summary line (IDs, faults, duplicates) or what went wrong.
 #[allow(dead_code)] // multiprocess and crash have scenarios of their own shape
 pub type Scenario<S> = fn(&std::path::Path, &mut S) -> Result<String, String>;
 
-/// Runs the `scenarios` on `servers` in order, each printed as `PREFIX::NAME ... ok` with its
-/// summary or `... FAILED` with why; `cargo test --test T -- NAME` runs those whose name
-/// contains NAME. Success when none failed.
+/// One trial, `name`, that starts a cluster with `start` (`None`: skipped, printed) and runs
+/// `scenarios` on it in order, each printed with its summary or why it failed: they share
+/// the cluster's state (a node one crashes is down in the next), so they are not trials of
+/// their own. `SEQGEN_SCENARIO=PART` runs those whose name contains PART. A failure panics
+/// while the cluster lives, so that its servers print their logs as it drops.
 #[allow(dead_code)]
-pub fn run_scenarios<S>(
-    prefix: &str,
-    servers: &mut S,
-    scenarios: &[(&str, Scenario<S>)],
-) -> ExitCode {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
-    let mut failed = 0;
-    for (name, scenario) in scenarios {
-        if filter
-            .as_deref()
-            .is_some_and(|filter| !name.contains(filter))
-        {
-            continue;
-        }
-        let started = Instant::now();
-        match scenario(dir.path(), servers) {
-            Ok(summary) => println!(
-                "{prefix}::{name} ... ok ({:?}): {summary}",
-                started.elapsed()
-            ),
-            Err(e) => {
-                failed += 1;
-                println!("{prefix}::{name} ... FAILED ({:?}): {e}", started.elapsed());
+pub fn cluster_trial<S: 'static>(
+    name: &str,
+    start: fn() -> Option<S>,
+    scenarios: Vec<(&'static str, Scenario<S>)>,
+) -> Trial {
+    Trial::test(name, move || {
+        let Some(mut cluster) = start() else {
+            return Ok(());
+        };
+        let dir = tempfile::tempdir().expect("temp dir");
+        let only = std::env::var("SEQGEN_SCENARIO").ok();
+        let mut failed = Vec::new();
+        for (name, scenario) in scenarios {
+            if only.as_deref().is_some_and(|part| !name.contains(part)) {
+                continue;
+            }
+            let started = Instant::now();
+            match scenario(dir.path(), &mut cluster) {
+                Ok(summary) => println!("{name} ... ok ({:.1?}): {summary}", started.elapsed()),
+                Err(e) => {
+                    println!("{name} ... FAILED ({:.1?}): {e}", started.elapsed());
+                    failed.push(name);
+                }
             }
         }
-    }
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+        assert!(failed.is_empty(), "failed: {}", failed.join(", "));
+        Ok(())
+    })
 }

@@ -11,9 +11,9 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::own_servers::{as_root, free_port, skip};
+use crate::own_servers::{as_root, free_port, print_logs, skip, wait_until};
 
 const PATRONI: &str = "/usr/bin/patroni";
 const ETCD: &str = "/usr/bin/etcd";
@@ -347,8 +347,27 @@ postgresql:
     }
 }
 
+impl PatroniCluster {
+    /// The last lines of the logs of etcd, each node's Patroni (and its PostgreSQL) and HAProxy.
+    pub fn print_logs(&self) {
+        let names = std::iter::once("etcd")
+            .chain(self.nodes.iter().map(|node| node.name.as_str()))
+            .chain(["haproxy"]);
+        let logs: Vec<(String, PathBuf)> = names
+            .map(|name| (name.to_owned(), self.dir.path().join(format!("{name}.log"))))
+            .collect();
+        print_logs(
+            logs.iter()
+                .map(|(name, path)| (name.clone(), path.as_path())),
+        );
+    }
+}
+
 impl Drop for PatroniCluster {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.print_logs();
+        }
         for i in 0..self.nodes.len() {
             self.crash_node(i);
         }
@@ -383,15 +402,6 @@ fn log(dir: &Path, name: &str) -> std::fs::File {
         chown(&dir.join(format!("{name}.log")));
     }
     file
-}
-
-/// Polls `done` every 100 ms until it holds, panicking with `what` after `within`.
-pub fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + within;
-    while !done() {
-        assert!(Instant::now() < deadline, "no {what} within {within:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 /// A request to `127.0.0.1:port`: the status and body, or `None` when nothing answers.

@@ -152,8 +152,25 @@ pub const RECOMMENDED_PRAGMAS: &str =
     "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;";
 
 /// Applies [`RECOMMENDED_PRAGMAS`] to one connection.
+///
+/// Connections opened together on a new file (a pool's first connections, instances started
+/// at once) all try to switch it to WAL; SQLite fails such a switch at once with "database is
+/// locked" where waiting could deadlock, without calling the busy handler. The switch is tried
+/// again then, for up to the busy timeout, as a writer's wait would be.
 pub fn configure(conn: &mut SqliteConnection) -> QueryResult<()> {
-    conn.batch_execute(RECOMMENDED_PRAGMAS)
+    const SWITCH_ATTEMPTS: u32 = 100;
+    conn.batch_execute("PRAGMA busy_timeout = 5000")?;
+    let mut attempt = 1;
+    loop {
+        match conn.batch_execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;") {
+            Err(e) if super::is_busy(&e) && attempt < SWITCH_ATTEMPTS => {
+                // 1, 2, … 50 ms apart: about 4 s in all.
+                std::thread::sleep(std::time::Duration::from_millis(u64::from(attempt.min(50))));
+                attempt += 1;
+            }
+            result => return result,
+        }
+    }
 }
 
 /// Opens a SQLite connection for diesel-async (`SyncConnectionWrapper`) with

@@ -49,6 +49,7 @@ mod replication;
 mod scoped;
 #[cfg(feature = "postgres")]
 mod servers;
+mod sqlite_setup;
 mod start;
 mod stats;
 mod transactions;

@@ -14,6 +14,7 @@ use crate::counter_range::{block_ending_at, checked};
 use crate::driver::{drive, Driver};
 use crate::error::{Error, Result};
 use crate::reserve::identity::identify;
+use crate::reserve::pool::PoolReserve;
 use crate::reserve::{check_shape, reserve_block, reserve_fitting, same_shape, Reserved, Retry};
 use crate::trace::event;
 use diesel_seqgen_core::__private::Period;
@@ -54,11 +55,11 @@ impl Engine {
         let through_pool =
             in_transaction && D::Backend::RESERVE_BESIDE_TRANSACTION && pool.is_some();
         if in_transaction && !through_pool {
-            let claim = self.shape_before_reserving(db, spec, &state).await?;
+            let claim = self.shape_before_reserving(db, spec, &state, pool).await?;
             let counter = Counter::of(spec, scope, &period.text);
             let unknown = self.row_unknown::<D>(&state, counter);
             if unknown {
-                self.create_row_first(db, counter).await?;
+                self.create_row_first(db, counter, pool).await?;
             }
             let reserving = state.reserving(&period.text, D::Backend::NAME, "in transaction");
             let (last, _) = reserve_fitting(
@@ -278,12 +279,12 @@ impl Engine {
         db: &mut D,
         spec: &Spec,
         state: &KeyState,
+        beside: Option<&dyn PoolReserve>,
     ) -> Result<bool> {
         if state.shape_known(spec.shape()) {
             return Ok(false);
         }
-        let pool = self.pool_for::<D>();
-        match pool.as_deref() {
+        match beside {
             // Claimed beside the transaction, in autocommit: no lock is held for the caller.
             Some(pool) if D::Backend::CREATES_ROWS_FIRST => pool.check_shape(spec).await?,
             _ if !D::Backend::READS_FIRST_IN_TRANSACTION => return Ok(true),
@@ -333,15 +334,17 @@ impl Engine {
         D::Backend::CREATES_ROWS_FIRST && !state.row_known(counter.period)
     }
 
-    /// Creates the row of `counter` unless it exists: through the pool, in autocommit, when
-    /// there is one (the caller's transaction then only ever locks an existing row); else in
-    /// the caller's transaction, by a statement that takes no gap lock.
+    /// Creates the row of `counter` unless it exists: through the pool `beside` the caller's
+    /// transaction, in autocommit, when there is one (the caller's transaction then only ever
+    /// locks an existing row); else in the caller's transaction, by a statement that takes no
+    /// gap lock.
     pub(super) async fn create_row_first<D: Driver>(
         &self,
         db: &mut D,
         counter: Counter<'_>,
+        beside: Option<&dyn PoolReserve>,
     ) -> Result<()> {
-        match self.pool_for::<D>().as_deref() {
+        match beside {
             Some(pool) => pool.create_row(counter).await,
             None => Ok(db.create_row(counter).await?),
         }

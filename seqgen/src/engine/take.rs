@@ -296,10 +296,12 @@ impl Engine {
         let (spec, scope) = (target.spec(), target.scope());
         match rest {
             Rest::Nothing => Ok(()),
-            Rest::Gapless { nowait } => self
-                .take_gapless(db, target, n, nowait, emit)
-                .await
-                .inspect_err(|e| self.count_conflict(spec, scope, e)),
+            Rest::Gapless { nowait } => {
+                let pool = self.pool_for::<D>();
+                self.take_gapless(db, target, n, nowait, pool.as_deref(), emit)
+                    .await
+                    .inspect_err(|e| self.count_conflict(spec, scope, e))
+            }
             Rest::Reserve {
                 state,
                 period,

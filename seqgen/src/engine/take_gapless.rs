@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::take::Rest;
 use super::Engine;
 use crate::backend::Backend;
 use crate::backend::Counter;
@@ -12,20 +13,56 @@ use crate::cache::KeyState;
 use crate::counter_range::{block_ending_at, checked, largest, refused};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
+use crate::reserve::pool::PoolReserve;
 use crate::reserve::timeline::failovers_seen;
 use crate::reserve::{lock_nowait, reserve_fitting, Retry};
 use diesel_seqgen_core::__private::Period;
 use diesel_seqgen_core::{Scoped, Spec};
 
 impl Engine {
+    /// Gapless numbers of `target` (its spec must be gapless) in a transaction seqgen opened
+    /// itself and in which it holds the key's row (the follower's batch, `pending`): as
+    /// [`take_on`](Self::take_on), but everything on `db`. A pool's connection beside it
+    /// (`use_pool`) would wait for that very row, and only the lock's timeout would end the
+    /// wait: no database sees a wait across two connections of one process.
+    pub(crate) async fn take_holding_key<D, F>(
+        &self,
+        db: &mut D,
+        target: Scoped<'_>,
+        n: u64,
+        mut emit: F,
+    ) -> Result<()>
+    where
+        D: Driver,
+        F: FnMut(&Period, Range<u64>) -> Result<()>,
+    {
+        match self.serve(target, n, &mut emit)? {
+            Rest::Nothing => Ok(()),
+            Rest::Gapless { nowait } => self
+                .take_gapless(db, target, n, nowait, None, emit)
+                .await
+                .inspect_err(|e| self.count_conflict(target.spec(), target.scope(), e)),
+            Rest::Reserve { .. } => Err(Error::Refused {
+                key: target.spec().key().to_owned(),
+                reason:
+                    "numbers given after the commit are gapless: build the spec with `.gapless()`"
+                        .to_owned(),
+            }),
+        }
+    }
+
     /// Gapless mode: the numbers are taken in the caller's transaction, which holds the
     /// counter row locked until it ends; nothing is cached, so a rollback gives them back.
+    /// With a pool `beside` the transaction, a missing row is created and the key's shape
+    /// claimed there, in autocommit, so that the caller's transaction locks only its counter
+    /// row.
     pub(super) async fn take_gapless<D, F>(
         &self,
         db: &mut D,
         target: Scoped<'_>,
         n: u64,
         nowait: bool,
+        beside: Option<&dyn PoolReserve>,
         mut emit: F,
     ) -> Result<()>
     where
@@ -61,12 +98,14 @@ impl Engine {
                 .await?;
             (self.inner.replication_checked).fetch_max(failovers, Ordering::AcqRel);
         }
-        let claim = self.shape_before_reserving(db, spec, &state).await?;
+        let claim = self
+            .shape_before_reserving(db, spec, &state, beside)
+            .await?;
         // Without a pool, a `nowait` call leaves a missing row to `lock_nowait`: creating it
         // here would wait for a transaction that holds it.
         let unknown = self.row_unknown::<D>(&state, counter);
-        if unknown && (!nowait || self.pool_for::<D>().is_some()) {
-            self.create_row_first(db, counter).await?;
+        if unknown && (!nowait || beside.is_some()) {
+            self.create_row_first(db, counter, beside).await?;
         }
         if nowait {
             lock_nowait(db, counter).await?;

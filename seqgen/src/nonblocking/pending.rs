@@ -82,7 +82,9 @@ where
         let (groups, left, last) = group(spec, rows, found)?;
         let mut numbers = Vec::new();
         for group in &groups {
-            let ids = super::next_ids(conn, group.target(spec), group.orders.len()).await?;
+            let ids =
+                super::free::next_ids_holding_key(conn, group.target(spec), group.orders.len())
+                    .await?;
             numbers.extend(group.orders.iter().copied().zip(ids));
         }
         if !numbers.is_empty() {

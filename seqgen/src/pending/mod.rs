@@ -236,7 +236,8 @@ where
         let (groups, left, last) = group(spec, rows, found)?;
         let mut numbers = Vec::new();
         for group in &groups {
-            let ids = crate::global::next_ids(conn, group.target(spec), group.orders.len())?;
+            let ids =
+                crate::global::next_ids_holding_key(conn, group.target(spec), group.orders.len())?;
             numbers.extend(group.orders.iter().copied().zip(ids));
         }
         if !numbers.is_empty() {

@@ -887,6 +887,22 @@ macro_rules! pool_tests {
                 assert_eq!(counter(&sq::next_id(&mut conn, &spec).await.unwrap()), 2);
             }
 
+            /// `nonblocking::number_pending` after `use_pool`, the README's start-up call, on
+            /// a database of its own (the default generator is per database): the follower's
+            /// batch holds the key's row, and nothing of seqgen's waits for it on the pool.
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn numbers_after_the_commit_after_use_pool() {
+                let Some(db) = TestDb::<<A as AsyncTest>::Sync>::open("pending_pool") else {
+                    return;
+                };
+                let scratch = db.scratch("pending_pool");
+                diesel_seqgen::run_migrations(&mut scratch.connect()).unwrap();
+                let manager = AsyncDieselConnectionManager::<A>::new(&scratch.url);
+                let pool = deadpool::Pool::<A>::builder(manager).max_size(4).build().unwrap();
+                sq::use_pool(pool).await.unwrap();
+                numbers_after_the_commit::<A>(&db, &scratch.url).await;
+            }
+
             async fn beside_and_ahead(db: &TestDb<<A as AsyncTest>::Sync>, generator: &sq::Generator, name: &str) {
                 let spec = spec(db, name, 10);
                 let mut conn = A::open(&db.url).await;
@@ -1135,8 +1151,13 @@ async fn another_shape_is_refused_while_a_block_is_held<A: AsyncTest>(db: TestDb
 
 /// `nonblocking::number_pending`: three tasks number a table's rows at once (200 committed
 /// before, 100 more committed meanwhile, one in ten of those rolled back); every committed row
-/// ends with exactly one of 1..N.
+/// ends with exactly one of 1..N. Its twin after `use_pool` is in `pool_tests!`.
 async fn numbers_after_the_commit_from_three_tasks<A: AsyncTest>(db: TestDb<A::Sync>) {
+    numbers_after_the_commit::<A>(&db, &db.url).await;
+}
+
+/// [`numbers_after_the_commit_from_three_tasks`] on the database at `url`, with `db`'s names.
+async fn numbers_after_the_commit<A: AsyncTest>(db: &TestDb<A::Sync>, url: &str) {
     use diesel_seqgen::pending::PendingRows;
     let table = common::table_name(&db.key("pending"));
     let id = match <A::Sync as TestConnection>::NAME {
@@ -1144,7 +1165,8 @@ async fn numbers_after_the_commit_from_three_tasks<A: AsyncTest>(db: TestDb<A::S
         "postgres" => "id BIGSERIAL PRIMARY KEY",
         _ => "id BIGINT AUTO_INCREMENT PRIMARY KEY",
     };
-    let mut setup = db.connect();
+    let mut setup = <A::Sync as diesel::Connection>::establish(url).unwrap();
+    <A::Sync as TestConnection>::configure(&mut setup);
     setup
         .batch_execute(&format!(
             "CREATE TABLE {table} ({id}, number VARCHAR(20) UNIQUE, v INT); \
@@ -1152,8 +1174,8 @@ async fn numbers_after_the_commit_from_three_tasks<A: AsyncTest>(db: TestDb<A::S
             vec!["(1)"; 200].join(", ")
         ))
         .unwrap();
-    let spec = Arc::new(gapless(&db, "pending"));
-    let (url, table) = (Arc::new(db.url.clone()), Arc::new(table));
+    let spec = Arc::new(gapless(db, "pending"));
+    let (url, table) = (Arc::new(url.to_owned()), Arc::new(table));
     let mut tasks = Vec::new();
     for task in 0..4 {
         let (spec, url, table) = (Arc::clone(&spec), Arc::clone(&url), Arc::clone(&table));

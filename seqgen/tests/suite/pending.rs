@@ -17,11 +17,39 @@ use diesel_seqgen::{Error, Spec};
 
 backend_tests!(
     committed_rows_get_exactly_1_to_n_while_followers_run,
+    committed_rows_get_exactly_1_to_n_while_followers_run_after_use_pool,
     rows_of_three_months_and_two_scopes_number_in_their_own_counters,
+    rows_of_three_months_and_two_scopes_number_in_their_own_counters_after_use_pool,
     a_batch_numbered_meanwhile_writes_nothing,
+    a_batch_numbered_meanwhile_writes_nothing_after_use_pool,
     through_the_derive_the_insert_leaves_the_number_to_the_follower,
+    through_the_derive_the_insert_leaves_the_number_to_the_follower_after_use_pool,
     no_writer_waits_for_another_writers_commit,
+    no_writer_waits_for_another_writers_commit_after_use_pool,
 );
+
+/// How a test starts: the database's default generator as it comes, or given a pool by
+/// `diesel_seqgen::global::use_pool`, the README's start-up call (the default generator then
+/// creates rows and claims shapes beside the caller's transaction, on the pool).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Start {
+    Plain,
+    UsePool,
+}
+
+impl Start {
+    /// Sets `scratch` up as this start says.
+    fn on<C: TestConnection>(self, scratch: &common::Scratch<'_, C>) {
+        if self == Start::UsePool {
+            diesel_seqgen::global::use_pool(scratch.pool(4)).unwrap();
+        }
+    }
+}
+
+/// The longest a committed row may wait for its number in these tests: far above what a
+/// follower takes (milliseconds), far below a lock wait's timeout (50 s on MariaDB), which a
+/// wait of seqgen on itself would run into.
+const LONGEST_WAIT: Duration = Duration::from_secs(10);
 
 diesel::table! {
     pend (id) {
@@ -106,14 +134,31 @@ fn assert_one_to_n(ids: &[String], prefix_len: usize) {
 }
 
 /// Four writers commit 40 rows each in their own transactions (one in ten rolled back, each
-/// holding its transaction a moment after the insert) while two followers run; a last round
-/// after they stop. Every committed row has a number, the numbers are exactly 1..N, and no
-/// rolled-back row was ever seen (its id is missing, not unnumbered).
+/// holding its transaction a moment after the insert) while two followers run, until the
+/// followers numbered every committed row (the time from the last commit printed; past
+/// [`LONGEST_WAIT`] the test fails); a last round after they stop finds nothing. Every
+/// committed row has a number, the numbers are exactly 1..N, and no rolled-back row was ever
+/// seen (its id is missing, not unnumbered).
 fn committed_rows_get_exactly_1_to_n_while_followers_run<C>(db: TestDb<C>)
 where
     C: TestConnection + FollowConnection,
 {
+    committed_rows_numbered(db, Start::Plain);
+}
+
+fn committed_rows_get_exactly_1_to_n_while_followers_run_after_use_pool<C>(db: TestDb<C>)
+where
+    C: TestConnection + FollowConnection,
+{
+    committed_rows_numbered(db, Start::UsePool);
+}
+
+fn committed_rows_numbered<C>(db: TestDb<C>, start: Start)
+where
+    C: TestConnection + FollowConnection,
+{
     let scratch = create_table(&db, "pending");
+    start.on(&scratch);
     let spec = invoices(&db.key("pending"));
     let rows = PendingRows::new("pend", "number", "id").batch(16);
     let stop = AtomicBool::new(false);
@@ -152,17 +197,36 @@ where
             })
             .collect();
         let committed: usize = writers.into_iter().map(|w| w.join().unwrap()).sum();
+        // From the last commit until the followers numbered every committed row.
+        let mut conn = scratch.connect();
+        let last_commit = std::time::Instant::now();
+        while numbers(&mut conn).iter().any(Option::is_none) {
+            assert!(
+                last_commit.elapsed() < LONGEST_WAIT,
+                "rows still without a number {LONGEST_WAIT:?} after the last commit"
+            );
+            thread::sleep(Duration::from_millis(2));
+        }
+        println!(
+            "the followers numbered the last committed rows {:.1?} after their commit",
+            last_commit.elapsed()
+        );
         stop.store(true, Ordering::Relaxed);
         for follower in followers {
             follower.join().unwrap().unwrap();
         }
         committed
     });
-    // The last round on the defaults a user gets (batches of 500); the followers' batches of 16
-    // are the point above: many short transactions interleaved with the writers.
+    // A last round on the defaults a user gets (batches of 500; the followers' batches of 16
+    // are the point above: many short transactions interleaved with the writers): nothing left.
     let mut conn = scratch.connect();
     let defaults = PendingRows::new("pend", "number", "id");
-    pending::number_pending(&mut conn, &spec, defaults).unwrap();
+    assert_eq!(
+        pending::number_pending(&mut conn, &spec, defaults)
+            .unwrap()
+            .rows,
+        0
+    );
     let numbers = numbers(&mut conn);
     assert_eq!(
         numbers.len(),
@@ -183,7 +247,20 @@ where
 fn rows_of_three_months_and_two_scopes_number_in_their_own_counters<C: TestConnection>(
     db: TestDb<C>,
 ) {
+    months_and_scopes(db, Start::Plain);
+}
+
+fn rows_of_three_months_and_two_scopes_number_in_their_own_counters_after_use_pool<
+    C: TestConnection,
+>(
+    db: TestDb<C>,
+) {
+    months_and_scopes(db, Start::UsePool);
+}
+
+fn months_and_scopes<C: TestConnection>(db: TestDb<C>, start: Start) {
     let scratch = create_table(&db, "pending_dated");
+    start.on(&scratch);
     let spec = Spec::builder(db.key("pending_dated"))
         .prefix("")
         .date("%y%m-")
@@ -253,7 +330,16 @@ fn rows_of_three_months_and_two_scopes_number_in_their_own_counters<C: TestConne
 /// numbers go back with its transaction (servers; SQLite's follower waits for the writer's
 /// lock and reads after it). The next call numbers the rest from where the counter was.
 fn a_batch_numbered_meanwhile_writes_nothing<C: TestConnection>(db: TestDb<C>) {
+    numbered_meanwhile(db, Start::Plain);
+}
+
+fn a_batch_numbered_meanwhile_writes_nothing_after_use_pool<C: TestConnection>(db: TestDb<C>) {
+    numbered_meanwhile(db, Start::UsePool);
+}
+
+fn numbered_meanwhile<C: TestConnection>(db: TestDb<C>, start: Start) {
     let scratch = create_table(&db, "pending_raced");
+    start.on(&scratch);
     let spec = invoices(&db.key("pending_raced"));
     let rows = PendingRows::new("pend", "number", "id");
     let mut conn = scratch.connect();
@@ -298,7 +384,24 @@ where
     C: TestConnection,
     DeferredInvoice: diesel_seqgen::insert::Insert<pend::table, C>,
 {
+    through_the_derive(db, Start::Plain);
+}
+
+fn through_the_derive_the_insert_leaves_the_number_to_the_follower_after_use_pool<C>(db: TestDb<C>)
+where
+    C: TestConnection,
+    DeferredInvoice: diesel_seqgen::insert::Insert<pend::table, C>,
+{
+    through_the_derive(db, Start::UsePool);
+}
+
+fn through_the_derive<C>(db: TestDb<C>, start: Start)
+where
+    C: TestConnection,
+    DeferredInvoice: diesel_seqgen::insert::Insert<pend::table, C>,
+{
     let scratch = create_table(&db, "pending_derive");
+    start.on(&scratch);
     let mut conn = scratch.connect();
     let mut committed = 0;
     for i in 0..40 {
@@ -394,10 +497,27 @@ where
     C: TestConnection,
     DeferredInvoice: diesel_seqgen::insert::Insert<pend::table, C>,
 {
+    no_writer_waits(db, Start::Plain);
+}
+
+fn no_writer_waits_for_another_writers_commit_after_use_pool<C>(db: TestDb<C>)
+where
+    C: TestConnection,
+    DeferredInvoice: diesel_seqgen::insert::Insert<pend::table, C>,
+{
+    no_writer_waits(db, Start::UsePool);
+}
+
+fn no_writer_waits<C>(db: TestDb<C>, start: Start)
+where
+    C: TestConnection,
+    DeferredInvoice: diesel_seqgen::insert::Insert<pend::table, C>,
+{
     if C::NAME == "sqlite" {
         return;
     }
     let scratch = create_table(&db, "pending_nowait");
+    start.on(&scratch);
     let invoice = || DeferredInvoice {
         number: None,
         company: "acme".to_owned(),

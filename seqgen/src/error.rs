@@ -203,6 +203,27 @@ pub enum Error {
         reason: String,
     },
 
+    /// Another writer numbered some rows of a follower's batch while it was under way (a row
+    /// numbered by hand, or by code other than seqgen's): the batch wrote nothing, and its
+    /// numbers went back with its transaction. Running it again numbers the rest
+    /// ([`pending`](crate::pending)).
+    #[error("key `{key}`: {numbered} of {taken} rows of {table} were numbered by another writer meanwhile; nothing was written: run again")]
+    NumberedMeanwhile {
+        /// The key.
+        key: String,
+        /// The table of the rows.
+        table: String,
+        /// How many rows the batch took numbers for.
+        taken: usize,
+        /// How many of them another writer numbered meanwhile.
+        numbered: usize,
+    },
+
+    /// A new connection could not be made: the server is down or restarting, or refuses it
+    /// (a follower's [`connect`](crate::pending::keep_following) tries again).
+    #[error("could not connect to the database")]
+    Connection(#[from] diesel::ConnectionError),
+
     /// A [`Generator`](crate::Generator) met a second database.
     #[error("this Generator caches numbers of another database: create one Generator per database, or use the default one (`diesel_seqgen::global::next_id`, `insert_into`), which tells databases apart")]
     DifferentDatabase,

@@ -96,6 +96,27 @@ pub(crate) fn is_missing_table(err: &diesel::result::Error) -> bool {
     }
 }
 
+/// Whether `err` says a table or a column the statement names does not exist: "no such
+/// table"/"no such column" (SQLite), `relation "t" does not exist`/`column "c" does not
+/// exist` (PostgreSQL), "Table 'db.t' doesn't exist"/"Unknown column 'c'" (MySQL, MariaDB).
+pub(crate) fn is_missing_object(err: &diesel::result::Error) -> bool {
+    match err {
+        diesel::result::Error::DatabaseError(_, info) => {
+            let msg = info.message();
+            [
+                "no such table",
+                "no such column",
+                "does not exist",
+                "doesn't exist",
+                "Unknown column",
+            ]
+            .iter()
+            .any(|text| msg.contains(text))
+        }
+        _ => false,
+    }
+}
+
 impl Error {
     /// Wraps a database error, recognising the missing-table case.
     pub(crate) fn from_db(err: diesel::result::Error) -> Self {

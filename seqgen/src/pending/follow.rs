@@ -1,16 +1,19 @@
-//! Numbering pending rows as they commit: a loop on one connection ([`follow`]), on a thread
-//! of its own ([`spawn_follower`]), woken on PostgreSQL by `NOTIFY` ([`notify_on_commit`]).
+//! Numbering pending rows as they commit: a loop on one connection ([`follow`]), one that
+//! connects again after what a new attempt can fix ([`keep_following`]), the same on a
+//! thread of its own ([`spawn_follower`]), woken on PostgreSQL by `NOTIFY`
+//! ([`notify_on_commit`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use backon::BackoffBuilder;
 use diesel_seqgen_core::Spec;
 
-use super::{number_pending, PendingRows};
-use crate::backend::IdConnection;
-use crate::error::Result;
+use super::{number_pending, Numbered, PendingRows};
+use crate::backend::{is_missing_object, IdConnection};
+use crate::error::{Error, Result};
 
 /// The channel [`notify_on_commit`]'s trigger notifies and followers on PostgreSQL listen to.
 #[cfg(feature = "postgres")]
@@ -94,8 +97,8 @@ pub fn notify_on_commit(conn: &mut diesel::PgConnection, table: &str) -> Result<
 
 /// Numbers `rows` with `spec` ([`number_pending`]) now and then again after each wait, until
 /// `stop` is set: at most `poll` apart, sooner on PostgreSQL when a commit notifies
-/// ([`notify_on_commit`]). Returns how many rows it numbered; an error ends it (a
-/// [`spawn_follower`] reconnects).
+/// ([`notify_on_commit`]). Returns how many rows it numbered; an error ends it
+/// ([`keep_following`] connects again).
 pub fn follow<C>(
     conn: &mut C,
     spec: &Spec,
@@ -106,35 +109,188 @@ pub fn follow<C>(
 where
     C: FollowConnection,
 {
-    conn.listen()?;
     let mut numbered = 0;
+    follow_reporting(conn, spec, rows, poll, stop, &mut |done| {
+        numbered += done.rows
+    })?;
+    Ok(numbered)
+}
+
+/// [`follow`], handing each round's outcome to `round`.
+fn follow_reporting<C>(
+    conn: &mut C,
+    spec: &Spec,
+    rows: PendingRows<'_>,
+    poll: Duration,
+    stop: &AtomicBool,
+    round: &mut dyn FnMut(Numbered),
+) -> Result<()>
+where
+    C: FollowConnection,
+{
+    conn.listen()?;
     while !stop.load(Ordering::Relaxed) {
-        numbered += number_pending(conn, spec, rows)?.rows;
+        round(number_pending(conn, spec, rows)?);
         conn.wait(poll)?;
     }
+    Ok(())
+}
+
+/// What a follower ([`keep_following`]) met, for whoever runs it to report.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum FollowEvent<'a> {
+    /// A round numbered rows, or left some (dated too far ahead, or without a valid scope).
+    Numbered(Numbered),
+    /// A round failed with what a new attempt can fix: the follower connects again after
+    /// `retry_in`.
+    Failed {
+        /// What failed.
+        error: &'a Error,
+        /// How long the follower waits before it connects again.
+        retry_in: Duration,
+    },
+}
+
+/// Numbers `rows` with `spec` as they commit, on a connection from `connect`, until `stop` is
+/// set ([`follow`]); after a failure a new attempt can fix (a lost connection, a server that
+/// restarts, a failover, a lock wait that timed out, a deadlock, rows another writer numbered
+/// meanwhile) it connects again after a growing pause (100 ms, doubling to 10 s, with jitter;
+/// back to 100 ms after a round that succeeds). `report` hears of every round that numbered
+/// or left rows, and of every failure. Returns how many rows it numbered once stopped, or the
+/// first error no new attempt can fix: a table or column that does not exist, `db_key`
+/// missing, a spec the key refuses (another shape, another mode), bad settings.
+///
+/// ```no_run
+/// use std::sync::atomic::AtomicBool;
+/// use std::time::Duration;
+/// use diesel::prelude::*;
+/// use diesel_seqgen::pending::{self, FollowEvent, PendingRows};
+///
+/// let invoices = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
+/// let rows = PendingRows::new("invoices", "number", "id");
+/// let stop = AtomicBool::new(false); // set it from a signal handler to stop
+/// let url = "postgres://localhost/shop";
+/// let connect = || Ok(PgConnection::establish(url)?);
+/// let numbered = pending::keep_following(connect, &invoices, rows, Duration::from_millis(50), &stop, |event| {
+///     if let FollowEvent::Failed { error, retry_in } = event {
+///         eprintln!("{error}; connecting again in {retry_in:?}");
+///     }
+/// })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn keep_following<C, F>(
+    mut connect: F,
+    spec: &Spec,
+    rows: PendingRows<'_>,
+    poll: Duration,
+    stop: &AtomicBool,
+    mut report: impl FnMut(FollowEvent<'_>),
+) -> Result<u64>
+where
+    C: FollowConnection,
+    F: FnMut() -> Result<C>,
+{
+    let backoff = || {
+        backon::ExponentialBuilder::new()
+            .with_min_delay(Duration::from_millis(100))
+            .with_max_delay(Duration::from_secs(10))
+            .with_jitter()
+            .without_max_times()
+            .build()
+    };
+    let mut pauses = backoff();
+    let mut numbered = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let mut round = |done: Numbered| {
+            numbered += done.rows;
+            pauses = backoff();
+            if done.rows > 0 || done.left > 0 {
+                report(FollowEvent::Numbered(done));
+            }
+        };
+        let followed = connect()
+            .and_then(|mut conn| follow_reporting(&mut conn, spec, rows, poll, stop, &mut round));
+        match followed {
+            Ok(()) => {}
+            Err(error) if !worth_another_attempt(&error) => return Err(error),
+            Err(error) => {
+                let retry_in = pauses.next().unwrap_or(Duration::from_secs(10));
+                report(FollowEvent::Failed {
+                    error: &error,
+                    retry_in,
+                });
+                pause_unless_stopped(retry_in, stop);
+            }
+        }
+    }
     Ok(numbered)
+}
+
+/// Whether a follower's round that failed with `error` may succeed on a new connection a
+/// moment later. Not: what the settings, the table or `db_key` say, which stay as they are
+/// until someone changes them.
+fn worth_another_attempt(error: &Error) -> bool {
+    match error {
+        Error::MissingTable(_)
+        | Error::Migration(_)
+        | Error::InvalidSpec(_)
+        | Error::ShapeChanged { .. }
+        | Error::ScopeMismatch { .. }
+        | Error::InvalidScope { .. }
+        | Error::NotNumeric { .. }
+        | Error::Refused { .. }
+        | Error::UnknownKey { .. }
+        | Error::NotDurable { .. }
+        | Error::CounterWentBack { .. }
+        | Error::CounterOutOfRange { .. }
+        | Error::Overflow { .. }
+        | Error::SeriesExhausted { .. } => false,
+        Error::Database(e) => !is_missing_object(e),
+        _ => true,
+    }
+}
+
+/// Sleeps `pause`, in steps short enough to see `stop` soon.
+fn pause_unless_stopped(pause: Duration, stop: &AtomicBool) {
+    let until = std::time::Instant::now() + pause;
+    while !stop.load(Ordering::Relaxed) {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(50)));
+    }
 }
 
 /// A follower on a thread of its own: see [`spawn_follower`].
 #[derive(Debug)]
 pub struct Follower {
     stop: Arc<AtomicBool>,
-    thread: JoinHandle<u64>,
+    thread: JoinHandle<Result<u64>>,
 }
 
 impl Follower {
-    /// Stops it after its current round, and returns how many rows it numbered.
-    pub fn stop(self) -> u64 {
+    /// Stops it after its current round: how many rows it numbered, or the error no new
+    /// attempt could fix that ended it early.
+    pub fn stop(self) -> Result<u64> {
         self.stop.store(true, Ordering::Relaxed);
-        self.thread.join().unwrap_or(0)
+        self.thread.join().unwrap_or(Ok(0))
+    }
+
+    /// Whether it ended by itself, on an error no new attempt can fix ([`stop`](Self::stop)
+    /// returns it).
+    pub fn is_finished(&self) -> bool {
+        self.thread.is_finished()
     }
 }
 
-/// Runs [`follow`] on a thread of its own, on connections from `connect`: after an error (a
-/// lost connection, a failover) it logs a warning (with the `tracing` feature), waits `poll`,
-/// connects again and goes on. The background task of a service that numbers its own rows.
+/// Runs [`keep_following`] on a thread of its own, on connections from `connect`: after a
+/// failure a new attempt can fix (a lost connection, a failover) it logs a warning (with the
+/// `tracing` feature) and connects again after a growing pause. The background task of a
+/// service that numbers its own rows.
 pub fn spawn_follower<C, F>(
-    mut connect: F,
+    connect: F,
     spec: Spec,
     rows: PendingRows<'static>,
     poll: Duration,
@@ -146,20 +302,17 @@ where
     let stop = Arc::new(AtomicBool::new(false));
     let stopped = Arc::clone(&stop);
     let thread = std::thread::spawn(move || {
-        let mut numbered = 0;
-        while !stopped.load(Ordering::Relaxed) {
-            let round =
-                connect().and_then(|mut conn| follow(&mut conn, &spec, rows, poll, &stopped));
-            match round {
-                Ok(rows) => numbered += rows,
-                Err(error) => {
-                    crate::trace::event!(warn, key = spec.key(), %error, "a follower's round failed; it connects again");
-                    let _ = &error;
-                    std::thread::sleep(poll);
-                }
+        let followed = keep_following(connect, &spec, rows, poll, &stopped, |event| {
+            if let FollowEvent::Failed { error, retry_in } = event {
+                crate::trace::event!(warn, key = spec.key(), %error, ?retry_in, "a follower's round failed; it connects again");
+                let _ = (error, retry_in);
             }
+        });
+        if let Err(error) = &followed {
+            crate::trace::event!(error, key = spec.key(), %error, "a follower stopped: no new attempt can fix this");
+            let _ = error;
         }
-        numbered
+        followed
     });
     Follower { stop, thread }
 }

@@ -37,7 +37,7 @@
 mod follow;
 
 pub use crate::backend::PendingRows;
-pub use follow::{follow, spawn_follower, FollowConnection, Follower};
+pub use follow::{follow, keep_following, spawn_follower, FollowConnection, FollowEvent, Follower};
 #[cfg(feature = "postgres")]
 pub use follow::{notify_on_commit, CHANNEL};
 
@@ -123,8 +123,8 @@ pub struct Numbered {
 /// many. Rows committed meanwhile with an order value below the last one read wait for the
 /// next call. `spec` must be gapless; a scoped spec needs [`PendingRows::scoped_by`].
 ///
-/// Fails with [`Error::Refused`] (nothing written) when another writer numbered some of the
-/// batch's rows meanwhile: call it again.
+/// Fails with [`Error::NumberedMeanwhile`] (nothing written) when another writer numbered
+/// some of the batch's rows meanwhile: call it again.
 pub fn number_pending<C>(conn: &mut C, spec: &Spec, rows: PendingRows<'_>) -> Result<Numbered>
 where
     C: IdConnection,
@@ -207,13 +207,11 @@ pub(crate) fn all_written(
     if written == taken {
         return Ok(());
     }
-    Err(Error::Refused {
+    Err(Error::NumberedMeanwhile {
         key: spec.key().to_owned(),
-        reason: format!(
-            "{} of {taken} rows of {} were numbered by another writer meanwhile; nothing was written: run again",
-            taken - written.min(taken),
-            rows.table
-        ),
+        table: rows.table.to_owned(),
+        taken,
+        numbered: taken - written.min(taken),
     })
 }
 

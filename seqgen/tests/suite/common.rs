@@ -39,6 +39,12 @@ pub trait TestConnection:
     }
     /// Ends session `id` from `admin`, as an operator or a network failure would.
     fn kill_session(_admin: &mut Self, _id: i64) {}
+    /// Whether another session's update of `table` (on this connection's database) waits for
+    /// a row lock, as the server shows it; `None` for SQLite (a writer waits in its busy
+    /// handler, unseen).
+    fn update_waits(_conn: &mut Self, _table: &str) -> Option<bool> {
+        None
+    }
     /// The first column of every row of `sql`, as text (Diesel loads are concrete per backend).
     fn texts(conn: &mut Self, sql: &str) -> Vec<String>;
     /// Creates the empty database `name` beside the test database `url` (SQLite: a file in
@@ -135,6 +141,17 @@ impl TestConnection for diesel::PgConnection {
             .batch_execute(&format!("SELECT pg_terminate_backend({id})"))
             .unwrap();
     }
+    fn update_waits(conn: &mut Self, table: &str) -> Option<bool> {
+        let waiting = Self::texts(
+            conn,
+            &format!(
+                "SELECT CAST(count(*) AS TEXT) AS text FROM pg_stat_activity \
+                 WHERE datname = current_database() AND wait_event_type = 'Lock' \
+                 AND query LIKE 'UPDATE \"{table}\"%'"
+            ),
+        );
+        Some(waiting[0] != "0")
+    }
     fn create_database(url: &str, _: &std::path::Path, name: &str) -> String {
         admin::<Self>(url, &format!("CREATE DATABASE {name}"));
         with_database(url, name)
@@ -175,6 +192,18 @@ impl TestConnection for diesel::MysqlConnection {
     }
     fn kill_session(admin: &mut Self, id: i64) {
         admin.batch_execute(&format!("KILL {id}")).unwrap();
+    }
+    fn update_waits(conn: &mut Self, table: &str) -> Option<bool> {
+        // information_schema.INNODB_TRX did not list such an update in its LOCK WAIT state
+        // (MariaDB 10.11); the process list shows it still under way.
+        let waiting = Self::texts(
+            conn,
+            &format!(
+                "SELECT CAST(COUNT(*) AS CHAR) AS text FROM information_schema.PROCESSLIST \
+                 WHERE DB = DATABASE() AND STATE = 'Updating' AND INFO LIKE 'UPDATE `{table}`%'"
+            ),
+        );
+        Some(waiting[0] != "0")
     }
     fn create_database(url: &str, _: &std::path::Path, name: &str) -> String {
         admin::<Self>(url, &format!("CREATE DATABASE {name}"));

@@ -354,16 +354,36 @@ fn numbered_meanwhile<C: TestConnection>(db: TestDb<C>, start: Start) {
     writer
         .batch_execute("UPDATE pend SET number = 'HAND1' WHERE company = 'd'")
         .unwrap();
+    let mut watcher = scratch.connect();
     let raced = thread::scope(|s| {
         let follower = s.spawn(|| pending::number_pending(&mut conn, &spec, rows));
-        thread::sleep(Duration::from_millis(500));
+        // The follower's update waiting for the writer's row, as the server shows it (SQLite's
+        // follower waits for the writer's lock before it reads, whenever it starts).
+        let waited = std::time::Instant::now();
+        while C::update_waits(&mut watcher, "pend") == Some(false) {
+            assert!(
+                waited.elapsed() < LONGEST_WAIT,
+                "the follower never waited for the writer's row ({LONGEST_WAIT:?})"
+            );
+            thread::sleep(Duration::from_millis(5));
+        }
+        println!(
+            "waited {:.1?} for the follower to wait for the writer's row",
+            waited.elapsed()
+        );
         writer.batch_execute("COMMIT").unwrap();
         follower.join().unwrap()
     });
     match (C::NAME, raced) {
         ("sqlite", Ok(done)) => assert_eq!(done.rows, 1),
-        (_, Err(Error::Refused { reason, .. })) => {
-            assert!(reason.contains("1 of 2 rows"), "{reason}");
+        (
+            _,
+            Err(Error::NumberedMeanwhile {
+                taken: 2,
+                numbered: 1,
+                ..
+            }),
+        ) => {
             let done = pending::number_pending(&mut conn, &spec, rows).unwrap();
             assert_eq!(done.rows, 1, "only 'e' waited");
         }

@@ -160,13 +160,7 @@ where
                 0 => Some(held(&pool, workers, seconds, &attempts, &committed)?),
                 1 => {
                     let url = url.to_owned();
-                    let connect = move || -> diesel_seqgen::Result<C> {
-                        C::establish(&url).map_err(|e| {
-                            diesel_seqgen::Error::Database(
-                                diesel::result::Error::QueryBuilderError(e.into()),
-                            )
-                        })
-                    };
+                    let connect = move || -> diesel_seqgen::Result<C> { Ok(C::establish(&url)?) };
                     let follower =
                         pending::spawn_follower(connect, spec.clone(), rows, server.poll);
                     let rate = deferred(
@@ -178,7 +172,7 @@ where
                         &commits,
                     );
                     wait_until_numbered(&mut pool.get()?)?;
-                    follower.stop();
+                    follower.stop()?;
                     Some(rate?)
                 }
                 _ if server.name == "postgres" => django_held(args, url, workers, seconds, HOLD)?,

@@ -9,12 +9,14 @@ export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
 # The build directory lives outside the clone, so that a machine that ran CI before builds
 # only what changed (cargo's fingerprints decide; a workspace moved to another path keeps its
 # artifacts' names). A cold machine has none and builds everything: slower, the same checks.
-# SEQGEN_CI_CACHE moves it; a cache grown past 40 GB starts over.
+# SEQGEN_CI_CACHE moves it; a cache grown past 40 GB starts over. Steps that build the
+# `seqgen` binary with other features (the README's cargo test, the package) have build
+# directories of their own beside it.
 ci_cache="${SEQGEN_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/seqgen-ci}"
 mkdir -p "$ci_cache"
 if [ "$(du -s --block-size=1G "$ci_cache" | cut -f1)" -gt 40 ]; then
     echo "the build cache $ci_cache passed 40 GB: starting over"
-    rm -rf "$ci_cache/target" "$ci_cache/fuzz"
+    rm -rf "${ci_cache:?}"/*
 fi
 export CARGO_TARGET_DIR="$ci_cache/target"
 export PG_DATABASE_URL="postgres://postgres@127.0.0.1:5432/test"

@@ -29,21 +29,31 @@ macro_rules! with_connection {
 }
 pub(crate) use with_connection;
 
-/// Connects to `url`. A SQLite file must exist unless `create` (for `migrate`): a mistyped
-/// path would otherwise become an empty database.
-pub(crate) fn connect(url: Option<&str>, create: bool) -> Result<AnyConnection, Failure> {
-    let url = url.ok_or_else(|| {
+/// The database URL given, or bad input.
+pub(crate) fn url_of(url: Option<&str>) -> Result<&str, Failure> {
+    url.ok_or_else(|| {
         Failure::Input(
             "no database: pass --database-url, or set DATABASE_URL (a `.env` file can)".to_owned(),
         )
-    })?;
-    let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+    })
+}
+
+/// The backend `url` names: `postgres`, `mysql` or `sqlite`.
+pub(crate) fn backend_of(url: &str) -> &'static str {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         "postgres"
     } else if url.starts_with("mysql://") {
         "mysql"
     } else {
         "sqlite"
-    };
+    }
+}
+
+/// Connects to `url`. A SQLite file must exist unless `create` (for `migrate`): a mistyped
+/// path would otherwise become an empty database.
+pub(crate) fn connect(url: Option<&str>, create: bool) -> Result<AnyConnection, Failure> {
+    let url = url_of(url)?;
+    let backend = backend_of(url);
     // A URL that does not read is bad input; a server that does not answer is a failure.
     let failed = |e: diesel::ConnectionError| {
         let message = format!("could not connect to the {backend} database: {e}");

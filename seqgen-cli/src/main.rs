@@ -11,12 +11,22 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// The exit codes, for `--help`.
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  done
+  1  `gaps` found a missing number nobody explained; `check` a counter behind its table
+  2  bad input or a refused change: nothing changed
+  3  the database failed or could not be reached
+  `capacity` answers as a monitoring plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+  `number --follow` connects again after a failure; see `seqgen number --help`.";
+
 mod commands;
 mod connection;
 
 /// Look at and change seqgen's db_key counters; audit gapless numbers against your tables.
 #[derive(Debug, Parser)]
-#[command(name = "seqgen", version, about, long_about = None)]
+#[command(name = "seqgen", version, about, long_about = None, after_help = EXIT_CODES)]
 struct Cli {
     /// The database: a PostgreSQL or MySQL URL, or a SQLite file. As with the diesel CLI, it
     /// is read from DATABASE_URL when not given, and a `.env` file (in this directory or

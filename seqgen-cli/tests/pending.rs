@@ -4,7 +4,9 @@
 //! kill the numbered rows hold exactly 1..k and the key's counter is k (a killed batch left
 //! nothing, neither numbers in rows nor a counter ahead of them); the last start numbers the
 //! rest, 1..N. On SQLite, PostgreSQL and MariaDB (the servers of CI; skipped with a line
-//! where their URL is not set, a failure under `CI=true`).
+//! where their URL is not set, a failure under `CI=true`). Then the sidecar whose sessions are
+//! cut (it connects again), ended by SIGTERM (exit code 0), and one pointed at a missing table
+//! (exit code 2 at once).
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -203,11 +205,14 @@ impl<C: Connection + SimpleConnection> Drop for Dropped<C> {
     }
 }
 
-/// A database of the test's own on the server of `var`.
+/// A database of the test's own on the server of `var`, named after `test`.
 #[allow(dead_code)]
-fn database<C: Connection + SimpleConnection>(var: &str) -> Option<(String, Dropped<C>)> {
+fn database<C: Connection + SimpleConnection>(
+    var: &str,
+    test: &str,
+) -> Option<(String, Dropped<C>)> {
     let admin_url = server(var)?;
-    let name = format!("seqgen_cli_pending_{}", std::process::id());
+    let name = format!("seqgen_cli_{test}_{}", std::process::id());
     let mut admin = C::establish(&admin_url).unwrap();
     admin
         .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
@@ -225,7 +230,7 @@ killed_followers!(
     diesel::PgConnection,
     "id BIGSERIAL PRIMARY KEY",
     ("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", ""),
-    { database::<diesel::PgConnection>("PG_DATABASE_URL") }
+    { database::<diesel::PgConnection>("PG_DATABASE_URL", "pending") }
 );
 
 #[cfg(feature = "mysql")]
@@ -234,5 +239,181 @@ killed_followers!(
     diesel::MysqlConnection,
     "id BIGINT AUTO_INCREMENT PRIMARY KEY",
     ("", ""),
-    { database::<diesel::MysqlConnection>("MYSQL_DATABASE_URL") }
+    { database::<diesel::MysqlConnection>("MYSQL_DATABASE_URL", "pending") }
 );
+
+/// `seqgen number --follow` while its sessions are cut three times (`pg_terminate_backend`,
+/// `KILL`: a lost connection, as a restart or a failover makes it): it connects again and
+/// numbers the rows committed meanwhile, each within [`LONGEST_WAIT`]; then SIGTERM ends it
+/// with exit code 0. Every row holds exactly one of 1..N, the counter is N.
+macro_rules! lost_connections {
+    ($name:ident, $conn:ty, $id:literal, $snapshot:expr, $setup:expr, $cut:expr) => {
+        #[test]
+        fn $name() {
+            let Some((url, _guard)) = ($setup) else {
+                return;
+            };
+            let mut conn = <$conn>::establish(&url).unwrap();
+            diesel_seqgen::run_migrations(&mut conn).unwrap();
+            conn.batch_execute(&format!(
+                "CREATE TABLE pend ({}, number VARCHAR(20) UNIQUE, v INT)",
+                $id
+            ))
+            .unwrap();
+            let mut follow = NUMBER.to_vec();
+            follow.extend(["--follow", "--poll-ms", "5"]);
+            let mut follower = Killed(spawn(&url, &follow));
+            let cut: fn(&mut $conn) -> usize = $cut;
+            for round in 0..4 {
+                conn.batch_execute("INSERT INTO pend (v) VALUES (1), (2), (3), (4), (5)")
+                    .unwrap();
+                let waited = until_numbered(&mut conn, 5 * (round + 1));
+                println!("round {round}: numbered {waited:.1?} after the commit");
+                if round < 3 {
+                    let sessions = cut(&mut conn);
+                    assert!(sessions >= 1, "no session of the follower to cut");
+                }
+            }
+            assert_eq!(terminated(&mut follower.0), Some(0), "SIGTERM: exit code 0");
+            check(&mut conn, $snapshot, true, 20);
+        }
+    };
+}
+
+/// The longest a committed row may wait for its number here: far above a reconnection's
+/// pause (100 ms after the first failure), far below a lock wait's timeout.
+const LONGEST_WAIT: Duration = Duration::from_secs(30);
+
+/// Waits until the first `rows` rows of `pend` all have a number: how long it took.
+fn until_numbered<C>(conn: &mut C, rows: usize) -> Duration
+where
+    C: diesel::connection::LoadConnection,
+    C::Backend: diesel::sql_types::HasSqlType<BigInt> + 'static,
+    i64: diesel::deserialize::FromSqlRow<BigInt, C::Backend>,
+    diesel::expression::SqlLiteral<BigInt>: diesel::query_builder::QueryFragment<C::Backend>,
+{
+    let started = Instant::now();
+    loop {
+        let numbered: i64 =
+            diesel::dsl::sql::<BigInt>("SELECT COUNT(*) FROM pend WHERE number IS NOT NULL")
+                .get_result(conn)
+                .unwrap();
+        if numbered as usize >= rows {
+            return started.elapsed();
+        }
+        assert!(
+            started.elapsed() < LONGEST_WAIT,
+            "{numbered} of {rows} rows numbered after {LONGEST_WAIT:?}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Sends SIGTERM to `child` and waits (at most 10 s) for it to end: its exit code.
+fn terminated(child: &mut Child) -> Option<i32> {
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(10) {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("still running 10 s after SIGTERM");
+}
+
+#[cfg(feature = "sqlite")]
+lost_connections!(
+    sqlite_sigterm,
+    diesel::SqliteConnection,
+    "id INTEGER PRIMARY KEY",
+    "",
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("follow.db");
+        let url = path.to_str().unwrap().to_owned();
+        let mut conn = diesel::SqliteConnection::establish(&url).unwrap();
+        diesel_seqgen::sqlite::configure(&mut conn).unwrap();
+        Some((url, dir))
+    },
+    // A file has no session to cut: the rounds and SIGTERM alone.
+    |_| 1
+);
+
+#[cfg(feature = "postgres")]
+lost_connections!(
+    postgres_lost_connections,
+    diesel::PgConnection,
+    "id BIGSERIAL PRIMARY KEY",
+    "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+    { database::<diesel::PgConnection>("PG_DATABASE_URL", "lost") },
+    |conn| {
+        diesel::dsl::sql::<BigInt>(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+        .get_result::<i64>(conn)
+        .unwrap() as usize
+    }
+);
+
+#[cfg(feature = "mysql")]
+lost_connections!(
+    mysql_lost_connections,
+    diesel::MysqlConnection,
+    "id BIGINT AUTO_INCREMENT PRIMARY KEY",
+    "",
+    { database::<diesel::MysqlConnection>("MYSQL_DATABASE_URL", "lost") },
+    |conn| {
+        let sessions: Vec<i64> = diesel::dsl::sql::<BigInt>(
+            "SELECT ID FROM information_schema.PROCESSLIST \
+             WHERE DB = DATABASE() AND ID <> CONNECTION_ID()",
+        )
+        .load(conn)
+        .unwrap();
+        for id in &sessions {
+            // The session may have ended meanwhile.
+            let _ = conn.batch_execute(&format!("KILL {id}"));
+        }
+        sessions.len()
+    }
+);
+
+/// A table that does not exist is nothing a new attempt can fix: `--follow` exits with code
+/// 2 at once, naming it, rather than trying for ever.
+#[cfg(feature = "sqlite")]
+#[test]
+fn a_missing_table_ends_the_follower_with_exit_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing.db");
+    let url = path.to_str().unwrap().to_owned();
+    let mut conn = diesel::SqliteConnection::establish(&url).unwrap();
+    diesel_seqgen::run_migrations(&mut conn).unwrap();
+    let mut follow = NUMBER.to_vec();
+    follow.extend(["--follow", "--poll-ms", "5"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_seqgen"))
+        .args(&follow)
+        .args(["--database-url", &url])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "still following a missing table"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("pend"), "{stderr}");
+}

@@ -44,7 +44,7 @@ pub(crate) use declare::driver_statements;
 #[cfg(seqgen_async)]
 pub(crate) use declare::nonblocking_driver;
 pub(crate) use pending_rows::pending_queries;
-pub use pending_rows::{PendingRow, PendingRows};
+pub use pending_rows::{PendingRow, PendingRows, WaitingRows};
 pub(crate) use queries::core_queries;
 #[cfg(any(feature = "sqlite", seqgen_pg))]
 pub(crate) use queries::upsert_reserve;
@@ -275,6 +275,13 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
         rows: &PendingRows<'_>,
         numbers: &[(i64, String)],
     ) -> QueryResult<usize>
+    where
+        C: LoadConnection<Backend = Self>;
+
+    /// How many rows of `rows` have no number yet, the lowest order value among them and the
+    /// highest of the table: a plain read, which waits for no lock. See `pending_rows.rs`.
+    #[doc(hidden)]
+    fn waiting_rows<C>(conn: &mut C, rows: &PendingRows<'_>) -> QueryResult<WaitingRows>
     where
         C: LoadConnection<Backend = Self>;
 

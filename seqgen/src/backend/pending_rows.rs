@@ -162,6 +162,57 @@ where
     Ok(sql.finish())
 }
 
+/// How many rows of a table wait for their number, as [`waiting`] reads them: their count,
+/// the lowest order value among them and the highest of the whole table, as text.
+#[doc(hidden)]
+#[derive(Debug, QueryableByName)]
+pub struct WaitingRows {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub(crate) waiting: i64,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub(crate) oldest: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub(crate) newest: Option<String>,
+}
+
+/// Reads how many rows of `rows.table` have no number yet ([`WaitingRows`]); a plain read,
+/// which waits for no lock. Each backend's `Backend::waiting_rows`.
+pub(crate) fn waiting<C>(conn: &mut C, rows: &PendingRows<'_>) -> QueryResult<WaitingRows>
+where
+    C: diesel::connection::LoadConnection,
+    C::Backend: super::Backend,
+    <C::Backend as diesel::backend::Backend>::QueryBuilder: Default,
+    C::Backend: diesel::backend::DieselReserveSpecialization + 'static,
+    TextType: QueryFragment<C::Backend>,
+    WaitingRows: QueryableByName<C::Backend>,
+{
+    let mut sql = <C::Backend as diesel::backend::Backend>::QueryBuilder::default();
+    let cast = |sql: &mut <C::Backend as diesel::backend::Backend>::QueryBuilder,
+                aggregate: &str|
+     -> QueryResult<()> {
+        sql.push_sql("CAST(");
+        sql.push_sql(aggregate);
+        sql.push_sql("(");
+        sql.push_identifier(rows.order_by)?;
+        sql.push_sql(") AS ");
+        TextType.to_sql(sql, &C::Backend::default())?;
+        sql.push_sql(")");
+        Ok(())
+    };
+    sql.push_sql("SELECT COUNT(*) AS waiting, ");
+    cast(&mut sql, "MIN")?;
+    sql.push_sql(" AS oldest, (SELECT ");
+    cast(&mut sql, "MAX")?;
+    sql.push_sql(" FROM ");
+    table(&mut sql, rows.table)?;
+    sql.push_sql(") AS newest FROM ");
+    table(&mut sql, rows.table)?;
+    sql.push_sql(" WHERE ");
+    sql.push_identifier(rows.column)?;
+    sql.push_sql(" IS NULL");
+    diesel::sql_query(sql.finish()).get_result(conn)
+}
+
 /// Pushes `table`, each of its dot-separated parts quoted.
 fn table<B: diesel::backend::Backend>(
     sql: &mut impl QueryBuilder<B>,

@@ -54,6 +54,16 @@ impl super::Backend for Sqlite {
     super::admin_queries!();
     super::pending_queries!(sync);
 
+    fn waiting_rows<C>(
+        conn: &mut C,
+        rows: &super::PendingRows<'_>,
+    ) -> QueryResult<super::WaitingRows>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        super::pending_rows::waiting(conn, rows)
+    }
+
     fn lock_for_writing<C>(conn: &mut C) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>,

@@ -170,8 +170,12 @@ pub enum FollowEvent<'a> {
 /// let invoices = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("").gapless().build()?;
 /// let rows = PendingRows::new("invoices", "number", "id");
 /// let stop = AtomicBool::new(false); // set it from a signal handler to stop
-/// let url = "postgres://localhost/shop";
-/// let connect = || Ok(PgConnection::establish(url)?);
+/// let url = "shop.db"; // or PostgreSQL's, or MySQL's, with their connection types
+/// let connect = || {
+///     let mut conn = SqliteConnection::establish(url)?;
+///     diesel_seqgen::sqlite::configure(&mut conn)?;
+///     Ok(conn)
+/// };
 /// let numbered = pending::keep_following(connect, &invoices, rows, Duration::from_millis(50), &stop, |event| {
 ///     if let FollowEvent::Failed { error, retry_in } = event {
 ///         eprintln!("{error}; connecting again in {retry_in:?}");

@@ -118,6 +118,55 @@ pub struct Numbered {
     pub left: u64,
 }
 
+/// How many committed rows wait for their number: what a monitor of followers reads
+/// ([`waiting`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Waiting {
+    /// Rows without a number.
+    pub rows: u64,
+    /// The lowest order value among them; `None` without any.
+    pub oldest: Option<i64>,
+    /// The highest order value of the table, numbered or not; `None` in an empty table.
+    pub newest: Option<i64>,
+}
+
+/// How many committed rows of `rows` have no number yet, the order value of the oldest of
+/// them and the highest of the table: what `seqgen metrics --pending` reports, so that a
+/// follower that stopped or lags is seen. A plain read: it waits for no lock.
+///
+/// ```
+/// use diesel::prelude::*;
+/// use diesel_seqgen::pending::{self, PendingRows};
+///
+/// let mut conn = SqliteConnection::establish(":memory:")?;
+/// diesel::sql_query("CREATE TABLE invoices (id INTEGER PRIMARY KEY, number TEXT)").execute(&mut conn)?;
+/// diesel::sql_query("INSERT INTO invoices (number) VALUES ('INV0001'), (NULL), (NULL)").execute(&mut conn)?;
+/// let waiting = pending::waiting(&mut conn, PendingRows::new("invoices", "number", "id"))?;
+/// assert_eq!((waiting.rows, waiting.oldest, waiting.newest), (2, Some(2), Some(3)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn waiting<C: IdConnection>(conn: &mut C, rows: PendingRows<'_>) -> Result<Waiting> {
+    let found = C::Backend::waiting_rows(conn, &rows)?;
+    let order = |text: Option<String>| -> Result<Option<i64>> {
+        text.map(|text| {
+            text.trim().parse().map_err(|_| Error::Refused {
+                key: rows.table.to_owned(),
+                reason: format!(
+                    "column {} of {} holds {text:?}: the order column must hold integers",
+                    rows.order_by, rows.table
+                ),
+            })
+        })
+        .transpose()
+    };
+    Ok(Waiting {
+        rows: found.waiting.max(0) as u64,
+        oldest: order(found.oldest)?,
+        newest: order(found.newest)?,
+    })
+}
+
 /// Numbers every committed row of `rows` that has no number yet, with `spec`'s gapless
 /// numbers, a batch per short transaction, in the order of `rows`' order column; returns how
 /// many. Rows committed meanwhile with an order value below the last one read wait for the

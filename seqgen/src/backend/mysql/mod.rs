@@ -60,6 +60,16 @@ impl super::Backend for Mysql {
     super::admin_queries!(for_update);
     super::pending_queries!(sync);
 
+    fn waiting_rows<C>(
+        conn: &mut C,
+        rows: &super::PendingRows<'_>,
+    ) -> QueryResult<super::WaitingRows>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        super::pending_rows::waiting(conn, rows)
+    }
+
     mysql_queries!(sync);
 }
 

@@ -62,6 +62,16 @@ impl super::Backend for Pg {
     super::core_queries!(sync);
     super::admin_queries!();
     super::pending_queries!(sync);
+
+    fn waiting_rows<C>(
+        conn: &mut C,
+        rows: &super::PendingRows<'_>,
+    ) -> QueryResult<super::WaitingRows>
+    where
+        C: LoadConnection<Backend = Self>,
+    {
+        super::pending_rows::waiting(conn, rows)
+    }
     pg_queries!(sync);
 }
 

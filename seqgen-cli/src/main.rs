@@ -78,16 +78,10 @@ enum Command {
         #[arg(long, default_value = "utc", value_parser = parse_time_zone)]
         tz: diesel_seqgen::TimeZone,
     },
-    /// Every key's capacity in Prometheus' exposition format: printed (node_exporter's
-    /// textfile collector), or served at /metrics with --listen.
-    Metrics {
-        /// Serve /metrics at this address (e.g. 127.0.0.1:9899) until stopped.
-        #[arg(long, value_name = "ADDRESS")]
-        listen: Option<String>,
-        /// The time zone the keys' periods begin in.
-        #[arg(long, default_value = "utc", value_parser = parse_time_zone)]
-        tz: diesel_seqgen::TimeZone,
-    },
+    /// Every key's capacity, and the rows waiting for a follower (--pending), in Prometheus'
+    /// exposition format: printed (node_exporter's textfile collector), or served at /metrics
+    /// with --listen.
+    Metrics(commands::MetricsArgs),
     /// The last number a key handed out in a period, and the next one.
     Peek {
         #[arg(long)]
@@ -345,10 +339,7 @@ fn main() -> ExitCode {
     // A monitoring plugin's convention: anything that keeps it from answering is UNKNOWN.
     let unknown = matches!(cli.command, Command::Capacity { .. });
     let result = match &cli.command {
-        Command::Metrics {
-            listen: Some(address),
-            tz,
-        } => commands::serve_metrics(url, address, *tz),
+        Command::Metrics(args) if args.listen.is_some() => commands::serve_metrics(url, args),
         Command::Number(args) => commands::number(url, args),
         _ => run(url, cli.command),
     };

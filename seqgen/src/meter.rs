@@ -36,6 +36,12 @@ pub const CAPACITY_RUNS_OUT: &str = "seqgen_capacity_runs_out_timestamp_seconds"
 pub const CHECK_COUNTERS_BEHIND: &str = "seqgen_check_counters_behind";
 /// Gauge, from `seqgen check --textfile`: rows of a key's table without an ID.
 pub const CHECK_ROWS_WITHOUT_ID: &str = "seqgen_check_rows_without_id";
+/// Gauge, from `seqgen metrics --pending`: committed rows of a table waiting for a follower to
+/// number them (`gapless = "deferred"`).
+pub const PENDING_ROWS: &str = "seqgen_pending_rows";
+/// Gauge, from `seqgen metrics --listen --pending`: how long the oldest of those rows has
+/// waited, since the exporter first saw the table reach it; 0 without any.
+pub const PENDING_OLDEST_AGE: &str = "seqgen_pending_oldest_age_seconds";
 
 /// Every metric seqgen exports, in-process (with the `metrics` feature) or from the `seqgen`
 /// command: what dashboards and alert rules may name (`contrib/` is checked against it).
@@ -52,6 +58,8 @@ pub const ALL: &[&str] = &[
     CAPACITY_RUNS_OUT,
     CHECK_COUNTERS_BEHIND,
     CHECK_ROWS_WITHOUT_ID,
+    PENDING_ROWS,
+    PENDING_OLDEST_AGE,
 ];
 
 /// The help text of each metric, as exporters show it (they add the final period).
@@ -71,6 +79,8 @@ pub fn help(name: &str) -> &'static str {
         }
         CHECK_COUNTERS_BEHIND => "Counters of a key behind its table, as seqgen check found them",
         CHECK_ROWS_WITHOUT_ID => "Rows of a key's table without an ID, as seqgen check found them",
+        PENDING_ROWS => "Committed rows of a table waiting for a follower to number them",
+        PENDING_OLDEST_AGE => "How long the oldest row waiting for its number has waited",
         _ => "",
     }
 }

@@ -32,6 +32,7 @@ use capacity::capacity;
 use gaps::gaps;
 use keys::keys;
 use metrics::metrics;
+pub(crate) use metrics::MetricsArgs;
 pub(crate) use number::{number, NumberArgs};
 
 pub(crate) use metrics::serve as serve_metrics;
@@ -53,7 +54,7 @@ where
             critical,
             tz,
         } => return capacity(conn, key.as_deref(), warn, critical, tz),
-        Command::Metrics { tz, .. } => return metrics(conn, tz),
+        Command::Metrics(args) => return metrics(conn, &args),
         Command::Peek {
             key,
             scope,

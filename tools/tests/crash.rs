@@ -12,6 +12,9 @@
 //! except under `CI=true`, where it fails. Like `multiprocess`, the loadgen processes are this
 //! test binary re-executed with `--loadgen ARGS…`.
 
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+#[path = "support/deferred.rs"]
+mod deferred;
 #[path = "../../seqgen/tests/suite/own_servers.rs"]
 mod own_servers;
 mod support;
@@ -37,16 +40,26 @@ fn main() -> ExitCode {
         return code;
     }
     let mut trials = Vec::new();
-    if cfg!(feature = "postgres") {
+    #[cfg(feature = "postgres")]
+    {
         trials.push(trial(
             "postgres::crashes_lose_no_reservation",
             postgres_crashes,
         ));
+        trials.push(trial(
+            "postgres::followers_number_through_crashes",
+            postgres_followers,
+        ));
     }
-    if cfg!(feature = "mysql") {
+    #[cfg(feature = "mysql")]
+    {
         trials.push(trial(
             "mysql::non_durable_refused_then_crashes",
             mariadb_crashes,
+        ));
+        trials.push(trial(
+            "mysql::followers_number_through_crashes",
+            mariadb_followers,
         ));
     }
     support::run_trials(trials)
@@ -132,6 +145,52 @@ fn postgres_crashes_on(dir: &Path, server: &PrivatePostgres) -> Result<Outcome, 
         ids.len(),
         reconnects(&reports)
     )))
+}
+
+/// Two `seqgen number --follow` sidecars and two writers of rows numbered after their commit,
+/// through two crashes of the server (`pg_ctl -m immediate`): the followers connect again by
+/// themselves, and every committed row ends with exactly one of 1..N.
+#[cfg(feature = "postgres")]
+fn postgres_followers(dir: &Path) -> Result<Outcome, String> {
+    let Some(bin) = postgres_bin() else {
+        return Ok(Outcome::Skipped(
+            "no PostgreSQL server binaries (initdb, pg_ctl)".into(),
+        ));
+    };
+    let server = PrivatePostgres::start(dir, &bin)?;
+    let outcome =
+        through_crashes::<diesel::PgConnection>(&server.url(), || server.crash_and_restart());
+    if outcome.is_err() {
+        print_logs([("the PostgreSQL server".to_owned(), server.log.as_path())]);
+    }
+    outcome.map(Outcome::Passed)
+}
+
+/// Writers and followers ([`deferred::Deferred`]) on `url` through two `crashes`, each once
+/// they committed 200 more rows.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+fn through_crashes<C: deferred::Db>(
+    url: &str,
+    mut crash: impl FnMut() -> Result<(), String>,
+) -> Result<String, String> {
+    let load = deferred::Deferred::start::<C>(url, 2)?;
+    for _ in 0..2 {
+        let from = load.committed();
+        wait_for(
+            "200 more rows committed by the writers",
+            Duration::from_secs(60),
+            || load.committed() >= from + 200,
+        )?;
+        crash()?;
+    }
+    let from = load.committed();
+    wait_for(
+        "200 rows committed after the last crash",
+        Duration::from_secs(60),
+        || load.committed() >= from + 200,
+    )?;
+    load.finish::<C>()
+        .map(|summary| format!("{summary}; 2 crashes"))
 }
 
 /// The newest `/usr/lib/postgresql/<version>/bin` (Debian's layout), or `pg_config --bindir`.
@@ -336,6 +395,36 @@ fn mariadb_crashes_on(dir: &Path, server: &mut PrivateMariadb) -> Result<Outcome
         ids.len(),
         reconnects(&reports)
     )))
+}
+
+/// The same as [`postgres_followers`] on MariaDB, killed with SIGKILL twice.
+#[cfg(feature = "mysql")]
+fn mariadb_followers(dir: &Path) -> Result<Outcome, String> {
+    let (Some(install_db), Some(server_bin)) = (
+        find_program("mariadb-install-db"),
+        find_program("mariadbd").or_else(|| {
+            let sbin = PathBuf::from("/usr/sbin/mariadbd");
+            sbin.exists().then_some(sbin)
+        }),
+    ) else {
+        return Ok(Outcome::Skipped(
+            "no MariaDB server binaries (mariadb-install-db, mariadbd)".into(),
+        ));
+    };
+    let mut server = PrivateMariadb::install(dir, &install_db, &server_bin)?;
+    server.start(&[])?;
+    let url = server.url();
+    let server = std::cell::RefCell::new(server);
+    let outcome = through_crashes::<diesel::MysqlConnection>(&url, || {
+        let mut server = server.borrow_mut();
+        server.kill()?;
+        server.start(&[])
+    });
+    if outcome.is_err() {
+        let server = server.borrow();
+        print_logs([("the MariaDB server".to_owned(), server.log.as_path())]);
+    }
+    outcome.map(Outcome::Passed)
 }
 
 /// A MariaDB server in a temp dir, on its own port, without grant tables (no password).

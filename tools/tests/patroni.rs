@@ -12,6 +12,8 @@
 //! binaries it is skipped, except under `CI=true`, where it fails. The loadgen processes are
 //! this test binary re-executed with `--loadgen ARGS…`.
 
+#[path = "support/deferred.rs"]
+mod deferred;
 #[path = "../../seqgen/tests/suite/own_servers.rs"]
 mod own_servers;
 #[path = "support/patroni.rs"]
@@ -50,21 +52,30 @@ fn main() -> ExitCode {
     )])
 }
 
-/// Two batched and two gapless processes through HAProxy; the leader's machine dies (Patroni,
+/// Two batched and two gapless processes through HAProxy, and rows numbered after their
+/// commit by two `seqgen number --follow` sidecars; the leader's machine dies (Patroni,
 /// postmaster and backends killed); Patroni promotes the synchronous standby and the
-/// processes go on there.
+/// processes (the followers without a restart) go on there.
 fn leader_crash(dir: &Path, cluster: &mut PatroniCluster) -> Result<String, String> {
     let leader = cluster.wait_for_leader(Duration::from_secs(30));
     cluster.wait_for_sync_standby(Duration::from_secs(30));
     let load = Load::start(dir, cluster, "crash", 30)?;
+    let deferred = deferred::Deferred::start::<PgConnection>(&cluster.url(), 2)?;
     load.wait_for_ids(1_000)?;
     let crashed = Instant::now();
     cluster.crash_node(leader);
     let new = cluster.wait_for_leader(Duration::from_secs(60));
     let failover = crashed.elapsed();
-    load.finish(&format!(
+    let from = deferred.committed();
+    wait_for(
+        "100 rows numbered after their commit, committed on the new leader",
+        Duration::from_secs(60),
+        || deferred.committed() >= from + 100,
+    )?;
+    let summary = load.finish(&format!(
         "node{leader} crashed, node{new} promoted in {failover:.1?}"
-    ))
+    ))?;
+    Ok(format!("{summary}; {}", deferred.finish::<PgConnection>()?))
 }
 
 /// The leader crashed by the last scenario, started again: Patroni rewinds it and it rejoins

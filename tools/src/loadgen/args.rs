@@ -12,6 +12,31 @@ pub enum Mode {
     Gapless,
 }
 
+/// How each ID is taken and its row inserted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Via {
+    /// `Generator::next_id`, then a plain Diesel insert of the ID (with `--insert`).
+    NextId,
+    /// `diesel_seqgen::insert_into(table).values(&mut rows)`, the insert users call, on
+    /// derived models (`--key` is their scope; `--bulk` rows each); implies `--insert`.
+    InsertInto,
+}
+
+/// The connection `--via insert-into` inserts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Form {
+    /// The pooled connection as r2d2 hands it out (`&mut pooled`), the default generator.
+    Pooled,
+    /// The connection inside it (`&mut *pooled`), the default generator.
+    Deref,
+    /// A plain connection of the thread's own, the default generator.
+    Plain,
+    /// `&mut *pooled` with the process's own generator (`.with_generator(&g)`).
+    Own,
+}
+
 /// Takes IDs from seqgen in many threads and prints what it measured as one JSON line.
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
@@ -49,6 +74,16 @@ pub struct Args {
     /// Insert each ID into loadgen_rows inside a transaction
     #[arg(long)]
     pub insert: bool,
+    /// How each ID is taken and inserted
+    #[arg(long, value_enum, default_value_t = Via::NextId, requires_if("insert-into", "insert"))]
+    pub via: Via,
+    /// With --via insert-into: the connection it inserts on (the default generator is given
+    /// the pool by `global::use_pool`, as the README starts an app)
+    #[arg(long, value_enum, default_value_t = Form::Pooled)]
+    pub form: Form,
+    /// With --via insert-into: rows per insert
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub bulk: u32,
     /// Roll back that fraction (0..=1) of the inserts, after the ID was taken
     #[arg(long, value_name = "P", default_value_t = 0.0, requires = "insert", value_parser = fraction)]
     pub rollback: f64,
@@ -123,8 +158,25 @@ fn fraction(text: &str) -> Result<f64, String> {
 
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, clap::Error> {
-    use clap::Parser;
-    Args::try_parse_from(std::iter::once("loadgen".to_owned()).chain(args))
+    use clap::{CommandFactory, Parser};
+    let args = Args::try_parse_from(std::iter::once("loadgen".to_owned()).chain(args))?;
+    let refuse = |message: &str| {
+        Err(Args::command().error(clap::error::ErrorKind::ArgumentConflict, message))
+    };
+    if args.via == Via::InsertInto {
+        // The models' spec is fixed; only the generator's settings can change.
+        if !args.date.is_empty() || !args.series.is_empty() || args.scopes > 0 {
+            return refuse(
+                "--via insert-into takes its spec from its models: no --date, --series or --scopes",
+            );
+        }
+        if args.form != Form::Own && (args.fixed_batch || args.clock_offset_secs != 0) {
+            return refuse("--fixed-batch and --clock-offset-secs are a generator's settings: with --via insert-into, only --form own has one");
+        }
+    } else if args.bulk != 1 || args.form != Form::Pooled {
+        return refuse("--bulk and --form go with --via insert-into");
+    }
+    Ok(args)
 }
 
 /// The largest clock shift `--clock-offset-secs` takes: 100 years, far inside what a date can

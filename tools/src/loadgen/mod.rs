@@ -12,17 +12,21 @@ use std::time::{Duration, Instant};
 
 use backon::BlockingRetryable;
 use chrono::TimeDelta;
-use diesel::r2d2::{ConnectionManager, Pool, R2D2Connection};
+use diesel::r2d2::{ConnectionManager, Pool};
 use diesel::result::Error as DieselError;
-use diesel::{ExpressionMethods, RunQueryDsl};
+use diesel::ExpressionMethods;
 use diesel_seqgen::clock::OffsetClock;
 use diesel_seqgen::{Generator, Spec};
 
 mod args;
+mod connection;
 mod report;
+mod through_insert;
 mod worker;
 
-pub use args::{parse, Args, Mode};
+pub use args::{parse, Args, Form, Mode, Via};
+pub use connection::LoadgenConnection;
+use connection::{loadgen_rows, Setup};
 pub use report::Report;
 use worker::{
     connection_lost, create_rows_table, insert_one, lost_or_promoting, open_out, random_scope,
@@ -102,69 +106,6 @@ pub fn run(args: &Args) -> Result<Report, BoxError> {
     Err("built without SQLite: add --features sqlite".into())
 }
 
-/// A connection type loadgen runs on.
-pub trait LoadgenConnection:
-    R2D2Connection + diesel_seqgen::MigrateConnection<Backend = Self::B>
-{
-    /// The backend, restated so that `diesel_seqgen::Backend` is known to hold for it.
-    type B: diesel_seqgen::Backend;
-    /// Per-connection setup.
-    fn setup(_conn: &mut Self) -> Result<(), DieselError> {
-        Ok(())
-    }
-    /// Inserts one row into `loadgen_rows` (Diesel's insert is concrete per backend).
-    fn insert_row(conn: &mut Self, key: &str, id: &str) -> Result<usize, DieselError>;
-}
-
-macro_rules! insert_row {
-    () => {
-        fn insert_row(conn: &mut Self, key: &str, id: &str) -> Result<usize, DieselError> {
-            diesel::insert_into(loadgen_rows::table)
-                .values((loadgen_rows::key_name.eq(key), loadgen_rows::id.eq(id)))
-                .execute(conn)
-        }
-    };
-}
-
-#[cfg(feature = "sqlite")]
-impl LoadgenConnection for diesel::SqliteConnection {
-    type B = diesel::sqlite::Sqlite;
-    fn setup(conn: &mut Self) -> Result<(), DieselError> {
-        diesel_seqgen::sqlite::configure(conn)
-    }
-    insert_row!();
-}
-
-#[cfg(feature = "postgres")]
-impl LoadgenConnection for diesel::PgConnection {
-    type B = diesel::pg::Pg;
-    insert_row!();
-}
-
-#[cfg(feature = "mysql")]
-impl LoadgenConnection for diesel::MysqlConnection {
-    type B = diesel::mysql::Mysql;
-    insert_row!();
-}
-
-#[derive(Debug)]
-struct Setup;
-
-impl<C: LoadgenConnection> diesel::r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
-    fn on_acquire(&self, conn: &mut C) -> Result<(), diesel::r2d2::Error> {
-        <C as LoadgenConnection>::setup(conn).map_err(diesel::r2d2::Error::QueryError)
-    }
-}
-
-diesel::table! {
-    /// Where `--insert` puts every ID: the ID is the primary key within its counter (IDs of
-    /// different `--key`s look alike, `L` + counter, and share the table).
-    loadgen_rows (key_name, id) {
-        key_name -> Text,
-        id -> Text,
-    }
-}
-
 fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Report, BoxError> {
     let url = args.url.strip_prefix("sqlite://").unwrap_or(&args.url);
     let pool = Pool::builder()
@@ -190,6 +131,13 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
     .call()?;
     let spec = Arc::new(spec_of(args)?);
     let generator = generator_of(args).pool(pool.clone()).build();
+    if args.via == Via::InsertInto {
+        // The default generator, as the README starts an app.
+        diesel_seqgen::global::use_pool(pool.clone())?;
+        if args.accept_non_durable_server {
+            diesel_seqgen::global::accept_non_durable_server();
+        }
+    }
 
     let started = Instant::now();
     let quota = Arc::new(Quota::new(args, started));
@@ -199,8 +147,12 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
             let (pool, spec, generator, args) =
                 (pool.clone(), spec.clone(), generator.clone(), args.clone());
             let (quota, failed) = (quota.clone(), failed.clone());
+            let url = url.to_owned();
             std::thread::spawn(move || -> Result<Worker, BoxError> {
+                let url = url.as_str();
                 let mut conn = Some(pool.get()?);
+                let mut plain = None; // `--form plain`'s connection
+                let _ = &mut plain;
                 let mut out = open_out(&args)?;
                 let mut done = Worker::default();
                 loop {
@@ -218,8 +170,11 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                             Some(live) => live,
                             None => conn.insert(pool.get()?),
                         };
-                        let result = if args.insert {
-                            insert_one(
+                        let result = match args.via {
+                            Via::InsertInto => through_insert::insert(
+                                live, &mut plain, url, &generator, &args, roll_back,
+                            ),
+                            Via::NextId if args.insert => insert_one(
                                 &mut **live,
                                 &generator,
                                 &spec,
@@ -227,11 +182,11 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                                 roll_back,
                                 args.retry_conflicts,
                             )
-                        } else {
-                            generator
+                            .map(|id| id.into_iter().collect()),
+                            Via::NextId => generator
                                 .next_id(&mut **live, spec.scope(&scope))
-                                .map(Some)
-                                .map_err(BoxError::from)
+                                .map(|id| vec![id])
+                                .map_err(BoxError::from),
                         };
                         if result.as_ref().is_err_and(lost_or_promoting) {
                             conn.take(); // the pool tests it before handing it out again
@@ -246,8 +201,8 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                         eprintln!("loadgen: {e}; trying again in {after:?}");
                     })
                     .call();
-                    let id = match result {
-                        Ok(id) => id,
+                    let ids = match result {
+                        Ok(ids) => ids,
                         // The last series is full: the run is over, for every thread.
                         Err(e) if series_exhausted(&e) => return Ok(done),
                         Err(e) => {
@@ -255,7 +210,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                             return Err(e);
                         }
                     };
-                    done.took(t0.elapsed(), id, &mut out, &args, &scope)?;
+                    done.took(t0.elapsed(), ids, &mut out, &args, &scope)?;
                 }
             })
         })

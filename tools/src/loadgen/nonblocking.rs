@@ -12,6 +12,7 @@ use diesel_async::pooled_connection::{
 use diesel_async::AsyncConnection;
 use diesel_seqgen::nonblocking as sq;
 
+use super::through_insert::Rows;
 use super::worker::row_key;
 use super::*;
 
@@ -25,7 +26,9 @@ pub(super) trait AsyncLoadgen:
     /// diesel-async's deadpool pool of this connection.
     type Pool: sq::AsyncPool + Clone + Send + Sync;
     /// A connection checked out of the pool.
-    type Pooled: DerefMut<Target = Self> + Send;
+    type Pooled: DerefMut<Target = Self>
+        + AsyncConnection<Backend = <Self as diesel_async::AsyncConnectionCore>::Backend>
+        + Send;
     /// A pool of `size` connections to `url`.
     fn pool(url: &str, size: usize) -> Result<Self::Pool, BoxError>;
     /// A connection from `pool`.
@@ -38,6 +41,18 @@ pub(super) trait AsyncLoadgen:
         key: &str,
         id: &str,
     ) -> impl std::future::Future<Output = Result<usize, DieselError>> + Send;
+    /// Inserts `rows` with `diesel_seqgen::nonblocking::insert_into` on this connection, from
+    /// `generator` or, without one, the default generator.
+    fn insert_into<'a>(
+        &'a mut self,
+        rows: &'a mut Rows,
+        generator: Option<&'a sq::Generator>,
+    ) -> impl std::future::Future<Output = diesel_seqgen::Result<usize>> + Send + 'a;
+    /// The same on the pooled connection itself (`&mut pooled`), from the default generator.
+    fn insert_into_pooled<'a>(
+        pooled: &'a mut Self::Pooled,
+        rows: &'a mut Rows,
+    ) -> impl std::future::Future<Output = diesel_seqgen::Result<usize>> + Send + 'a;
 }
 
 macro_rules! async_loadgen {
@@ -68,6 +83,50 @@ macro_rules! async_loadgen {
                 let insert = diesel::insert_into(loadgen_rows::table)
                     .values((loadgen_rows::key_name.eq(key), loadgen_rows::id.eq(id)));
                 diesel_async::RunQueryDsl::execute(insert, self).await
+            }
+
+            // One row per statement: diesel-async inserts no bulk on SQLite.
+            async fn insert_into<'a>(
+                &'a mut self,
+                rows: &'a mut Rows,
+                generator: Option<&'a sq::Generator>,
+            ) -> diesel_seqgen::Result<usize> {
+                let table = loadgen_rows::table;
+                let mut inserted = 0;
+                match rows {
+                    Rows::Batched(rows) => for row in rows {
+                        let insert = sq::insert_into(table).values(row);
+                        inserted += match generator {
+                            Some(g) => insert.with_generator(g).execute(self).await?,
+                            None => insert.execute(self).await?,
+                        };
+                    },
+                    Rows::Gapless(rows) => for row in rows {
+                        let insert = sq::insert_into(table).values(row);
+                        inserted += match generator {
+                            Some(g) => insert.with_generator(g).execute(self).await?,
+                            None => insert.execute(self).await?,
+                        };
+                    },
+                }
+                Ok(inserted)
+            }
+
+            async fn insert_into_pooled<'a>(
+                pooled: &'a mut Self::Pooled,
+                rows: &'a mut Rows,
+            ) -> diesel_seqgen::Result<usize> {
+                let table = loadgen_rows::table;
+                let mut inserted = 0;
+                match rows {
+                    Rows::Batched(rows) => for row in rows {
+                        inserted += sq::insert_into(table).values(row).execute(pooled).await?;
+                    },
+                    Rows::Gapless(rows) => for row in rows {
+                        inserted += sq::insert_into(table).values(row).execute(pooled).await?;
+                    },
+                }
+                Ok(inserted)
             }
         }
     )*};
@@ -149,7 +208,16 @@ async fn run_on<C: AsyncLoadgen>(args: &Args, backend: &'static str) -> Result<R
     // transactions would wait for one more to reserve beside them, forever.
     let reserving = C::pool(url, 2)?;
     let spec = Arc::new(spec_of(args)?);
-    let generator = sq::Generator::from(generator_of(args).async_pool(reserving).build());
+    let generator = if args.via == Via::InsertInto && args.form != Form::Own {
+        // The default generator, given the pool as the README starts an app.
+        sq::use_pool(reserving).await?;
+        if args.accept_non_durable_server {
+            diesel_seqgen::global::accept_non_durable_server();
+        }
+        sq::Generator::from(generator_of(args).build())
+    } else {
+        sq::Generator::from(generator_of(args).async_pool(reserving).build())
+    };
 
     let started = Instant::now();
     let quota = Arc::new(Quota::new(args, started));
@@ -157,7 +225,7 @@ async fn run_on<C: AsyncLoadgen>(args: &Args, backend: &'static str) -> Result<R
         .map(|_| {
             let (pool, spec, generator, args) =
                 (pool.clone(), spec.clone(), generator.clone(), args.clone());
-            let quota = quota.clone();
+            let (quota, url) = (quota.clone(), url.to_owned());
             tokio::spawn(async move {
                 let mut out = open_out(&args)?;
                 let mut done = Worker::default();
@@ -170,21 +238,27 @@ async fn run_on<C: AsyncLoadgen>(args: &Args, backend: &'static str) -> Result<R
                     let roll_back = args.insert && rand::random_bool(args.rollback);
                     // As a request handler would: a connection from the pool per ID.
                     let mut conn = C::get(&pool).await?;
-                    let result = if args.insert {
-                        insert_one(&mut *conn, &generator, &spec, &scope, roll_back).await
-                    } else {
-                        generator
+                    let result = match args.via {
+                        Via::InsertInto => {
+                            insert_through::<C>(&mut conn, &url, &generator, &args, roll_back).await
+                        }
+                        Via::NextId if args.insert => {
+                            insert_one(&mut *conn, &generator, &spec, &scope, roll_back)
+                                .await
+                                .map(|id| id.into_iter().collect())
+                        }
+                        Via::NextId => generator
                             .next_id(&mut *conn, spec.scope(&scope))
                             .await
-                            .map(Some)
-                            .map_err(BoxError::from)
+                            .map(|id| vec![id])
+                            .map_err(BoxError::from),
                     };
-                    let id = match result {
-                        Ok(id) => id,
+                    let ids = match result {
+                        Ok(ids) => ids,
                         Err(e) if series_exhausted(&e) => return Ok(done),
                         Err(e) => return Err(e),
                     };
-                    done.took(t0.elapsed(), id, &mut out, &args, &scope)?;
+                    done.took(t0.elapsed(), ids, &mut out, &args, &scope)?;
                 }
             })
         })
@@ -200,6 +274,73 @@ async fn run_on<C: AsyncLoadgen>(args: &Args, backend: &'static str) -> Result<R
         0
     };
     Ok(total.report(backend, args, seconds, generator.reservations(), released))
+}
+
+/// `--via insert-into`: `--bulk` rows of `--key` through `diesel_seqgen::nonblocking::insert_into` on
+/// the form `--form` names (a plain connection is opened for the call); in a transaction of
+/// the task's where some are rolled back. Their IDs, or none when rolled back.
+async fn insert_through<C: AsyncLoadgen>(
+    pooled: &mut C::Pooled,
+    url: &str,
+    generator: &sq::Generator,
+    args: &Args,
+    roll_back: bool,
+) -> Result<Vec<String>, BoxError> {
+    let mut rows = Rows::new(args.mode, &args.key, args.bulk as usize);
+    let in_transaction = args.rollback > 0.0;
+    let result = match args.form {
+        Form::Pooled if in_transaction => {
+            pooled
+                .transaction(async |conn| {
+                    C::insert_into_pooled(conn, &mut rows).await?;
+                    rolled_back(roll_back)
+                })
+                .await
+        }
+        Form::Pooled => C::insert_into_pooled(pooled, &mut rows).await.map(drop),
+        Form::Plain => {
+            let mut conn = C::establish(url).await?;
+            inserted(&mut conn, &mut rows, None, in_transaction, roll_back).await
+        }
+        Form::Deref => inserted(&mut **pooled, &mut rows, None, in_transaction, roll_back).await,
+        Form::Own => {
+            let own = Some(generator);
+            inserted(&mut **pooled, &mut rows, own, in_transaction, roll_back).await
+        }
+    };
+    match result {
+        Ok(()) => Ok(rows.ids()),
+        Err(diesel_seqgen::Error::Database(DieselError::RollbackTransaction)) => Ok(Vec::new()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `rows` inserted on `conn`, alone or in a transaction of the task's.
+async fn inserted<C: AsyncLoadgen>(
+    conn: &mut C,
+    rows: &mut Rows,
+    generator: Option<&sq::Generator>,
+    in_transaction: bool,
+    roll_back: bool,
+) -> diesel_seqgen::Result<()> {
+    if !in_transaction {
+        return conn.insert_into(rows, generator).await.map(drop);
+    }
+    conn.transaction(async |conn| {
+        conn.insert_into(rows, generator).await?;
+        rolled_back(roll_back)
+    })
+    .await
+}
+
+/// The end of a transaction that is rolled back with `roll_back`.
+fn rolled_back(roll_back: bool) -> diesel_seqgen::Result<()> {
+    if roll_back {
+        return Err(diesel_seqgen::Error::Database(
+            DieselError::RollbackTransaction,
+        ));
+    }
+    Ok(())
 }
 
 /// Takes an ID of `scope` (`""` unscoped) and inserts it in one transaction; `None` when it

@@ -255,12 +255,14 @@ impl Default for Worker {
 }
 
 impl Worker {
-    /// Counts an ID of `scope` taken in `latency`; one that committed (`Some`) is appended to
-    /// `out`, one write per line, so that a process killed mid-run leaves whole lines.
+    /// Counts the IDs of `scope` one call took in `latency` (`--bulk` of them with `--via
+    /// insert-into`, else one); those that committed (`ids`: none when rolled back) are
+    /// appended to `out`, one write per line, so that a process killed mid-run leaves whole
+    /// lines.
     pub(super) fn took(
         &mut self,
         latency: Duration,
-        id: Option<String>,
+        ids: Vec<String>,
         out: &mut Option<File>,
         args: &Args,
         scope: &str,
@@ -268,10 +270,10 @@ impl Worker {
         let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
         // Auto-resizing: a value only fails to record past u64 range.
         let _ = self.latency_us.record(micros);
-        self.ids += 1;
-        if let Some(id) = id {
-            self.committed += 1;
-            if let Some(out) = out {
+        self.ids += u64::from(args.bulk);
+        self.committed += ids.len() as u64;
+        if let Some(out) = out {
+            for id in ids {
                 append_line(out, &out_line(args, scope, &id))?;
             }
         }

@@ -1,0 +1,114 @@
+//! The connections loadgen runs on, and `loadgen_rows`, the table `--insert` fills.
+
+use diesel::r2d2::{ConnectionManager, PooledConnection, R2D2Connection};
+use diesel::result::Error as DieselError;
+use diesel::{ExpressionMethods, RunQueryDsl};
+use diesel_seqgen::Generator;
+
+use super::through_insert::Rows;
+
+diesel::table! {
+    /// Where `--insert` puts every ID: the ID is the primary key within its counter (IDs of
+    /// different `--key`s look alike, `L` + counter, and share the table).
+    loadgen_rows (key_name, id) {
+        key_name -> Text,
+        id -> Text,
+    }
+}
+
+/// A connection checked out of loadgen's r2d2 pool, as r2d2 hands it out.
+pub type Pooled<C> = PooledConnection<ConnectionManager<C>>;
+
+/// A connection type loadgen runs on.
+pub trait LoadgenConnection:
+    R2D2Connection + diesel_seqgen::MigrateConnection<Backend = Self::B>
+{
+    /// The backend, restated so that `diesel_seqgen::Backend` is known to hold for it.
+    type B: diesel_seqgen::Backend;
+    /// Per-connection setup.
+    fn setup(_conn: &mut Self) -> Result<(), DieselError> {
+        Ok(())
+    }
+    /// Inserts one row into `loadgen_rows` (Diesel's insert is concrete per backend).
+    fn insert_row(conn: &mut Self, key: &str, id: &str) -> Result<usize, DieselError>;
+    /// Inserts `rows` with `diesel_seqgen::insert_into` on `conn`, their IDs from `generator`
+    /// or, without one, from the default generator.
+    fn insert_into(
+        conn: &mut Self,
+        rows: &mut Rows,
+        generator: Option<&Generator>,
+    ) -> diesel_seqgen::Result<usize>;
+    /// The same on the pooled connection itself (`&mut pooled`), which remembers the database
+    /// it reaches, from the default generator.
+    fn insert_into_pooled(conn: &mut Pooled<Self>, rows: &mut Rows)
+        -> diesel_seqgen::Result<usize>;
+}
+
+macro_rules! loadgen_connection {
+    ($($feature:literal: $conn:ty, $backend:ty, $setup:expr;)*) => {$(
+        #[cfg(feature = $feature)]
+        impl LoadgenConnection for $conn {
+            type B = $backend;
+            fn setup(conn: &mut Self) -> Result<(), DieselError> {
+                let setup: fn(&mut Self) -> Result<(), DieselError> = $setup;
+                setup(conn)
+            }
+            fn insert_row(conn: &mut Self, key: &str, id: &str) -> Result<usize, DieselError> {
+                diesel::insert_into(loadgen_rows::table)
+                    .values((loadgen_rows::key_name.eq(key), loadgen_rows::id.eq(id)))
+                    .execute(conn)
+            }
+            fn insert_into(
+                conn: &mut Self,
+                rows: &mut Rows,
+                generator: Option<&Generator>,
+            ) -> diesel_seqgen::Result<usize> {
+                match (rows, generator) {
+                    (Rows::Batched(rows), None) => {
+                        diesel_seqgen::insert_into(loadgen_rows::table).values(rows).execute(conn)
+                    }
+                    (Rows::Batched(rows), Some(generator)) => diesel_seqgen::insert_into(loadgen_rows::table)
+                        .values(rows)
+                        .with_generator(generator)
+                        .execute(conn),
+                    (Rows::Gapless(rows), None) => {
+                        diesel_seqgen::insert_into(loadgen_rows::table).values(rows).execute(conn)
+                    }
+                    (Rows::Gapless(rows), Some(generator)) => diesel_seqgen::insert_into(loadgen_rows::table)
+                        .values(rows)
+                        .with_generator(generator)
+                        .execute(conn),
+                }
+            }
+            fn insert_into_pooled(
+                conn: &mut Pooled<Self>,
+                rows: &mut Rows,
+            ) -> diesel_seqgen::Result<usize> {
+                match rows {
+                    Rows::Batched(rows) => {
+                        diesel_seqgen::insert_into(loadgen_rows::table).values(rows).execute(conn)
+                    }
+                    Rows::Gapless(rows) => {
+                        diesel_seqgen::insert_into(loadgen_rows::table).values(rows).execute(conn)
+                    }
+                }
+            }
+        }
+    )*};
+}
+
+loadgen_connection! {
+    "sqlite": diesel::SqliteConnection, diesel::sqlite::Sqlite, diesel_seqgen::sqlite::configure;
+    "postgres": diesel::PgConnection, diesel::pg::Pg, |_| Ok(());
+    "mysql": diesel::MysqlConnection, diesel::mysql::Mysql, |_| Ok(());
+}
+
+/// Sets up each connection the pool opens.
+#[derive(Debug)]
+pub(super) struct Setup;
+
+impl<C: LoadgenConnection> diesel::r2d2::CustomizeConnection<C, diesel::r2d2::Error> for Setup {
+    fn on_acquire(&self, conn: &mut C) -> Result<(), diesel::r2d2::Error> {
+        <C as LoadgenConnection>::setup(conn).map_err(diesel::r2d2::Error::QueryError)
+    }
+}

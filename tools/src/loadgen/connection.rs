@@ -1,20 +1,11 @@
-//! The connections loadgen runs on, and `loadgen_rows`, the table `--insert` fills.
+//! The connections loadgen runs on.
 
 use diesel::r2d2::{ConnectionManager, PooledConnection, R2D2Connection};
 use diesel::result::Error as DieselError;
 use diesel::{ExpressionMethods, RunQueryDsl};
 use diesel_seqgen::Generator;
 
-use super::through_insert::Rows;
-
-diesel::table! {
-    /// Where `--insert` puts every ID: the ID is the primary key within its counter (IDs of
-    /// different `--key`s look alike, `L` + counter, and share the table).
-    loadgen_rows (key_name, id) {
-        key_name -> Text,
-        id -> Text,
-    }
-}
+use super::rows::{loadgen_rows, Rows};
 
 /// A connection checked out of loadgen's r2d2 pool, as r2d2 hands it out.
 pub type Pooled<C> = PooledConnection<ConnectionManager<C>>;

@@ -21,13 +21,15 @@ use diesel_seqgen::{Generator, Spec};
 mod args;
 mod connection;
 mod report;
+mod rows;
 mod through_insert;
 mod worker;
 
 pub use args::{parse, Args, Form, Mode, Via};
 pub use connection::LoadgenConnection;
-use connection::{loadgen_rows, Setup};
+use connection::Setup;
 pub use report::Report;
+use rows::loadgen_rows;
 use worker::{
     connection_lost, create_rows_table, insert_one, lost_or_promoting, open_out, random_scope,
     reconnect_backoff, series_exhausted, Quota, Worker,

@@ -12,7 +12,7 @@ use diesel_async::pooled_connection::{
 use diesel_async::AsyncConnection;
 use diesel_seqgen::nonblocking as sq;
 
-use super::through_insert::Rows;
+use super::rows::Rows;
 use super::worker::row_key;
 use super::*;
 

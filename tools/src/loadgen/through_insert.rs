@@ -2,87 +2,14 @@
 //! call, in bulks of `--bulk`, on the connection form `--form` names: the pooled connection as
 //! r2d2 hands it out (`&mut pooled`), the connection inside it (`&mut *pooled`), a plain
 //! connection of the thread's own, or with the process's own generator
-//! (`.with_generator(&g)`). The rows are models of `#[derive(DistributedId)]`, whose key is
-//! fixed: `--key` is their scope, each with its own counter (`key_name`, as before).
+//! (`.with_generator(&g)`). The rows are `rows.rs`' models.
 
-use diesel_seqgen::{DistributedId, Generator};
+use diesel_seqgen::Generator;
 
-use super::args::{Args, Form, Mode};
-use super::connection::{loadgen_rows, LoadgenConnection, Pooled};
+use super::args::{Args, Form};
+use super::connection::{LoadgenConnection, Pooled};
+use super::rows::Rows;
 use super::BoxError;
-
-/// A row of a batched key.
-#[derive(diesel::Insertable, DistributedId)]
-#[diesel(table_name = loadgen_rows)]
-pub struct BatchedRow {
-    #[distributed_id(
-        key = "loadgen_rows",
-        prefix = "L",
-        date = "",
-        pad = 12,
-        batch = 20,
-        scope = "key_name"
-    )]
-    id: String,
-    key_name: String,
-}
-
-/// A row of a gapless key.
-#[derive(diesel::Insertable, DistributedId)]
-#[diesel(table_name = loadgen_rows)]
-pub struct GaplessRow {
-    #[distributed_id(
-        key = "loadgen_rows_gapless",
-        prefix = "L",
-        date = "",
-        pad = 12,
-        gapless,
-        scope = "key_name"
-    )]
-    id: String,
-    key_name: String,
-}
-
-/// One insert's rows, of the mode asked for.
-pub enum Rows {
-    /// `--mode batched`.
-    Batched(Vec<BatchedRow>),
-    /// `--mode gapless`.
-    Gapless(Vec<GaplessRow>),
-}
-
-impl Rows {
-    /// `n` rows of `key`, their IDs unset.
-    pub(super) fn new(mode: Mode, key: &str, n: usize) -> Self {
-        let key_name = || key.to_owned();
-        match mode {
-            Mode::Batched => Rows::Batched(
-                (0..n)
-                    .map(|_| BatchedRow {
-                        id: String::new(),
-                        key_name: key_name(),
-                    })
-                    .collect(),
-            ),
-            Mode::Gapless => Rows::Gapless(
-                (0..n)
-                    .map(|_| GaplessRow {
-                        id: String::new(),
-                        key_name: key_name(),
-                    })
-                    .collect(),
-            ),
-        }
-    }
-
-    /// Their IDs, as the insert filled them.
-    pub(super) fn ids(self) -> Vec<String> {
-        match self {
-            Rows::Batched(rows) => rows.into_iter().map(|row| row.id).collect(),
-            Rows::Gapless(rows) => rows.into_iter().map(|row| row.id).collect(),
-        }
-    }
-}
 
 /// Inserts `--bulk` rows of `--key` in one transaction (rolled back with `roll_back`, run
 /// again after an abort with `--retry-conflicts`), on the connection form `--form` names:

@@ -1,7 +1,9 @@
 //! Database servers that crash under load, started for this test alone: a private PostgreSQL
 //! (`initdb` into a temp dir, another port) and a private MariaDB (`mariadb-install-db`), never
-//! the shared servers. Several loadgen processes take numbers while the server is killed and
-//! started again; every process finishes its run (loadgen reconnects) and no ID repeats.
+//! the shared servers (`support/private_servers.rs`). Several loadgen processes take numbers
+//! (and two insert through `diesel_seqgen::insert_into`, as users do) while the server is
+//! killed and started again; every process finishes its run (loadgen reconnects) and no ID
+//! repeats. Then `seqgen number --follow` sidecars through the same crashes.
 //!
 //! PostgreSQL runs with `synchronous_commit = off` and a 10 s WAL writer delay, so that a crash
 //! loses every commit that did not ask for durability: seqgen's reservations must ask. MariaDB
@@ -17,14 +19,17 @@
 mod deferred;
 #[path = "../../seqgen/tests/suite/own_servers.rs"]
 mod own_servers;
+#[path = "support/private_servers.rs"]
+mod private_servers;
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::{Child, ExitCode};
 use std::time::Duration;
 
 use libtest_mimic::Trial;
-use own_servers::{as_root, free_port, print_logs, wait_for};
+use own_servers::{print_logs, wait_for};
+use private_servers::{find_program, postgres_bin, PrivateMariadb, PrivatePostgres};
 use support::{check_distinct, loadgen, read_ids};
 
 type Scenario = fn(&Path) -> Result<Outcome, String>;
@@ -125,6 +130,7 @@ fn postgres_crashes_on(dir: &Path, server: &PrivatePostgres) -> Result<Outcome, 
         "--fixed-batch",
     ];
     let children = spawn_all(&url, "crash", &files, &args)?;
+    let inserting = InsertingUsersWay::start(dir, &url, "10")?;
     // Each crash once the processes are writing (a reservation of 50 every few IDs), not at
     // a time: on a busy machine they may take seconds to start, or to come back.
     let (mut crashes, mut written) = (0, 0);
@@ -139,12 +145,72 @@ fn postgres_crashes_on(dir: &Path, server: &PrivatePostgres) -> Result<Outcome, 
     if reconnects(&reports) == 0 {
         return Err("no process saw the crashes: the test did not test anything".into());
     }
+    let inserted = inserting.finish()?;
     Ok(Outcome::Passed(format!(
         "{} IDs from 4 processes x 4 threads across {crashes} crashes (pg_ctl -m immediate), \
-         {} reconnects, 0 duplicates",
+         {} reconnects, 0 duplicates; {inserted}",
         ids.len(),
         reconnects(&reports)
     )))
+}
+
+/// Two processes inserting the way users do (`--via insert-into`: bulks of 5 on the pooled
+/// connection and the default generator; single rows with a generator of its own, fixed
+/// blocks of 50) for `seconds`, on keys of their own, beside a scenario's other processes.
+/// Batched keys only: where the server was told not to flush commits (PostgreSQL here),
+/// a gapless number's commit may be lost with its row, and taken again.
+struct InsertingUsersWay {
+    files: Vec<PathBuf>,
+    children: Children,
+}
+
+impl InsertingUsersWay {
+    fn start(dir: &Path, url: &str, seconds: &str) -> Result<Self, String> {
+        let common = [
+            "--threads",
+            "2",
+            "--seconds",
+            seconds,
+            "--insert",
+            "--via",
+            "insert-into",
+        ];
+        let forms: [(&str, &[&str]); 2] = [
+            ("crash_pooled_bulk", &["--bulk", "5"]),
+            (
+                "crash_own",
+                &["--form", "own", "--batch", "50", "--fixed-batch"],
+            ),
+        ];
+        let mut files = Vec::new();
+        let mut children = Vec::new();
+        for (key, extra) in forms {
+            let file = dir.join(format!("{key}.ids"));
+            let args: Vec<&str> = common.iter().chain(extra).copied().collect();
+            children.extend(spawn_all(url, key, std::slice::from_ref(&file), &args)?.children);
+            files.push(file);
+        }
+        Ok(InsertingUsersWay {
+            files,
+            children: Children { children },
+        })
+    }
+
+    /// Waits for the processes (each must finish its run) and checks their IDs: the summary.
+    fn finish(self) -> Result<String, String> {
+        let reports = finish_all(self.children)?;
+        let mut rows = 0;
+        for file in &self.files {
+            let ids = read_ids(std::slice::from_ref(file));
+            check_distinct(&ids)?;
+            rows += ids.len();
+        }
+        Ok(format!(
+            "{rows} rows through diesel_seqgen::insert_into (bulks on &mut pooled, a generator \
+             of its own), {} reconnects, 0 duplicates",
+            reconnects(&reports)
+        ))
+    }
 }
 
 /// Two `seqgen number --follow` sidecars and two writers of rows numbered after their commit,
@@ -191,118 +257,6 @@ fn through_crashes<C: deferred::Db>(
     )?;
     load.finish::<C>()
         .map(|summary| format!("{summary}; 2 crashes"))
-}
-
-/// The newest `/usr/lib/postgresql/<version>/bin` (Debian's layout), or `pg_config --bindir`.
-fn postgres_bin() -> Option<PathBuf> {
-    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let version = e.file_name().to_str()?.parse().ok()?;
-            Some((version, e.path().join("bin")))
-        })
-        .collect();
-    versions.sort();
-    let bin = versions.pop().map(|(_, bin)| bin).or_else(|| {
-        let out = Command::new("pg_config").arg("--bindir").output().ok()?;
-        Some(PathBuf::from(String::from_utf8(out.stdout).ok()?.trim()))
-    })?;
-    (bin.join("initdb").exists() && bin.join("pg_ctl").exists()).then_some(bin)
-}
-
-/// A PostgreSQL cluster in a temp dir, on its own port.
-struct PrivatePostgres {
-    bin: PathBuf,
-    data: PathBuf,
-    log: PathBuf,
-    port: u16,
-    /// PostgreSQL refuses to run as root: as root, its tools run as the `postgres` user.
-    as_postgres: bool,
-}
-
-impl PrivatePostgres {
-    fn start(dir: &Path, bin: &Path) -> Result<Self, String> {
-        let as_postgres = as_root();
-        if as_postgres {
-            run(Command::new("chown").arg("postgres").arg(dir))?;
-        }
-        let server = PrivatePostgres {
-            bin: bin.to_owned(),
-            data: dir.join("data"),
-            log: dir.join("postgres.log"),
-            port: free_port(),
-            as_postgres,
-        };
-        run(server.tool("initdb").arg("-D").arg(&server.data).args([
-            "-U",
-            "postgres",
-            "--auth=trust",
-            "--no-sync",
-            "-E",
-            "UTF8",
-        ]))?;
-        // A crash loses every commit that did not wait for its WAL: with the WAL writer at its
-        // slowest, up to the last ~10 s of them.
-        let settings = format!(
-            "\nport = {}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\n\
-             synchronous_commit = off\nwal_writer_delay = 10000ms\nfsync = on\n\
-             max_connections = 60\n",
-            server.port,
-            dir.display()
-        );
-        append(&server.data.join("postgresql.conf"), &settings)?;
-        server.pg_ctl_start()?;
-        Ok(server)
-    }
-
-    fn url(&self) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
-    }
-
-    fn tool(&self, name: &str) -> Command {
-        let path = self.bin.join(name);
-        if self.as_postgres {
-            let mut cmd = Command::new("runuser");
-            cmd.args(["-u", "postgres", "--"]).arg(path);
-            cmd
-        } else {
-            Command::new(path)
-        }
-    }
-
-    fn pg_ctl_start(&self) -> Result<(), String> {
-        run(self
-            .tool("pg_ctl")
-            .arg("-D")
-            .arg(&self.data)
-            .arg("-l")
-            .arg(&self.log)
-            .args(["-w", "-t", "60", "start"]))
-    }
-
-    /// Stops the server the way a power cut would (no checkpoint, no WAL flush), then starts
-    /// it again, which replays what reached the WAL on disk.
-    fn crash_and_restart(&self) -> Result<(), String> {
-        run(self
-            .tool("pg_ctl")
-            .arg("-D")
-            .arg(&self.data)
-            .args(["-m", "immediate", "-w", "stop"]))?;
-        self.pg_ctl_start()
-    }
-}
-
-impl Drop for PrivatePostgres {
-    fn drop(&mut self) {
-        let _ = self
-            .tool("pg_ctl")
-            .arg("-D")
-            .arg(&self.data)
-            .args(["-m", "immediate", "-w", "stop"])
-            .output();
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -375,6 +329,7 @@ fn mariadb_crashes_on(dir: &Path, server: &mut PrivateMariadb) -> Result<Outcome
         "--fixed-batch",
     ];
     let children = spawn_all(&url, "crash", &files, &args)?;
+    let inserting = InsertingUsersWay::start(dir, &url, "9")?;
     let (mut crashes, mut written) = (0, 0);
     for _ in 0..2 {
         written = wait_for_more_ids(&files, written, 500)?;
@@ -388,10 +343,11 @@ fn mariadb_crashes_on(dir: &Path, server: &mut PrivateMariadb) -> Result<Outcome
     if reconnects(&reports) == 0 {
         return Err("no process saw the crashes: the test did not test anything".into());
     }
+    let inserted = inserting.finish()?;
     Ok(Outcome::Passed(format!(
         "refused with innodb_flush_log_at_trx_commit = 2, accepted when told; then {} IDs from \
          3 processes x 4 threads across {crashes} SIGKILLs of mariadbd, {} reconnects, \
-         0 duplicates",
+         0 duplicates; {inserted}",
         ids.len(),
         reconnects(&reports)
     )))
@@ -425,107 +381,6 @@ fn mariadb_followers(dir: &Path) -> Result<Outcome, String> {
         print_logs([("the MariaDB server".to_owned(), server.log.as_path())]);
     }
     outcome.map(Outcome::Passed)
-}
-
-/// A MariaDB server in a temp dir, on its own port, without grant tables (no password).
-struct PrivateMariadb {
-    bin: PathBuf,
-    data: PathBuf,
-    socket: PathBuf,
-    log: PathBuf,
-    port: u16,
-    server: Option<Child>,
-}
-
-impl PrivateMariadb {
-    fn install(dir: &Path, install_db: &Path, bin: &Path) -> Result<Self, String> {
-        let data = dir.join("mariadb");
-        let mut install = Command::new(install_db);
-        install
-            .arg("--no-defaults")
-            .arg(format!("--datadir={}", data.display()))
-            .args(["--skip-test-db", "--auth-root-authentication-method=normal"]);
-        if as_root() {
-            install.arg("--user=root");
-        }
-        run(&mut install)?;
-        Ok(PrivateMariadb {
-            bin: bin.to_owned(),
-            socket: dir.join("mariadb.sock"),
-            log: dir.join("mariadb.log"),
-            data,
-            port: free_port(),
-            server: None,
-        })
-    }
-
-    fn url(&self) -> String {
-        format!("mysql://root@127.0.0.1:{}/crash", self.port)
-    }
-
-    fn start(&mut self, extra: &[&str]) -> Result<(), String> {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log)
-            .map_err(|e| e.to_string())?;
-        let mut cmd = Command::new(&self.bin);
-        cmd.arg("--no-defaults")
-            .arg(format!("--datadir={}", self.data.display()))
-            .arg(format!("--socket={}", self.socket.display()))
-            .arg(format!("--port={}", self.port))
-            .args([
-                "--bind-address=127.0.0.1",
-                "--skip-grant-tables",
-                "--innodb-buffer-pool-size=32M",
-                "--max-connections=100",
-            ])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(log);
-        if as_root() {
-            cmd.arg("--user=root");
-        }
-        self.server = Some(cmd.spawn().map_err(|e| format!("mariadbd: {e}"))?);
-        let mut exited = None;
-        wait_for(
-            "mariadbd to accept connections (and the database `crash`)",
-            Duration::from_secs(60),
-            || {
-                if let Some(Ok(Some(status))) = self.server.as_mut().map(Child::try_wait) {
-                    exited = Some(status);
-                    return true;
-                }
-                Command::new("mariadb")
-                    .args(["--protocol=tcp", "-h", "127.0.0.1", "-u", "root"])
-                    .arg(format!("-P{}", self.port))
-                    .args(["-e", "CREATE DATABASE IF NOT EXISTS crash"])
-                    .output()
-                    .is_ok_and(|o| o.status.success())
-            },
-        )?;
-        match exited {
-            Some(status) => Err(format!(
-                "mariadbd exited with {status} (its log is printed)"
-            )),
-            None => Ok(()),
-        }
-    }
-
-    /// SIGKILL: nothing is flushed that InnoDB had not flushed at commit.
-    fn kill(&mut self) -> Result<(), String> {
-        if let Some(mut server) = self.server.take() {
-            server.kill().map_err(|e| e.to_string())?;
-            server.wait().map_err(|e| e.to_string())?;
-        }
-        Ok(())
-    }
-}
-
-impl Drop for PrivateMariadb {
-    fn drop(&mut self) {
-        let _ = self.kill();
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -576,39 +431,4 @@ fn reconnects(reports: &[String]) -> u64 {
                 .ok()
         })
         .sum()
-}
-
-// ---------------------------------------------------------------------------------------------
-// Small helpers
-
-fn run(cmd: &mut Command) -> Result<(), String> {
-    let output = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{cmd:?} exited with {}: {}{}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ))
-    }
-}
-
-fn append(path: &Path, text: &str) -> Result<(), String> {
-    use std::io::Write;
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// `name` on the `PATH`.
-fn find_program(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(name))
-            .find(|path| path.exists())
-    })
 }

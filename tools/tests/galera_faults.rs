@@ -182,12 +182,22 @@ fn a_node_killed_and_rejoining(dir: &Path, cluster: &mut GaleraCluster) -> Resul
         "--retry-conflicts",
     ];
     let load = Load::start(cluster, dir, "killed", &args)?;
+    // And as users insert (`diesel_seqgen::insert_into`, bulks of 3, the default generator on
+    // the pooled connection), on a key of their own, a thread per process.
+    let mut through_insert = args.to_vec();
+    through_insert.extend(["--via", "insert-into", "--bulk", "3"]);
+    through_insert[1] = "1";
+    let inserting = Load::start(cluster, dir, "killed_insert", &through_insert)?;
     load.wait_for_ids()?;
     cluster.kill(2);
     let down = Instant::now();
     cluster.restart(2);
     let faults = format!("node 2 killed (SIGKILL), back in {:?}", down.elapsed());
-    checked(load, &faults)
+    let summary = checked(load, &faults)?;
+    Ok(format!(
+        "{summary}; through insert_into: {}",
+        checked(inserting, "the same")?
+    ))
 }
 
 fn a_rolling_restart(dir: &Path, cluster: &mut GaleraCluster) -> Result<String, String> {

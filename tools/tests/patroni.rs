@@ -200,9 +200,9 @@ struct Load {
     files: Vec<PathBuf>,
     children: Vec<Child>,
     probe: Probe,
-    /// Where the gapless rows are read back: the cluster's URL, and their key.
+    /// Where the rows are read back: the cluster's URL, and each process's key.
     url: String,
-    gapless_key: String,
+    keys: [String; 4],
 }
 
 impl Load {
@@ -220,13 +220,48 @@ impl Load {
         let files: Vec<PathBuf> = (0..4)
             .map(|i| dir.join(format!("{name}-{i}.ids")))
             .collect();
-        let (batched_key, gapless_key) = (format!("{name}_batched"), format!("{name}_gapless"));
+        // The second of each through `diesel_seqgen::insert_into`, as users insert (bulks on
+        // the pooled connection; gapless rows on the connection inside it), on a key of its
+        // own: a key's counter is one per insert path.
+        let through_insert = |args: &[&'static str], extra: &[&'static str]| {
+            let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            all.extend(
+                ["--via", "insert-into"]
+                    .iter()
+                    .chain(extra)
+                    .map(|a| a.to_string()),
+            );
+            all
+        };
+        let args: [Vec<String>; 4] = [
+            batched.iter().map(|a| a.to_string()).collect(),
+            through_insert(&["--threads", "2", "--insert"], &["--bulk", "5"]),
+            gapless.iter().map(|a| a.to_string()).collect(),
+            through_insert(
+                &[
+                    "--threads",
+                    "2",
+                    "--insert",
+                    "--mode",
+                    "gapless",
+                    "--rollback",
+                    "0.1",
+                ],
+                &["--form", "deref"],
+            ),
+        ];
+        let keys = ["batched", "batched_insert", "gapless", "gapless_insert"]
+            .map(|kind| format!("{name}_{kind}"));
         let children = files
             .iter()
-            .enumerate()
-            .map(|(i, file)| match i {
-                0 | 1 => loadgen(&url, &batched_key, file, &batched).spawn(),
-                _ => loadgen(&url, &gapless_key, file, &gapless).spawn(),
+            .zip(&keys)
+            .zip(&args)
+            .map(|((file, key), args)| {
+                let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+                if !args.contains(&"--seconds") {
+                    args.extend(["--seconds", &seconds]);
+                }
+                loadgen(&url, key, file, &args).spawn()
             })
             .collect::<Result<_, _>>()
             .map_err(|e| e.to_string())?;
@@ -235,7 +270,7 @@ impl Load {
             children,
             probe: Probe::start(url.clone()),
             url,
-            gapless_key,
+            keys,
         })
     }
 
@@ -257,33 +292,41 @@ impl Load {
             reconnects += report_field(&report, "reconnects");
         }
         let stall = self.probe.stop()?;
-        let batched = read_ids(&self.files[..2]);
-        check_distinct(&batched)?;
+        let mut batched = 0;
+        for file in &self.files[..2] {
+            let ids = read_ids(std::slice::from_ref(file));
+            check_distinct(&ids)?;
+            batched += ids.len();
+        }
         // Gapless: what the database holds is exactly 1..N, and holds every number a process
         // saw committed. Not the processes' own lists alone: a COMMIT whose answer was lost
         // with the old primary's connection is committed but unknown to its process, which
         // counts it as failed (a number missing from the lists, present in the table).
-        let acknowledged = read_ids(&self.files[2..]);
         let mut conn = PgConnection::establish(&self.url).map_err(|e| e.to_string())?;
-        let committed: Vec<String> = diesel::dsl::sql::<diesel::sql_types::Text>(&format!(
-            "SELECT id FROM loadgen_rows WHERE key_name = '{}'",
-            self.gapless_key
-        ))
-        .load(&mut conn)
-        .map_err(|e| e.to_string())?;
-        let gapless = exactly_one_to_n(&committed)?;
-        let in_table: std::collections::HashSet<&String> = committed.iter().collect();
-        if let Some(lost) = acknowledged.iter().find(|id| !in_table.contains(id)) {
-            return Err(format!(
-                "{lost} was committed for its process, and is not in the table"
-            ));
+        let (mut gapless, mut unknown) = (Vec::new(), 0);
+        for (file, key) in self.files[2..].iter().zip(&self.keys[2..]) {
+            let acknowledged = read_ids(std::slice::from_ref(file));
+            let committed: Vec<String> = diesel::dsl::sql::<diesel::sql_types::Text>(&format!(
+                "SELECT id FROM loadgen_rows WHERE key_name = '{key}'"
+            ))
+            .load(&mut conn)
+            .map_err(|e| e.to_string())?;
+            let n = exactly_one_to_n(&committed).map_err(|e| format!("{key}: {e}"))?;
+            let in_table: std::collections::HashSet<&String> = committed.iter().collect();
+            if let Some(lost) = acknowledged.iter().find(|id| !in_table.contains(id)) {
+                return Err(format!(
+                    "{key}: {lost} was committed for its process, and is not in the table"
+                ));
+            }
+            unknown += n.saturating_sub(acknowledged.len());
+            gapless.push(n);
         }
-        let unknown = gapless.saturating_sub(acknowledged.len());
         Ok(format!(
-            "{fault}: {} batched IDs, 0 repeated; {gapless} gapless in the table, exactly \
-             1..={gapless} ({unknown} committed without their process knowing); longest write \
-             stall {stall:.1?}, {reconnects} reconnects",
-            batched.len()
+            "{fault}: {batched} batched IDs (half through insert_into), 0 repeated; gapless in \
+             the table exactly 1..={} and 1..={} (through insert_into), {unknown} committed \
+             without their process knowing; longest write stall {stall:.1?}, {reconnects} \
+             reconnects",
+            gapless[0], gapless[1]
         ))
     }
 }

@@ -62,16 +62,22 @@ where
         self.insert_from(&generator, conn).map(Some)
     }
 
-    /// Fills what is unset from `generator`, and runs Diesel's insert.
+    /// Fills what is unset from `generator`, and runs Diesel's insert; a failure unsets what
+    /// it filled.
     fn insert_from<C>(&mut self, generator: &Generator, conn: &mut C) -> Result<usize>
     where
         C: IdConnection,
         R: Insert<T, C>,
     {
-        fill(self.records.as_rows(), conn, &mut Vec::new(), |_| {
+        let mut filled = Vec::new();
+        let result = fill(self.records.as_rows(), conn, &mut filled, |_| {
             Ok(generator.engine().clone())
-        })?;
-        Ok(R::__execute(&self.target, &*self.records, conn)?)
+        })
+        .and_then(|()| Ok(R::__execute(&self.target, &*self.records, conn)?));
+        if result.is_err() {
+            unfill(self.records.as_rows(), &filled);
+        }
+        result
     }
 }
 

@@ -73,6 +73,12 @@ impl<T> IncompleteInsert<T> {
 }
 
 /// An insert that fills ID fields, then runs as Diesel's; see [`insert_into`].
+///
+/// A failed insert (a unique violation, a lost connection) leaves the records as they were
+/// given: every ID field it filled is unset again, whatever the connection form, the
+/// generator or the mode. Gapless numbers went back with the rollback (left in the records, a
+/// retry would insert them again: a duplicate); batched ones are holes. Running the insert
+/// again takes new numbers.
 #[must_use = "an insert does nothing until it is executed"]
 pub struct InsertWithIds<'a, T, R: ?Sized> {
     target: T,
@@ -170,8 +176,9 @@ where
     /// Fills the IDs, then runs your own Diesel statement on the filled records: any
     /// `on_conflict`, `returning` or batch form Diesel offers. With a gapless field, both run
     /// in one transaction (a savepoint inside the caller's), so the number and the row commit
-    /// or roll back together even where a failed statement rolls back alone (SQLite, MySQL),
-    /// and a failure leaves the records as they were given.
+    /// or roll back together even where a failed statement rolls back alone (SQLite, MySQL).
+    /// A failure leaves the records as they were given, as every form of the insert does
+    /// ([`InsertWithIds`]).
     ///
     /// A statement that skips records (`on_conflict_do_nothing`, `INSERT IGNORE`) still
     /// commits their numbers: in batched mode a hole, as any unused number; in gapless mode a
@@ -225,25 +232,26 @@ where
         } = self;
         let gapless = gapless_field::<R::Row>().is_some();
         let mut filled = Vec::new();
-        let work = |conn: &mut C| -> Result<O> {
-            fill(
-                records.as_rows(),
-                conn,
-                &mut filled,
-                |conn| match generator {
-                    Some(generator) => Ok(generator.engine().clone()),
-                    None => default_generator(conn).map(Generator::into_engine),
-                },
-            )?;
-            Ok(insert(target, &*records, conn)?)
+        let result = {
+            let work = |conn: &mut C| -> Result<O> {
+                fill(
+                    records.as_rows(),
+                    conn,
+                    &mut filled,
+                    |conn| match generator {
+                        Some(generator) => Ok(generator.engine().clone()),
+                        None => default_generator(conn).map(Generator::into_engine),
+                    },
+                )?;
+                Ok(insert(target, &*records, conn)?)
+            };
+            if gapless {
+                conn.transaction(work)
+            } else {
+                work(conn)
+            }
         };
-        if !gapless {
-            return work(conn);
-        }
-        let result = conn.transaction(work);
         if result.is_err() {
-            // The rollback gave the gapless numbers back: the next caller gets them. Left in
-            // the records, a retry of this insert would reuse them — a duplicate.
             unfill(records.as_rows(), &filled);
         }
         result

@@ -181,7 +181,7 @@ where
             records: self.records,
             filled: Vec::new(),
             transaction: gapless,
-            kept: !gapless,
+            kept: false,
         };
         Ok((self.target, filling, self.generator))
     }
@@ -211,16 +211,16 @@ macro_rules! fill_and_run {
 }
 use fill_and_run;
 
-/// The records of an insert being filled, and which (row, field) got an ID. In a transaction
-/// (a gapless field) the IDs are set back to unset when it is dropped before its transaction
-/// committed: after a rollback, and also when the insert's future is dropped midway (a
-/// timeout), whose transaction never commits. The rollback gives the numbers back to the next
-/// caller; left in the records, a retry would insert them again — a duplicate.
+/// The records of an insert being filled, and which (row, field) got an ID. The IDs are set
+/// back to unset when it is dropped before the insert succeeded (and, with a gapless field,
+/// its transaction committed): after a failure, and also when the insert's future is dropped
+/// midway (a timeout). A rollback gives gapless numbers back to the next caller; left in the
+/// records, a retry would insert them again — a duplicate. Batched ones are holes either way.
 struct Filling<'a, R: Records + ?Sized> {
     records: &'a mut R,
     filled: Vec<(usize, usize)>,
     transaction: bool,
-    /// The IDs stay: no transaction to take them back, or it committed.
+    /// The IDs stay: the insert succeeded (and its transaction committed).
     kept: bool,
 }
 
@@ -239,10 +239,11 @@ where
     C: AsyncConnection,
     R: Records + ?Sized,
 {
-    if !filling.transaction {
-        return result;
-    }
-    let result = end(conn, result).await;
+    let result = if filling.transaction {
+        end(conn, result).await
+    } else {
+        result
+    };
     filling.kept = result.is_ok();
     result
 }

@@ -90,15 +90,18 @@ where
         C::Backend: AsyncBackend,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
     {
-        fill(
-            self.records.as_rows(),
-            Some(generator),
-            conn,
-            &mut Vec::new(),
-        )
-        .await?;
-        let insert = diesel::insert_into(self.target.clone()).values(&*self.records);
-        Ok(insert.execute(conn).await?)
+        let mut filled = Vec::new();
+        let result = match fill(self.records.as_rows(), Some(generator), conn, &mut filled).await {
+            Ok(()) => {
+                let insert = diesel::insert_into(self.target.clone()).values(&*self.records);
+                insert.execute(conn).await.map_err(Into::into)
+            }
+            Err(e) => Err(e),
+        };
+        if result.is_err() {
+            unfill(self.records.as_rows(), &filled);
+        }
+        result
     }
 }
 

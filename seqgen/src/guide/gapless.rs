@@ -134,8 +134,17 @@
 //! must be known before the commit.
 //!
 //! Running the follower: [`pending::spawn_follower`](crate::pending::spawn_follower) in the
-//! service (a thread, reconnecting after errors), or `seqgen number --follow --key invoices
-//! --table invoices --column number --order-by id` as a sidecar. On PostgreSQL, run
+//! service (a thread), or `seqgen number --follow --key invoices --table invoices --column
+//! number --order-by id` as a sidecar (`contrib/` has a systemd unit and a Kubernetes sidecar).
+//! Both run [`pending::keep_following`](crate::pending::keep_following): after a lost
+//! connection, a server restart, a failover, a lock wait that timed out or a deadlock they
+//! connect again, after a pause growing from 100 ms to 10 s, and go on; they stop only on what
+//! no new attempt can fix (a table or column that does not exist, `db_key` missing, a spec the
+//! key refuses), the command with exit code 2. SIGTERM ends the command after its batch, with
+//! exit code 0 (`tools/tests/crash.rs` and `tools/tests/patroni.rs` run two through server
+//! crashes and a Patroni failover, never restarted). `seqgen metrics --listen … --pending
+//! invoices:invoices:number:id` exports the rows waiting and how long the oldest has waited,
+//! for the `SeqgenFollowerLagging` and `SeqgenFollowerStopped` alerts. On PostgreSQL, run
 //! [`pending::notify_on_commit`](crate::pending::notify_on_commit) once per table (a statement
 //! trigger): each commit then wakes followers at once through `LISTEN`; elsewhere they look at
 //! the table every `poll` (50 ms for the command). Rows committed while no follower ran are

@@ -26,6 +26,32 @@ impl Default for BatchPolicy {
     }
 }
 
+/// What sizes a key's next block besides the policy: how busy the generator's reservations are,
+/// and whether the counter is a scope's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Sizing {
+    /// How many times longer than the policy's target blocks should last: more than 1 when
+    /// reserving takes more of the generator's time than its budget (`engine/pressure.rs`).
+    pub(crate) stretch: f64,
+    /// A scope's counter: its blocks are sized by its own demand from a few numbers up,
+    /// down to one, rather than from the spec's batch, so that a scope used once an hour
+    /// holds (and a crash loses) one or a few numbers, not a hundred.
+    pub(crate) scoped: bool,
+}
+
+impl Sizing {
+    /// An unscoped key on a generator whose reservations are within their budget.
+    #[cfg(test)]
+    pub(crate) const PLAIN: Sizing = Sizing {
+        stretch: 1.0,
+        scoped: false,
+    };
+}
+
+/// The first block of a scope's counter: a few numbers. A scope in demand doubles it at each
+/// reservation (one a few milliseconds after the other), a quiet one halves it down to one.
+pub(crate) const SCOPE_FIRST_BLOCK: u64 = 4;
+
 /// One key's block sizing, kept under the key's refill lock.
 #[derive(Debug, Default)]
 pub(crate) struct BatchState {
@@ -40,30 +66,47 @@ pub(crate) struct BatchState {
 impl BatchState {
     /// What to ask for at `now`: the generator's batch, from how long the last block lasted,
     /// and the operator's `batch_size` the last reservation read.
-    pub(crate) fn next(&mut self, policy: BatchPolicy, spec: &Spec, now: Instant) -> Batch {
+    pub(crate) fn next(
+        &mut self,
+        policy: BatchPolicy,
+        spec: &Spec,
+        now: Instant,
+        sizing: Sizing,
+    ) -> Batch {
         Batch {
-            generator: self.next_generator(policy, spec, now),
+            generator: self.next_generator(policy, spec, now, sizing),
             operator: self.operator,
         }
     }
 
     /// The generator's batch at `now`, from how long the last block lasted.
-    fn next_generator(&mut self, policy: BatchPolicy, spec: &Spec, now: Instant) -> u64 {
+    fn next_generator(
+        &mut self,
+        policy: BatchPolicy,
+        spec: &Spec,
+        now: Instant,
+        sizing: Sizing,
+    ) -> u64 {
         let base = u64::from(spec.batch());
         let BatchPolicy::Adaptive { target, max } = policy else {
             return base;
+        };
+        let target = target.mul_f64(sizing.stretch.max(1.0));
+        let (floor, first) = match sizing.scoped {
+            true => (1, base.min(SCOPE_FIRST_BLOCK)),
+            false => (base, base),
         };
         // Never above a hundredth of what a period can hold: a narrow counter (pad 4, say)
         // must not lose a large share of its numbers to one crash.
         let max = max.min(spec.capacity() / 100).max(base);
         let current = if self.batch == 0 {
-            base
+            first
         } else {
-            self.batch.clamp(base, max)
+            self.batch.clamp(floor, max)
         };
         self.batch = match self.reserved_at.map(|at| now.saturating_duration_since(at)) {
             Some(lasted) if lasted < target => current.saturating_mul(2).min(max),
-            Some(lasted) if lasted > target.saturating_mul(2) => (current / 2).max(base),
+            Some(lasted) if lasted > target.saturating_mul(2) => (current / 2).max(floor),
             _ => current,
         };
         self.batch
@@ -128,7 +171,7 @@ mod tests {
         };
         let (spec, mut state, t0) = (spec(100, 12), BatchState::default(), Instant::now());
         assert_eq!(
-            state.next(policy, &spec, t0).generator,
+            state.next(policy, &spec, t0, Sizing::PLAIN).generator,
             100,
             "the first block: the spec's"
         );
@@ -137,16 +180,19 @@ mod tests {
         for _ in 0..5 {
             state.reserved(now, None);
             now += Duration::from_millis(10); // each block gone in 10 ms
-            sizes.push(state.next(policy, &spec, now).generator);
+            sizes.push(state.next(policy, &spec, now, Sizing::PLAIN).generator);
         }
         assert_eq!(sizes, [200, 400, 800, 1000, 1000]);
         for expected in [1000, 500, 250, 125, 100, 100] {
             state.reserved(now, None);
             now += Duration::from_millis(1500); // between one and two targets: kept
-            assert_eq!(state.next(policy, &spec, now).generator, expected);
+            assert_eq!(
+                state.next(policy, &spec, now, Sizing::PLAIN).generator,
+                expected
+            );
             state.reserved(now, None);
             now += Duration::from_secs(3); // past two targets: halved
-            let _ = state.next(policy, &spec, now).generator;
+            let _ = state.next(policy, &spec, now, Sizing::PLAIN).generator;
         }
     }
 
@@ -154,29 +200,81 @@ mod tests {
     fn a_narrow_counter_grows_to_a_hundredth_of_its_capacity_at_most() {
         let (spec, mut state, mut now) = (spec(10, 4), BatchState::default(), Instant::now());
         for _ in 0..10 {
-            state.next(BatchPolicy::default(), &spec, now);
+            state.next(BatchPolicy::default(), &spec, now, Sizing::PLAIN);
             state.reserved(now, None);
             now += Duration::from_millis(1);
         }
-        assert_eq!(state.next(BatchPolicy::default(), &spec, now).generator, 99);
+        assert_eq!(
+            state
+                .next(BatchPolicy::default(), &spec, now, Sizing::PLAIN)
+                .generator,
+            99
+        );
     }
 
     #[test]
     fn the_operators_batch_size_last_seen_is_what_a_reservation_expects() {
         let (spec, mut state, now) = (spec(100, 12), BatchState::default(), Instant::now());
         state.reserved(now, Some(25));
-        let batch = state.next(BatchPolicy::Fixed, &spec, now);
+        let batch = state.next(BatchPolicy::Fixed, &spec, now, Sizing::PLAIN);
         assert_eq!((batch.generator, batch.expected()), (100, 25));
         state.reserved(now, None);
-        let batch = state.next(BatchPolicy::Fixed, &spec, now);
+        let batch = state.next(BatchPolicy::Fixed, &spec, now, Sizing::PLAIN);
         assert_eq!((batch.generator, batch.expected()), (100, 100));
+    }
+
+    /// A scope's counter starts at a few numbers and doubles with demand; a quiet one halves
+    /// to one; a stretch (the generator's reservations over their budget) makes blocks last
+    /// longer before they double.
+    #[test]
+    fn a_scope_is_sized_by_its_own_demand() {
+        let policy = BatchPolicy::default();
+        let scoped = Sizing {
+            stretch: 1.0,
+            scoped: true,
+        };
+        let (spec, mut state, mut now) = (spec(100, 12), BatchState::default(), Instant::now());
+        assert_eq!(
+            state.next(policy, &spec, now, scoped).generator,
+            SCOPE_FIRST_BLOCK
+        );
+        let mut sizes = Vec::new();
+        for _ in 0..4 {
+            state.reserved(now, None);
+            now += Duration::from_millis(10);
+            sizes.push(state.next(policy, &spec, now, scoped).generator);
+        }
+        assert_eq!(sizes, [8, 16, 32, 64]);
+        let mut sizes = Vec::new();
+        for _ in 0..7 {
+            state.reserved(now, None);
+            now += Duration::from_secs(3600); // used once an hour
+            sizes.push(state.next(policy, &spec, now, scoped).generator);
+        }
+        assert_eq!(sizes, [32, 16, 8, 4, 2, 1, 1]);
+        // Lasting 10 s: doubled only with reservations at ten times their budget.
+        let stretched = Sizing {
+            stretch: 20.0,
+            ..scoped
+        };
+        state.reserved(now, None);
+        now += Duration::from_secs(10);
+        assert_eq!(state.next(policy, &spec, now, scoped).generator, 1);
+        state.reserved(now, None);
+        now += Duration::from_secs(10);
+        assert_eq!(state.next(policy, &spec, now, stretched).generator, 2);
     }
 
     #[test]
     fn fixed_is_the_spec_batch_and_the_operator_wins() {
         let (spec, mut state, now) = (spec(100, 12), BatchState::default(), Instant::now());
         state.reserved(now, None);
-        assert_eq!(state.next(BatchPolicy::Fixed, &spec, now).generator, 100);
+        assert_eq!(
+            state
+                .next(BatchPolicy::Fixed, &spec, now, Sizing::PLAIN)
+                .generator,
+            100
+        );
         assert_eq!(block_size(Some(7), 400, 1), 7);
         assert_eq!(block_size(Some(7), 400, 50), 50, "what is needed, at least");
         assert_eq!(block_size(None, 400, 1), 400);

@@ -97,8 +97,8 @@ impl Reserving<'_> {
         self
     }
 
-    /// The reservation took `numbers`.
-    pub(crate) fn took(self, numbers: u64) {
+    /// The reservation took `numbers`; how long it took.
+    pub(crate) fn took(self, numbers: u64) -> std::time::Duration {
         let Reserving {
             state,
             started,
@@ -119,5 +119,6 @@ impl Reserving<'_> {
         meter::add(meter::RETRIES, &state.key, retries);
         meter::reservation_time(&state.key, took);
         state.publish();
+        took
     }
 }

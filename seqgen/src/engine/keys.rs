@@ -1,5 +1,6 @@
 //! The states a generator keeps per key (and per scope): found from the spec's memo slot, from
-//! the map of keys, or from the map of scopes; made on first use; dropped for room.
+//! the map of keys, or from the map of scopes; made on first use; a scope's dropped for room,
+//! or when nobody used it for a while.
 
 use std::collections::HashMap;
 
@@ -7,7 +8,7 @@ use chrono::{DateTime, Utc};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
-use super::{Engine, ScopedKeys, MAX_SCOPES};
+use super::{Engine, ScopedKeys};
 use crate::cache::KeyState;
 use diesel_seqgen_core::Spec;
 
@@ -69,8 +70,52 @@ impl Engine {
         scope: &str,
     ) -> Option<&'m Arc<KeyState>> {
         let state = scoped.get(spec.cache_key())?.get(scope)?;
-        state.touch(self.inner.scope_tick.load(Ordering::Relaxed));
+        state.touch(self.now_second());
         Some(state)
+    }
+
+    /// The generator's clock in Unix seconds: when scope states were last used.
+    fn now_second(&self) -> u64 {
+        u64::try_from(self.inner.clock.unix_second()).unwrap_or(0)
+    }
+
+    /// Drops the scope states nobody used for `scopes.idle` seconds (and no thread holds):
+    /// their blocks go back to their counters at the generator's next reservations, their
+    /// memory with them. Looks at most every quarter of that time, at the first call that
+    /// finds it due.
+    pub(super) fn drop_idle_scopes(&self) {
+        let now = self.now_second();
+        let due = self.inner.next_sweep.load(Ordering::Relaxed);
+        let idle = self.inner.scopes.idle;
+        if now < due
+            || (self.inner.next_sweep)
+                .compare_exchange(
+                    due,
+                    now + (idle / 4).max(1),
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                )
+                .is_err()
+        {
+            return;
+        }
+        let mut dropped = Vec::new();
+        {
+            let mut scoped = (self.inner.scoped.write()).unwrap_or_else(PoisonError::into_inner);
+            for scopes in scoped.values_mut() {
+                scopes.retain(|_, state| {
+                    let keep = Arc::strong_count(state) > 1
+                        || now.saturating_sub(state.last_used()) < idle;
+                    if !keep {
+                        dropped.push(Arc::clone(state));
+                    }
+                    keep
+                });
+            }
+        }
+        if !dropped.is_empty() {
+            self.evict(dropped);
+        }
     }
 
     pub(super) fn key_state(&self, spec: &Spec, scope: &str) -> Arc<KeyState> {
@@ -120,7 +165,7 @@ impl Engine {
     }
 
     /// Inserts the state `new` makes under `name` in the map of scopes, unless another thread
-    /// came first; past [`MAX_SCOPES`] the least recently used half goes first.
+    /// came first; past `scopes.max` the least recently used eighth goes first.
     fn insert_scoped(
         &self,
         spec: &Spec,
@@ -132,18 +177,18 @@ impl Engine {
         if let Some(state) = scopes.get(name) {
             return Arc::clone(state); // another thread came first
         }
-        if scopes.len() >= MAX_SCOPES {
+        if scopes.len() >= self.inner.scopes.max {
             self.drop_least_recent(scopes);
         }
         let state = new();
-        state.touch(self.inner.scope_tick.fetch_add(1, Ordering::Relaxed) + 1);
+        state.touch(self.now_second());
         scopes.insert(name.into(), Arc::clone(&state));
         state
     }
 
-    /// Drops the least recently used half of `scopes` among those no thread holds (only the
-    /// map does: no call is serving or reserving from them); their blocks go back to their
-    /// counters at the next reservation.
+    /// Drops the least recently used eighth of `scopes` (at least one) among those no thread
+    /// holds (only the map does: no call is serving or reserving from them); their blocks go
+    /// back to their counters at the next reservations.
     pub(super) fn drop_least_recent(&self, scopes: &mut HashMap<Box<str>, Arc<KeyState>>) {
         let mut idle: Vec<(u64, Box<str>)> = scopes
             .iter()
@@ -153,7 +198,7 @@ impl Engine {
         idle.sort_unstable();
         let dropped: Vec<Arc<KeyState>> = idle
             .into_iter()
-            .take(MAX_SCOPES / 2)
+            .take((self.inner.scopes.max / 8).max(1))
             .filter_map(|(_, scope)| scopes.remove(&scope))
             .collect();
         self.evict(dropped);

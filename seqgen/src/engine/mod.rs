@@ -7,6 +7,7 @@ mod emit;
 mod keys;
 #[cfg(all(test, seqgen_loom))]
 mod model_check;
+mod pressure;
 mod preview;
 mod refill;
 mod release;
@@ -52,15 +53,20 @@ struct Inner {
     uid: u64,
     clock: Arc<dyn Clock>,
     keys: RwLock<HashMap<CacheKey, Arc<KeyState>, BuildHasherDefault<PrehashedHasher>>>,
-    /// The states of scoped specs, by spec and then scope value; at most [`MAX_SCOPES`] per
+    /// The states of scoped specs, by spec and then scope value; at most `scopes.max` per
     /// spec.
     scoped: RwLock<ScopedKeys>,
-    /// How many scope states this generator created: the clock of [`KeyState::touch`].
-    scope_tick: AtomicU64,
-    /// Scope states dropped for [`MAX_SCOPES`] whose blocks are still to be given back.
+    /// How many scope states it keeps, and for how long one nobody uses.
+    scopes: ScopeLimits,
+    /// When (a Unix second, on the generator's clock) scope states are next looked at for
+    /// ones nobody used for `scopes.idle`.
+    next_sweep: AtomicU64,
+    /// Scope states dropped (idle, or for room) whose blocks are still to be given back.
     evicted: Mutex<Vec<Arc<KeyState>>>,
-    /// The statistics of scope states dropped for [`MAX_SCOPES`], by key.
+    /// The statistics of dropped scope states, by key.
     retired: Mutex<Vec<KeyStats>>,
+    /// How much of its time reservations take (sizes blocks: `pressure.rs`).
+    pressure: pressure::Pressure,
     /// The database this generator serves, set at its first reservation.
     database: OnceLock<Identity>,
     /// Set when built, or later for the process-wide default (`use_pool`); read once per
@@ -78,11 +84,30 @@ struct Inner {
     replication_checked: AtomicU64,
 }
 
-/// The most scopes of one spec a generator keeps a state (a block, in batched mode) for. A new
-/// scope past it drops the least recently used half of those no thread is using: their unused
-/// numbers go back to their counters at the generator's next reservation (holes if another
-/// instance reserved after them), and a dropped scope used again reserves a new block.
-const MAX_SCOPES: usize = 4096;
+/// How many scope states a generator keeps per spec, and how long it keeps one nobody uses
+/// (`GeneratorBuilder::max_scopes`, `GeneratorBuilder::scope_idle`). A state holds the
+/// scope's block: a dropped one's unused numbers go back to their counter at the generator's
+/// next reservations (holes if another instance reserved after them, or if the process stops
+/// first), and a dropped scope used again reserves a new block.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ScopeLimits {
+    /// The most scopes of one spec; a new one past it drops the least recently used eighth
+    /// of those no thread is using.
+    pub(crate) max: usize,
+    /// A scope nobody used for this long (in seconds) is dropped.
+    pub(crate) idle: u64,
+}
+
+impl Default for ScopeLimits {
+    /// 65,536 scopes a spec (a SaaS's tenants, with room: a few megabytes), each dropped after
+    /// five minutes unused.
+    fn default() -> Self {
+        ScopeLimits {
+            max: 65_536,
+            idle: 300,
+        }
+    }
+}
 
 type ScopedKeys =
     HashMap<CacheKey, HashMap<Box<str>, Arc<KeyState>>, BuildHasherDefault<PrehashedHasher>>;
@@ -94,6 +119,7 @@ pub(crate) struct Settings {
     pub(crate) non_durable: Acceptance,
     pub(crate) async_replication: Acceptance,
     pub(crate) batch: BatchPolicy,
+    pub(crate) scopes: ScopeLimits,
 }
 
 impl Default for Settings {
@@ -105,6 +131,7 @@ impl Default for Settings {
             non_durable: Acceptance::Refuse,
             async_replication: Acceptance::Refuse,
             batch: BatchPolicy::default(),
+            scopes: ScopeLimits::default(),
         }
     }
 }
@@ -117,9 +144,11 @@ impl Engine {
                 clock: settings.clock,
                 keys: RwLock::default(),
                 scoped: RwLock::default(),
-                scope_tick: AtomicU64::new(0),
+                scopes: settings.scopes,
+                next_sweep: AtomicU64::new(0),
                 evicted: Mutex::default(),
                 retired: Mutex::default(),
+                pressure: pressure::Pressure::default(),
                 database: OnceLock::new(),
                 pool: RwLock::new(settings.pool),
                 non_durable: settings.non_durable,

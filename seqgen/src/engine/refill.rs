@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use super::Engine;
 use crate::backend::{Backend, Counter};
+use crate::batch::{Batch, Sizing};
 use crate::cache::{serve, KeyState, Turn};
 use crate::counter_range::{block_ending_at, checked};
 use crate::driver::{drive, Driver};
@@ -102,7 +103,7 @@ impl Engine {
             self.give_back_left_behind(db, &state).await;
         }
         let non_durable = self.inner.non_durable;
-        let batch = state.batch().next(self.inner.batch, spec, Instant::now());
+        let batch = self.next_batch(spec, &state);
         let reserving = state.reserving(&period.text, D::Backend::NAME, "foreground");
         let reserved = match pool {
             Some(pool) if through_pool => {
@@ -117,13 +118,27 @@ impl Engine {
             // may be cached.
             _ => reserve_block(db, spec, scope, &period, need, batch, non_durable, None).await?,
         };
-        reserving.took(reserved.count);
+        let took = reserving.took(reserved.count);
+        self.inner.pressure.record(took, Instant::now());
         let block = self.accept_block(spec, &state, &period, reserved)?;
         // With a pool, the block after this one is reserved in the background before this one
         // runs dry (not on SQLite, whose one writer the app's own transactions need).
         let ahead = pool.is_some_and(|pool| pool.reserves_ahead());
         let mine = state.lock().refill(&period, block, need, ahead);
         emit(&period, checked(spec, &period, mine)?)
+    }
+
+    /// What `state`'s next reservation asks for: its block sized by its demand, a scope's from a
+    /// few numbers up, all of them to last longer while reservations take more of the
+    /// generator's time than their budget (`pressure.rs`).
+    fn next_batch(&self, spec: &Spec, state: &KeyState) -> Batch {
+        let sizing = Sizing {
+            stretch: self.inner.pressure.stretch(),
+            scoped: !state.scope().is_empty(),
+        };
+        state
+            .batch()
+            .next(self.inner.batch, spec, Instant::now(), sizing)
     }
 
     /// Counts `error` as a conflict of `spec`'s key if another transaction caused it.
@@ -210,7 +225,7 @@ impl Engine {
         if !state.lock().still_wants_ahead(period) {
             return Ok(false); // a foreground refill came first
         }
-        let batch = state.batch().next(self.inner.batch, spec, Instant::now());
+        let batch = self.next_batch(spec, state);
         let reserving = state.reserving(&period.text, pool.backend(), "ahead");
         let non_durable = self.inner.non_durable;
         let reserved = pool
@@ -219,7 +234,8 @@ impl Engine {
         let Some(reserved) = reserved else {
             return Ok(false); // no idle connection: the foreground refills
         };
-        reserving.took(reserved.count);
+        let took = reserving.took(reserved.count);
+        self.inner.pressure.record(took, Instant::now());
         let block = self.accept_block(spec, state, period, reserved)?;
         state.lock().keep_spare(period, block);
         Ok(true)

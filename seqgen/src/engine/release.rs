@@ -97,8 +97,8 @@ impl Engine {
         }
     }
 
-    /// Gives back the blocks of up to `most` of the scopes dropped for room (see
-    /// `MAX_SCOPES`), least recently used first, and keeps their statistics.
+    /// Gives back the blocks of up to `most` of the scopes dropped (idle, or for room), first
+    /// dropped first, and keeps their statistics.
     async fn give_back_evicted<D: Driver>(&self, db: &mut D, most: usize) -> Result<u64> {
         let evicted: Vec<Arc<KeyState>> = {
             let mut evicted = self

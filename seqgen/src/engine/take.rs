@@ -137,6 +137,10 @@ impl Engine {
         if let Some(date) = target.date() {
             self.check_date(spec, date)?;
         }
+        if spec.is_scoped() || !scope.is_empty() || target.date().is_some() {
+            // Kept in the map of scopes: now and then, the states nobody used go.
+            self.drop_idle_scopes();
+        }
         if n == 0 {
             return Ok(Rest::Nothing);
         }

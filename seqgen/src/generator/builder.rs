@@ -60,9 +60,13 @@ impl GeneratorBuilder {
     /// numbers). A block starts at the spec's `batch`; when one lasted less than `target`, the
     /// next is twice as big, up to `max` and never above a hundredth of what a period can
     /// hold; when one lasted more than twice `target`, the next is half as big, down to the
-    /// spec's `batch`. A busy key then makes few round trips and a quiet one leaves few holes.
-    /// A `batch_size` an operator set in `db_key` still wins, and a request for more numbers
-    /// than the block ([`next_ids`](Generator::next_ids)) still makes one reservation.
+    /// spec's `batch`. A scope's counter starts at a few numbers and goes down to one: a scope
+    /// used once an hour holds one number, not a block. While reservations take more than
+    /// 5 % of the generator's time (many scopes served in turn, many instances on one key's
+    /// row), `target` grows in proportion, so that blocks last longer and reservations fall
+    /// back to their share. A busy key then makes few round trips and a quiet one leaves few
+    /// holes. A `batch_size` an operator set in `db_key` still wins, and a request for more
+    /// numbers than the block ([`next_ids`](Generator::next_ids)) still makes one reservation.
     pub fn adaptive_batch(mut self, target: std::time::Duration, max: u32) -> Self {
         self.settings.batch = BatchPolicy::Adaptive {
             target,
@@ -75,6 +79,25 @@ impl GeneratorBuilder {
     /// busy the key is.
     pub fn fixed_batch(mut self) -> Self {
         self.settings.batch = BatchPolicy::Fixed;
+        self
+    }
+
+    /// The most scopes of one spec this generator keeps a block for (default 65,536): past
+    /// it, a new scope drops the least recently used eighth of those no call is using, whose
+    /// unused numbers go back to their counters at the generator's next reservations (16
+    /// scopes at each) or at [`release`](Generator::release). A state costs a few hundred
+    /// bytes.
+    pub fn max_scopes(mut self, scopes: usize) -> Self {
+        self.settings.scopes.max = scopes.max(1);
+        self
+    }
+
+    /// How long a scope may go unused before its block is dropped (default five minutes): its
+    /// unused numbers go back as above, its memory with them, so that a crash loses numbers
+    /// of the scopes used in the last minutes only, not of every scope ever served. Whole
+    /// seconds, at least one.
+    pub fn scope_idle(mut self, idle: std::time::Duration) -> Self {
+        self.settings.scopes.idle = idle.as_secs().max(1);
         self
     }
 

@@ -38,9 +38,11 @@ use diesel_seqgen_core::Scoped;
 ///
 /// # Scopes
 /// A [scoped](diesel_seqgen_core::SpecBuilder::scoped) spec has a block per scope value
-/// (`spec.scope("acme")`), reserved and refilled as above. A generator keeps blocks for at
-/// most 4096 scopes of a spec: a new scope past that drops the least recently used half of
-/// those no call is using, whose unused numbers go back to their counters.
+/// (`spec.scope("acme")`), reserved and refilled as above, sized by the scope's own demand
+/// (from a few numbers, down to one for a quiet scope). A generator keeps blocks for at most
+/// 65,536 scopes of a spec ([`max_scopes`](GeneratorBuilder::max_scopes)), and drops a scope
+/// nobody used for five minutes ([`scope_idle`](GeneratorBuilder::scope_idle)): its unused
+/// numbers go back to their counters.
 ///
 /// # Transactions
 /// Numbers are cached only from reservations that have committed. When the connection is

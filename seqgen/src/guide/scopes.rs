@@ -77,10 +77,15 @@
 //!   (`{scoped}`), and a spec of the other kind is refused ([`Error::ShapeChanged`](crate::Error::ShapeChanged)), since scope
 //!   1's first ID would be the key's first ID again. A scoped spec without a scope, or an
 //!   unscoped one with a scope, is [`Error::ScopeMismatch`](crate::Error::ScopeMismatch).
-//! - In batched mode each scope reserves its own blocks, so every scope used leaves at most a
-//!   block unused when the process stops: with many scopes of few IDs each (lines of an order),
-//!   use a small `batch` or gapless mode. A generator keeps blocks for at most 4096 scopes of a
-//!   spec; past that, the least recently used half is dropped (their unused numbers go back to
-//!   their counters, 16 scopes at each later reservation and the rest at `release`; holes only if
-//!   another instance reserved after them), so a long-running process does not grow without end.
+//! - In batched mode each scope reserves its own blocks, sized by its own demand: a new scope's
+//!   first block is a few numbers, doubled while the scope is busy, halved down to one while it
+//!   is quiet. Every scope used in the last minutes leaves at most its block unused when the
+//!   process stops. A scope nobody used for five minutes is dropped
+//!   ([`GeneratorBuilder::scope_idle`](crate::GeneratorBuilder::scope_idle)), and a generator
+//!   keeps blocks for at most 65,536 scopes of a spec
+//!   ([`GeneratorBuilder::max_scopes`](crate::GeneratorBuilder::max_scopes)); past that, the
+//!   least recently used eighth is dropped. A dropped scope's unused numbers go back to their
+//!   counters (16 scopes at each later reservation, the rest at `release`; holes only if
+//!   another instance reserved after them, or the process stops first), so a long-running
+//!   process does not grow without end.
 //!

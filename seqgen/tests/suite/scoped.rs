@@ -22,6 +22,7 @@ backend_tests!(
     release_preview_and_void_per_scope,
     prune_keeps_each_scopes_newest_period,
     a_generator_keeps_a_bounded_number_of_scopes,
+    idle_scopes_give_their_numbers_back,
     a_sequence_counts_per_scope,
     batched_in_a_transaction_per_scope,
 );
@@ -60,9 +61,10 @@ fn each_scope_counts_on_its_own<C: TestConnection>(db: TestDb<C>) {
     assert_eq!(take(&first, &mut conn, "acme"), "INV0002");
     assert_eq!(take(&first, &mut conn, "globex"), "INV0001");
     assert_eq!(take(&first, &mut conn, "42"), "INV0001");
-    // Another instance gets the next block of each scope, never one of the first's numbers.
-    assert_eq!(take(&second, &mut conn, "acme"), "INV0011");
-    assert_eq!(take(&second, &mut conn, "globex"), "INV0011");
+    // Another instance gets the next block of each scope, never one of the first's numbers (a
+    // scope's first block is a few numbers: `batch::SCOPE_FIRST_BLOCK`).
+    assert_eq!(take(&second, &mut conn, "acme"), "INV0005");
+    assert_eq!(take(&second, &mut conn, "globex"), "INV0005");
     assert_eq!(take(&first, &mut conn, "acme"), "INV0003");
     assert_eq!(first.reservations(), 3);
 
@@ -364,7 +366,9 @@ fn release_preview_and_void_per_scope<C: TestConnection>(db: TestDb<C>) {
     for scope in ["acme", "globex", "globex"] {
         generator.next_id(&mut conn, spec.scope(scope)).unwrap();
     }
-    assert_eq!(generator.release(&mut conn).unwrap(), 9 + 8);
+    // A scope's first block is a few numbers (`batch::SCOPE_FIRST_BLOCK`, 4), whatever the
+    // spec's batch: 3 of acme's and 2 of globex's go back.
+    assert_eq!(generator.release(&mut conn).unwrap(), 3 + 2);
     let next = Generator::new();
     assert_eq!(
         next.next_id(&mut conn, spec.scope("acme")).unwrap(),
@@ -376,7 +380,7 @@ fn release_preview_and_void_per_scope<C: TestConnection>(db: TestDb<C>) {
     );
     assert_eq!(
         next.last_value(&mut conn, spec.scope("acme")).unwrap(),
-        Some(11)
+        Some(5)
     );
     assert_eq!(next.peek_next(&mut conn, spec.scope("initech")).unwrap(), 1);
     assert_eq!(
@@ -437,45 +441,101 @@ fn prune_keeps_each_scopes_newest_period<C: TestConnection>(db: TestDb<C>) {
     assert_eq!(rows, expected.map(|(s, p)| (s.to_owned(), p.to_owned())));
 }
 
-/// A generator keeps blocks for at most 4096 scopes of a spec (line numbers per order would
-/// otherwise grow without end): the least recently used half goes, its unused numbers go back
-/// to their counters (16 scopes at each later reservation), and a dropped scope used again
-/// reserves a new block, never repeating a number.
+/// A generator keeps blocks for at most `max_scopes` scopes of a spec (line numbers per order
+/// would otherwise grow without end): past it the least recently used eighth goes, its unused
+/// numbers go back to their counters (16 scopes at each later reservation), and a dropped scope
+/// used again reserves a new block, never repeating a number. (64 scopes, blocks of 10 and a
+/// clock that moves a second per scope: the setting is the point; the default, 65,536, fits a
+/// SaaS's tenants.)
 fn a_generator_keeps_a_bounded_number_of_scopes<C: TestConnection>(db: TestDb<C>) {
+    use chrono::TimeZone;
     let mut conn = db.connect();
     let spec = scoped(&db.key("bounded"), 10);
-    let generator = Generator::builder().fixed_batch().build();
-    for order in 0..4096 {
+    let clock = std::sync::Arc::new(diesel_seqgen::clock::FixedClock::new(
+        chrono::Utc
+            .with_ymd_and_hms(2026, 11, 23, 10, 0, 0)
+            .unwrap(),
+    ));
+    let generator = Generator::builder()
+        .clock(std::sync::Arc::clone(&clock))
+        .fixed_batch()
+        .max_scopes(64)
+        .build();
+    for order in 0..64 {
         generator
             .next_id(&mut conn, spec.scope(&order.to_string()))
             .unwrap();
+        clock.advance(chrono::TimeDelta::seconds(1));
     }
-    // Scope 4095 is the most recent: it stays. Scope 0 is the least: it goes with the new one.
+    // Scope 63 is the most recent: it stays. Scopes 0 to 7 are the least: they go with the new
+    // one, and their blocks go back at its reservation.
     generator.next_id(&mut conn, spec.scope("new")).unwrap();
-    assert_eq!(generator.reservations(), 4097);
+    assert_eq!(generator.reservations(), 65);
     assert_eq!(
-        generator.next_id(&mut conn, spec.scope("4095")).unwrap(),
+        generator.next_id(&mut conn, spec.scope("63")).unwrap(),
         "INV0002"
     );
-    assert_eq!(generator.reservations(), 4097, "served from its block");
-    // Scope 0's 2..=10 went back with the first 16 dropped scopes, at the reservation for
-    // "new": it continues without a hole.
+    assert_eq!(generator.reservations(), 65, "served from its block");
+    // Scope 0's 2..=10 went back: it continues without a hole.
     assert_eq!(
         generator.next_id(&mut conn, spec.scope("0")).unwrap(),
         "INV0002"
     );
-    assert_eq!(generator.reservations(), 4098);
+    assert_eq!(generator.reservations(), 66);
     let stats = &generator.stats()[0];
     assert_eq!(stats.numbers_abandoned, 0);
-    assert_eq!(stats.numbers_given_back, 2 * 16 * 9);
-    assert_eq!(stats.reservations, 4098);
-    // `release` gives back the rest: of 4098 blocks of 10 (4096 orders, "new", "0" again),
-    // 4098 + 1 numbers were served, and nothing else of any scope is lost.
+    assert_eq!(stats.numbers_given_back, 8 * 9);
+    // `release` gives back the rest: of 66 blocks of 10 (64 orders, "new", "0" again), 66 + 1
+    // numbers were served, and nothing else of any scope is lost.
     let given_back = generator.release(&mut conn).unwrap();
     let stats = &generator.stats()[0];
     assert_eq!(stats.numbers_abandoned, 0);
-    assert_eq!(stats.numbers_given_back, 2 * 16 * 9 + given_back);
-    assert_eq!(stats.numbers_given_back, 4098 * 10 - (4098 + 1));
+    assert_eq!(stats.numbers_given_back, 8 * 9 + given_back);
+    assert_eq!(stats.numbers_given_back, 66 * 10 - (66 + 1));
+}
+
+/// On the defaults (but a clock the test moves): a scope nobody used for five minutes is
+/// dropped at the next call that serves a scope, its unused numbers go back to their counter at
+/// the next reservations, 16 scopes at each, and served again it continues without a hole. A
+/// scope's first block is a few numbers, not the spec's batch: a crash before they went back
+/// would have lost 3 numbers per scope, not 99.
+fn idle_scopes_give_their_numbers_back<C: TestConnection>(db: TestDb<C>) {
+    use chrono::TimeZone;
+    let mut conn = db.connect();
+    let spec = scoped(&db.key("idle"), 100);
+    let clock = std::sync::Arc::new(diesel_seqgen::clock::FixedClock::new(
+        chrono::Utc
+            .with_ymd_and_hms(2026, 11, 23, 10, 0, 0)
+            .unwrap(),
+    ));
+    let generator = Generator::builder()
+        .clock(std::sync::Arc::clone(&clock))
+        .build();
+    for tenant in 0..20 {
+        let id = generator
+            .next_id(&mut conn, spec.scope(&format!("t{tenant}")))
+            .unwrap();
+        assert_eq!(id, "INV0001");
+    }
+    assert_eq!(generator.stats()[0].numbers_reserved, 20 * 4, "blocks of 4");
+    clock.advance(chrono::TimeDelta::minutes(6));
+    // Both reserve, and give back (16 idle scopes, then the other 4) first.
+    generator.next_id(&mut conn, spec.scope("late")).unwrap();
+    generator.next_id(&mut conn, spec.scope("later")).unwrap();
+    let stats = &generator.stats()[0];
+    assert_eq!(
+        (stats.numbers_given_back, stats.numbers_abandoned),
+        (20 * 3, 0)
+    );
+    // Back in use, each continues where it was.
+    for tenant in [0, 19] {
+        let id = generator
+            .next_id(&mut conn, spec.scope(&format!("t{tenant}")))
+            .unwrap();
+        assert_eq!(id, "INV0002", "t{tenant}");
+    }
+    generator.release(&mut conn).unwrap();
+    assert_eq!(generator.stats()[0].numbers_abandoned, 0);
 }
 
 /// `Sequence::scoped`: plain gapless counters per scope, and never both kinds on one key.

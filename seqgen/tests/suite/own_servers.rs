@@ -10,18 +10,23 @@ use std::time::{Duration, Instant};
 /// A port nobody listens on now, below the kernel's ephemeral range (32768 and up on Linux):
 /// a port the kernel hands out may be taken as the source port of an outgoing connection
 /// (a loadgen's, a replica's) before the server that was to listen on it starts. Each call in
-/// a process gives another port, tried from a place drawn from the process id and the clock.
+/// a process gives the next port after the last (none twice: a cluster asks for a dozen before
+/// it starts any), from a place drawn once from the process id and the clock.
 pub fn free_port() -> u16 {
     use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::OnceLock;
     const FIRST: u32 = 20_000;
     const PORTS: u32 = 12_000;
+    static START: OnceLock<u32> = OnceLock::new();
     static NEXT: AtomicU32 = AtomicU32::new(0);
-    let seed = std::process::id().wrapping_mul(7_919)
-        ^ std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |t| t.subsec_micros());
+    let start = *START.get_or_init(|| {
+        std::process::id().wrapping_mul(7_919)
+            ^ std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |t| t.subsec_micros())
+    });
     for _ in 0..PORTS {
-        let port = FIRST + (seed.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed)) % PORTS);
+        let port = FIRST + (start.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed)) % PORTS);
         if std::net::TcpListener::bind(("127.0.0.1", port as u16)).is_ok() {
             return port as u16;
         }

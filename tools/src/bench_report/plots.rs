@@ -184,7 +184,7 @@ fn processes(path: &Path, runs: &[Scaling]) -> Result<(), BoxError> {
     Ok(())
 }
 
-/// The p99 of each 50 ms slice around midnight.
+/// The slowest ID of each 50 ms slice around midnight.
 fn rollover(path: &Path, runs: &[Scaling]) -> Result<(), BoxError> {
     let root = SVGBackend::new(path, (1100, 420)).into_drawing_area();
     root.fill(&WHITE)?;

@@ -41,7 +41,9 @@ mod nonblocking;
 mod plots;
 mod processes;
 mod rollover;
+mod rounds;
 mod scaling;
+mod scopes;
 mod summary;
 
 pub use connection::BenchConnection;

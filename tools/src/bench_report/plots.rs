@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::processes::ProcessPoint;
 use super::rollover::RolloverPoint;
-use super::scaling::ScopePoint;
+use super::scopes::ScopePoint;
 use super::BoxError;
 use crate::simulate::Outcome;
 

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use serde::Serialize;
 
-use super::scaling::Measured;
+use super::rounds::Measured;
 use super::{Args, BoxError};
 
 /// The numbers of processes measured.
@@ -106,8 +106,21 @@ pub(super) fn processes(
     for p in &points {
         println!(
             "| {} | {} | {} | {} | {} |",
-            p.processes, p.ids_per_second, p.reservations_per_second, p.p99_us, p.p999_us
+            p.processes,
+            p.ids_per_second,
+            p.reservations_per_second,
+            whole_micros(&p.p99_us),
+            whole_micros(&p.p999_us)
         );
     }
     Ok(points)
+}
+
+/// A latency loadgen reports in whole microseconds: 0 is under one.
+fn whole_micros(m: &Measured) -> String {
+    if m.max < 1.0 {
+        "< 1".to_owned()
+    } else {
+        m.to_string()
+    }
 }

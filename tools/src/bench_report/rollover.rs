@@ -14,7 +14,7 @@ use diesel_seqgen::clock::OffsetClock;
 use diesel_seqgen::{Generator, Spec};
 use serde::Serialize;
 
-use super::scaling::{on_threads, Measured};
+use super::rounds::{on_threads, Measured};
 use super::{Args, BenchConnection, BoxError};
 
 /// The rollover, median and range of the rounds.

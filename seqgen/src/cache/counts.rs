@@ -6,12 +6,27 @@ use std::time::Instant;
 
 use super::KeyState;
 use crate::meter;
-use crate::stats::{retries_so_far, KeyStats};
+use crate::stats::{retries_so_far, KeyStats, Timings};
 use crate::trace;
+
+/// What happened to a key, as its statistics count it ([`KeyStats`], less its name and what
+/// the cursor counts), and the count of numbers served last published as a metric. Kept apart
+/// from `KeyStats` for its size: a generator keeps one per scope.
+#[derive(Debug, Default)]
+pub(super) struct Counted {
+    reservations: u64,
+    numbers_reserved: u64,
+    numbers_abandoned: u64,
+    numbers_given_back: u64,
+    retries: u64,
+    conflicts: u64,
+    reservation_time: Timings,
+    published: u64,
+}
 
 impl KeyState {
     /// Counts into the key's statistics (not on the cached path: see [`KeyState::stats`]).
-    fn count(&self, what: impl FnOnce(&mut KeyStats)) {
+    fn count(&self, what: impl FnOnce(&mut Counted)) {
         what(&mut self.counted.lock().unwrap_or_else(|e| e.into_inner()));
     }
 
@@ -55,23 +70,31 @@ impl KeyState {
     pub(crate) fn publish(&self) {
         if cfg!(feature = "metrics") {
             let served = self.lock().served();
-            let mut published = self.published.lock().unwrap_or_else(|e| e.into_inner());
-            meter::add(meter::SERVED_FROM_MEMORY, &self.key, served - *published);
-            *published = served;
+            let mut counted = self.counted.lock().unwrap_or_else(|e| e.into_inner());
+            meter::add(
+                meter::SERVED_FROM_MEMORY,
+                &self.key,
+                served - counted.published,
+            );
+            counted.published = served;
         }
     }
 
     /// What happened to the key in this generator.
     pub(crate) fn stats(&self) -> KeyStats {
-        let served = self.lock().served();
-        let mut stats = self
-            .counted
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        stats.key = self.key.clone();
-        stats.served_from_memory = served;
-        stats
+        let served_from_memory = self.lock().served();
+        let counted = self.counted.lock().unwrap_or_else(|e| e.into_inner());
+        KeyStats {
+            key: self.key.to_string(),
+            served_from_memory,
+            reservations: counted.reservations,
+            numbers_reserved: counted.numbers_reserved,
+            numbers_abandoned: counted.numbers_abandoned,
+            numbers_given_back: counted.numbers_given_back,
+            retries: counted.retries,
+            conflicts: counted.conflicts,
+            reservation_time: counted.reservation_time,
+        }
     }
 }
 

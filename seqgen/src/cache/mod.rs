@@ -10,10 +10,12 @@
 
 mod counts;
 mod cursor;
+mod fullness;
 mod period_texts;
 mod window;
 
 pub(crate) use cursor::{serve, Cursor};
+pub(crate) use fullness::Watch;
 
 use std::borrow::Borrow;
 use std::collections::VecDeque;
@@ -25,12 +27,12 @@ use chrono::{DateTime, Utc};
 use crate::batch::BatchState;
 use crate::clock::{Clock, Stopped};
 use crate::error::Result;
-use crate::stats::KeyStats;
 use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::sync::{Event, EventListener, Mutex};
 // Leaf locks: held for a few steps, with no other lock taken meanwhile, and ordering no number:
 // the standard library's even under the model check, which then explores only the locks that
 // decide which numbers go where.
+use counts::Counted;
 use diesel_seqgen_core::__private::Period;
 use diesel_seqgen_core::Spec;
 use std::sync::{Mutex as Leaf, MutexGuard as LeafGuard};
@@ -39,10 +41,11 @@ use window::Window;
 /// The state of one (key, date pattern, scope) in one generator.
 #[derive(Debug)]
 pub(crate) struct KeyState {
-    /// The `db_key` key name.
-    key: String,
-    /// The scope value of a scoped key's counter; empty for an unscoped key.
-    scope: String,
+    /// The `db_key` key name, shared by the states of a spec's scopes.
+    key: Arc<str>,
+    /// The scope value of a scoped key's counter; empty for an unscoped key. Shared with the
+    /// generator's map of scopes.
+    scope: Arc<str>,
     /// The single numbers any thread takes without the lock (see [`window`]).
     window: Window,
     /// Held only for in-memory work, never across a database call; see [`KeyState::lock`].
@@ -66,9 +69,7 @@ pub(crate) struct KeyState {
     /// How full the counter reserved from is getting in its period (see [`Watch`]).
     watch: Leaf<Option<Watch>>,
     /// What happened to the key, but for what the cursor counts (see [`counts`]).
-    counted: Leaf<KeyStats>,
-    /// The cursor's count of numbers served, last published as a metric.
-    published: Leaf<u64>,
+    counted: Leaf<Counted>,
     /// A scope's state: when it was last used, on its generator's count of new scopes, so
     /// that the least recently used are the ones dropped when a spec has too many.
     last_used: AtomicU64,
@@ -82,10 +83,10 @@ pub(crate) struct KeyState {
 const HELD_PERIODS: usize = 16;
 
 impl KeyState {
-    pub(crate) fn new(key: &str, scope: &str) -> Self {
+    pub(crate) fn new(key: Arc<str>, scope: Arc<str>) -> Self {
         KeyState {
-            key: key.to_owned(),
-            scope: scope.to_owned(),
+            key,
+            scope,
             window: Window::new(),
             cursor: Mutex::new(Cursor::default()),
             reserving: AtomicBool::new(false),
@@ -95,8 +96,7 @@ impl KeyState {
             held: Leaf::new(VecDeque::new()),
             shape: Leaf::new(None),
             watch: Leaf::new(None),
-            counted: Leaf::new(KeyStats::default()),
-            published: Leaf::new(0),
+            counted: Leaf::new(Counted::default()),
             last_used: AtomicU64::new(0),
             pinned: None,
         }
@@ -104,7 +104,7 @@ impl KeyState {
 
     /// The state of `key` in `scope` for the period `at` falls in alone (documents dated
     /// then: see `pinned`).
-    pub(crate) fn pinned(key: &str, scope: &str, at: DateTime<Utc>) -> Self {
+    pub(crate) fn pinned(key: Arc<str>, scope: Arc<str>, at: DateTime<Utc>) -> Self {
         KeyState {
             pinned: Some(at),
             ..KeyState::new(key, scope)
@@ -114,6 +114,11 @@ impl KeyState {
     /// The `db_key` key name.
     pub(crate) fn key(&self) -> &str {
         &self.key
+    }
+
+    /// The `db_key` key name, for another state of the same key to share.
+    pub(crate) fn shared_key(&self) -> Arc<str> {
+        Arc::clone(&self.key)
     }
 
     /// The scope value of a scoped key's counter; empty for an unscoped key.
@@ -266,6 +271,11 @@ impl KeyState {
                 if held.len() == HELD_PERIODS {
                     held.pop_front();
                 }
+                if held.capacity() == 0 {
+                    // Most keys see one period at a time (all undated ones): room for one
+                    // first, not the four a first push makes.
+                    held.reserve_exact(1);
+                }
                 held.push_back((period.to_owned(), last));
             }
         }
@@ -290,50 +300,10 @@ impl KeyState {
             == Some(shape)
     }
 
-    /// Notes that a reservation in `period` ended at `last` (at `at`), and returns the watch of
-    /// that period: where it began, and which warnings it gave.
-    pub(crate) fn watch(&self, period: &str, last: u64, at: DateTime<Utc>) -> Watch {
-        let mut watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
-        match &mut *watch {
-            Some(w) if w.period == period => w.clone(),
-            other => other
-                .insert(Watch {
-                    period: period.to_owned(),
-                    first: (at, last),
-                    warned: 0,
-                })
-                .clone(),
-        }
-    }
-
-    /// Notes that the warning of `level` was given in `period` (1: 80 %, 2: 95 %); whether it
-    /// was not given before.
-    pub(crate) fn warn_once(&self, period: &str, level: u8) -> bool {
-        let mut watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
-        match &mut *watch {
-            Some(w) if w.period == period && w.warned < level => {
-                w.warned = level;
-                true
-            }
-            _ => false,
-        }
-    }
-
     /// Remembers that `shape` is recorded on the key's row.
     pub(crate) fn remember_shape(&self, shape: &str) {
         *self.shape.lock().unwrap_or_else(|e| e.into_inner()) = Some(shape.to_owned());
     }
-}
-
-/// A key's counter watched in one period: its first reservation seen (when, and its last
-/// number) and the capacity warnings given.
-#[derive(Debug, Clone)]
-pub(crate) struct Watch {
-    period: String,
-    /// When this generator first reserved in the period, and the last number it got then.
-    pub(crate) first: (DateTime<Utc>, u64),
-    /// 0: none yet; 1: at 80 %; 2: at 95 %.
-    warned: u8,
 }
 
 /// What [`KeyState::serve_one`] did.

@@ -124,13 +124,16 @@ impl Engine {
     }
 
     pub(super) fn insert_key(&self, spec: &Spec, scope: &str) -> Arc<KeyState> {
+        if !scope.is_empty() {
+            return self.insert_scoped(spec, scope, |key, name| {
+                warn_small_domain(spec);
+                Arc::new(KeyState::new(key, name))
+            });
+        }
         let new = || {
             warn_small_domain(spec);
-            Arc::new(KeyState::new(spec.key(), scope))
+            Arc::new(KeyState::new(spec.key().into(), "".into()))
         };
-        if !scope.is_empty() {
-            return self.insert_scoped(spec, scope, new);
-        }
         let mut keys = self
             .inner
             .keys
@@ -157,20 +160,22 @@ impl Engine {
             self.scope_state(&scoped, spec, &name).cloned()
         };
         found.unwrap_or_else(|| {
-            self.insert_scoped(spec, &name, || {
+            self.insert_scoped(spec, &name, |key, _| {
                 warn_small_domain(spec);
-                Arc::new(KeyState::pinned(spec.key(), scope, at))
+                Arc::new(KeyState::pinned(key, scope.into(), at))
             })
         })
     }
 
-    /// Inserts the state `new` makes under `name` in the map of scopes, unless another thread
-    /// came first; past `scopes.max` the least recently used eighth goes first.
+    /// Inserts the state `new(key, name)` makes under `name` in the map of scopes, unless
+    /// another thread came first; past `scopes.max` the least recently used eighth goes first.
+    /// The key's name is shared by the states of a spec's scopes, and `name` by the map and
+    /// the state: a generator keeps many.
     fn insert_scoped(
         &self,
         spec: &Spec,
         name: &str,
-        new: impl FnOnce() -> Arc<KeyState>,
+        new: impl FnOnce(Arc<str>, Arc<str>) -> Arc<KeyState>,
     ) -> Arc<KeyState> {
         let mut scoped = (self.inner.scoped.write()).unwrap_or_else(PoisonError::into_inner);
         let scopes = scoped.entry(spec.cache_key().clone()).or_default();
@@ -180,17 +185,22 @@ impl Engine {
         if scopes.len() >= self.inner.scopes.max {
             self.drop_least_recent(scopes);
         }
-        let state = new();
+        let key = match scopes.values().next() {
+            Some(other) => other.shared_key(),
+            None => spec.key().into(),
+        };
+        let name: Arc<str> = name.into();
+        let state = new(key, Arc::clone(&name));
         state.touch(self.now_second());
-        scopes.insert(name.into(), Arc::clone(&state));
+        scopes.insert(name, Arc::clone(&state));
         state
     }
 
     /// Drops the least recently used eighth of `scopes` (at least one) among those no thread
     /// holds (only the map does: no call is serving or reserving from them); their blocks go
     /// back to their counters at the next reservations.
-    pub(super) fn drop_least_recent(&self, scopes: &mut HashMap<Box<str>, Arc<KeyState>>) {
-        let mut idle: Vec<(u64, Box<str>)> = scopes
+    pub(super) fn drop_least_recent(&self, scopes: &mut HashMap<Arc<str>, Arc<KeyState>>) {
+        let mut idle: Vec<(u64, Arc<str>)> = scopes
             .iter()
             .filter(|(_, state)| Arc::strong_count(state) == 1)
             .map(|(scope, state)| (state.last_used(), scope.clone()))

@@ -110,7 +110,7 @@ impl Default for ScopeLimits {
 }
 
 type ScopedKeys =
-    HashMap<CacheKey, HashMap<Box<str>, Arc<KeyState>>, BuildHasherDefault<PrehashedHasher>>;
+    HashMap<CacheKey, HashMap<Arc<str>, Arc<KeyState>>, BuildHasherDefault<PrehashedHasher>>;
 
 /// What a [`GeneratorBuilder`](crate::GeneratorBuilder) configures.
 pub(crate) struct Settings {

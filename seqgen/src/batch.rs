@@ -104,7 +104,16 @@ impl BatchState {
         } else {
             self.batch.clamp(floor, max)
         };
-        self.batch = match self.reserved_at.map(|at| now.saturating_duration_since(at)) {
+        let lasted = self.reserved_at.map(|at| now.saturating_duration_since(at));
+        self.batch = match lasted {
+            // A scope's counter is one of many served in turn, each reserving for itself:
+            // it goes most of the way to its demand at once (up to 16 times more or less
+            // than the last block), not a doubling per reservation.
+            Some(lasted) if sizing.scoped && (lasted < target || lasted > target * 2) => {
+                let factor = target.as_secs_f64() / lasted.as_secs_f64().max(1e-6);
+                let scaled = current as f64 * factor.clamp(1.0 / 16.0, 16.0);
+                (scaled as u64).clamp(floor, max)
+            }
             Some(lasted) if lasted < target => current.saturating_mul(2).min(max),
             Some(lasted) if lasted > target.saturating_mul(2) => (current / 2).max(floor),
             _ => current,
@@ -223,9 +232,9 @@ mod tests {
         assert_eq!((batch.generator, batch.expected()), (100, 100));
     }
 
-    /// A scope's counter starts at a few numbers and doubles with demand; a quiet one halves
-    /// to one; a stretch (the generator's reservations over their budget) makes blocks last
-    /// longer before they double.
+    /// A scope's counter starts at a few numbers and grows with demand, up to 16 times at a
+    /// reservation; a quiet one shrinks the same way to one; a stretch (the generator's
+    /// reservations over their budget) makes blocks last longer before they grow.
     #[test]
     fn a_scope_is_sized_by_its_own_demand() {
         let policy = BatchPolicy::default();
@@ -244,15 +253,19 @@ mod tests {
             now += Duration::from_millis(10);
             sizes.push(state.next(policy, &spec, now, scoped).generator);
         }
-        assert_eq!(sizes, [8, 16, 32, 64]);
+        assert_eq!(sizes, [64, 1024, 16_384, 100_000], "the bound at most");
         let mut sizes = Vec::new();
-        for _ in 0..7 {
+        for _ in 0..5 {
             state.reserved(now, None);
             now += Duration::from_secs(3600); // used once an hour
             sizes.push(state.next(policy, &spec, now, scoped).generator);
         }
-        assert_eq!(sizes, [32, 16, 8, 4, 2, 1, 1]);
-        // Lasting 10 s: doubled only with reservations at ten times their budget.
+        assert_eq!(sizes, [6250, 390, 24, 1, 1]);
+        // Lasting 0.25 s, a quarter of the target: four times bigger.
+        state.reserved(now, None);
+        now += Duration::from_millis(250);
+        assert_eq!(state.next(policy, &spec, now, scoped).generator, 4);
+        // Lasting 10 s: grown only with reservations at ten times their budget.
         let stretched = Sizing {
             stretch: 20.0,
             ..scoped

@@ -2,14 +2,19 @@
 //! last because of it. A block is sized to last about the policy's target (a second); when
 //! reservations take more than [`BUDGET`] of the time (many scopes served in turn, each
 //! reserving for itself; many instances queueing on one key's row), blocks are made to last
-//! longer in proportion, so that the reservations' share comes back to the budget instead of
-//! the generator spending its time reserving blocks that run out before the next turn.
+//! longer in proportion (up to ten seconds of demand), so that the reservations' share comes
+//! back toward the budget instead of the generator spending its time reserving blocks that run
+//! out before the next turn.
 
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The share of the time reservations may take before blocks are made to last longer.
 pub(super) const BUDGET: f64 = 0.05;
+
+/// The most times longer blocks are made to last: about ten seconds of demand, which bounds
+/// the numbers a crash leaves unserved.
+const MAX_STRETCH: f64 = 10.0;
 
 /// How long reservations are summed before their share is looked at again.
 const WINDOW: Duration = Duration::from_secs(1);
@@ -42,22 +47,35 @@ impl Pressure {
     pub(super) fn record(&self, took: Duration, now: Instant) {
         let mut window = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         window.busy += took;
-        let elapsed = now.saturating_duration_since(window.started);
-        if elapsed >= WINDOW {
-            let share = window.busy.as_secs_f64() / elapsed.as_secs_f64();
-            // Half the last window, half what came before: a burst moves it, one alone does
-            // not keep it up.
-            window.share = (window.share + share) / 2.0;
-            window.started = now;
-            window.busy = Duration::ZERO;
-        }
+        window.roll(now);
     }
 
-    /// How many times longer than the target blocks should last: 1 within the budget, in
-    /// proportion past it.
-    pub(super) fn stretch(&self) -> f64 {
-        let share = self.0.lock().unwrap_or_else(PoisonError::into_inner).share;
-        (share / BUDGET).max(1.0)
+    /// How many times longer than the target blocks should last at `now`: 1 within the
+    /// budget, in proportion past it, up to [`MAX_STRETCH`].
+    pub(super) fn stretch(&self, now: Instant) -> f64 {
+        let mut window = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        window.roll(now);
+        (window.share / BUDGET).clamp(1.0, MAX_STRETCH)
+    }
+}
+
+impl Window {
+    /// Closes the window if it is over: each window that passed halves what came before it
+    /// (a burst moves the share, one alone does not keep it up, and time without
+    /// reservations brings it down).
+    fn roll(&mut self, now: Instant) {
+        let elapsed = now.saturating_duration_since(self.started);
+        if elapsed < WINDOW {
+            return;
+        }
+        let share = self.busy.as_secs_f64() / elapsed.as_secs_f64();
+        let windows = (elapsed.as_secs_f64() / WINDOW.as_secs_f64())
+            .min(64.0)
+            .floor();
+        let kept = 0.5f64.powf(windows);
+        self.share = self.share * kept + share * (1.0 - kept);
+        self.started = now;
+        self.busy = Duration::ZERO;
     }
 }
 
@@ -70,16 +88,21 @@ mod tests {
         let (pressure, t0) = (Pressure::default(), Instant::now());
         pressure.record(Duration::from_millis(10), t0 + Duration::from_secs(1));
         assert_eq!(
-            pressure.stretch(),
+            pressure.stretch(t0 + Duration::from_secs(1)),
             1.0,
             "1 % of the time: within the budget"
         );
-        // Reserving all the time (one thread), then with two threads at once.
-        pressure.record(Duration::from_secs(1), t0 + Duration::from_secs(2));
-        let stretch = pressure.stretch();
-        assert!((stretch - 0.5025 / BUDGET).abs() < 1e-6, "{stretch}");
-        pressure.record(Duration::from_secs(2), t0 + Duration::from_secs(3));
-        let stretch = pressure.stretch();
-        assert!((stretch - 1.25125 / BUDGET).abs() < 1e-6, "{stretch}");
+        // A fifth of the time, then a fifth more: the share smoothed over the windows.
+        pressure.record(Duration::from_millis(200), t0 + Duration::from_secs(2));
+        let stretch = pressure.stretch(t0 + Duration::from_secs(2));
+        assert!((stretch - 0.1025 / BUDGET).abs() < 1e-6, "{stretch}");
+        pressure.record(Duration::from_millis(200), t0 + Duration::from_secs(3));
+        let stretch = pressure.stretch(t0 + Duration::from_secs(3));
+        assert!((stretch - 0.15125 / BUDGET).abs() < 1e-6, "{stretch}");
+        // Eight threads reserving all the time: ten seconds of demand at most.
+        pressure.record(Duration::from_secs(8), t0 + Duration::from_secs(4));
+        assert_eq!(pressure.stretch(t0 + Duration::from_secs(4)), MAX_STRETCH);
+        // Then ten seconds without a reservation: back within the budget.
+        assert_eq!(pressure.stretch(t0 + Duration::from_secs(13)), 1.0);
     }
 }

@@ -133,7 +133,7 @@ impl Engine {
     /// generator's time than their budget (`pressure.rs`).
     fn next_batch(&self, spec: &Spec, state: &KeyState) -> Batch {
         let sizing = Sizing {
-            stretch: self.inner.pressure.stretch(),
+            stretch: self.inner.pressure.stretch(Instant::now()),
             scoped: !state.scope().is_empty(),
         };
         state

@@ -112,6 +112,9 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
     let url = args.url.strip_prefix("sqlite://").unwrap_or(&args.url);
     let pool = Pool::builder()
         .max_size(args.threads + 2)
+        // One connection per thread up front; the two spare (reservations ahead, on the pool)
+        // on demand: sixteen processes of four threads fit PostgreSQL's default 100.
+        .min_idle(Some(args.threads))
         // While the database is away, fail fast and let the backoff decide when to try again.
         .connection_timeout(Duration::from_secs(2))
         .connection_customizer(Box::new(Setup))

@@ -127,6 +127,11 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         if args.insert {
             create_rows_table(&mut *conn)?;
         }
+        if args.via == Via::InsertInto {
+            // The default generator, as the README starts an app. `use_pool` asks the pool
+            // which database it reaches: a query, which a cut session fails like any other.
+            diesel_seqgen::global::use_pool(pool.clone())?;
+        }
         Ok(())
     })
     .retry(reconnect_backoff())
@@ -136,12 +141,8 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
     .call()?;
     let spec = Arc::new(spec_of(args)?);
     let generator = generator_of(args).pool(pool.clone()).build();
-    if args.via == Via::InsertInto {
-        // The default generator, as the README starts an app.
-        diesel_seqgen::global::use_pool(pool.clone())?;
-        if args.accept_non_durable_server {
-            diesel_seqgen::global::accept_non_durable_server();
-        }
+    if args.via == Via::InsertInto && args.accept_non_durable_server {
+        diesel_seqgen::global::accept_non_durable_server();
     }
 
     let started = Instant::now();

@@ -20,6 +20,9 @@ fn a_galera_cluster_is_one_database() {
     let Some(cluster) = GaleraCluster::start("a_galera_cluster_is_one_database", 3) else {
         return;
     };
+    // It takes 20-40 s; once, in a soak run, it hung until nextest's timeout (180 s for it,
+    // `.config/nextest.toml`) with nothing printed: past 150 s its watchdog shows the nodes.
+    let _watchdog = cluster.watchdog("a_galera_cluster_is_one_database", Duration::from_secs(150));
     let urls: Arc<Vec<String>> = Arc::new((0..3).map(|node| cluster.url(node)).collect());
 
     let started = Instant::now();

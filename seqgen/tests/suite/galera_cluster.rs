@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::own_servers::{as_root, free_port, print_logs, skip, wait_for};
+use crate::own_servers::{as_root, free_port, print_logs, skip, wait_for, Watchdog};
 
 const SERVER: &str = "/usr/sbin/mariadbd";
 const PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
@@ -212,14 +212,42 @@ impl GaleraCluster {
 
     /// Runs `sql` on `node` with the `mariadb` client: its output, or `None` if it failed.
     pub fn try_sql(&self, node: usize, sql: &str) -> Option<String> {
-        let out = Command::new("mariadb")
-            .args(["--protocol=tcp", "-h127.0.0.1", "-uroot", "-N", "-e", sql])
-            .arg(format!("-P{}", self.ports[node].sql))
-            .output()
-            .ok()?;
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        sql_on(self.ports[node].sql, sql)
+    }
+
+    /// A watchdog for a test on this cluster (see [`Watchdog`]): past `limit` it prints each
+    /// node's state, sessions and log, stops the nodes, and fails the test.
+    pub fn watchdog(&self, test: &str, limit: Duration) -> Watchdog {
+        let ports: Vec<u16> = self.ports.iter().map(|p| p.sql).collect();
+        let logs: Vec<(String, PathBuf)> = (0..ports.len())
+            .map(|node| {
+                (
+                    format!("Galera node {node}"),
+                    self.node_dir(node).join("error.log"),
+                )
+            })
+            .collect();
+        let dir = self.dir.path().to_owned();
+        Watchdog::arm(test, limit, move || {
+            for (node, port) in ports.iter().enumerate() {
+                for sql in [
+                    "SHOW STATUS LIKE 'wsrep_local_state_comment'",
+                    "SHOW FULL PROCESSLIST",
+                ] {
+                    let out = sql_on(*port, sql).unwrap_or_else(|| "(no answer)".to_owned());
+                    println!("---- Galera node {node}: {sql}\n{out}");
+                }
+            }
+            print_logs(
+                logs.iter()
+                    .map(|(name, path)| (name.clone(), path.as_path())),
+            );
+            // The process ends without dropping the cluster: its nodes are stopped here.
+            let _ = Command::new("pkill")
+                .args(["-f", "--"])
+                .arg(format!("--datadir={}", dir.display()))
+                .status();
+        })
     }
 
     /// Runs `sql` on `node`; panics if it fails.
@@ -242,6 +270,19 @@ impl Drop for GaleraCluster {
             let _ = child.wait();
         }
     }
+}
+
+/// Runs `sql` with the `mariadb` client on the node listening on `port`: its output, or
+/// `None` if it failed.
+fn sql_on(port: u16, sql: &str) -> Option<String> {
+    let out = Command::new("mariadb")
+        .args(["--protocol=tcp", "-h127.0.0.1", "-uroot", "-N", "-e", sql])
+        .arg(format!("-P{port}"))
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 fn run(command: &mut Command) {

@@ -108,3 +108,35 @@ pub fn skip(test: &str, what: &str) {
     );
     println!("{line}");
 }
+
+/// A test that hangs is ended by nextest's timeout, which prints nothing of the servers it
+/// started: armed with a limit under that timeout, this prints what `diagnose` finds (what the
+/// servers are doing, their logs) and ends the process with a failure, unless it is dropped
+/// first, at the end of the test.
+#[must_use = "the watchdog is disarmed when dropped"]
+pub struct Watchdog(Option<std::sync::mpsc::Sender<()>>);
+
+impl Watchdog {
+    /// Arms it for `test`, `limit` from now.
+    pub fn arm(test: &str, limit: Duration, diagnose: impl FnOnce() + Send + 'static) -> Self {
+        let (disarm, disarmed) = std::sync::mpsc::channel::<()>();
+        let test = test.to_owned();
+        std::thread::spawn(move || {
+            // Dropped (disconnected) before the limit: the test ended.
+            if disarmed.recv_timeout(limit) != Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                return;
+            }
+            println!("---- {test} still runs after {limit:?}: what its servers are doing");
+            diagnose();
+            println!("---- {test} hung: ended by its watchdog after {limit:?}");
+            std::process::exit(101);
+        });
+        Watchdog(Some(disarm))
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.0.take();
+    }
+}

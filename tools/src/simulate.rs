@@ -3,7 +3,8 @@
 //! time, each taking the measured latency of a reservation). Each instance sizes its blocks as
 //! a generator does (`seqgen/src/batch.rs`, `seqgen/src/engine/pressure.rs`): doubled when a
 //! block lasted less than the target (a second), halved when more than twice it, the target
-//! stretched while reservations (queueing included) take more than 5 % of the instance's time.
+//! stretched while reservations (queueing included) take more than 5 % of the instance's time
+//! (up to ten times).
 //! Deterministic (instances start evenly spread over one block's time), a discrete-event run of
 //! simulated minutes in well under a second of real time: `cargo run --release -p seqgen-tools
 //! --bin simulate`.
@@ -48,6 +49,8 @@ const BATCH: f64 = 100.0;
 const MAX_BLOCK: f64 = 100_000.0;
 const TARGET: f64 = 1.0;
 const BUDGET: f64 = 0.05;
+/// The most times longer a block is made to last (`engine/pressure.rs`' `MAX_STRETCH`).
+const MAX_STRETCH: f64 = 10.0;
 
 #[derive(Debug, Clone, Copy)]
 struct Instance {
@@ -91,7 +94,7 @@ pub fn simulate(setup: Setup) -> Outcome {
         }
         let instance = &mut state[i];
         // The next block, sized at the request from how long the last one lasted.
-        let target = TARGET * (instance.share / BUDGET).max(1.0);
+        let target = TARGET * (instance.share / BUDGET).clamp(1.0, MAX_STRETCH);
         let lasted = at - instance.got_at;
         let block = if lasted < target {
             (instance.block * 2.0).min(MAX_BLOCK)

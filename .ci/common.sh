@@ -11,7 +11,7 @@ export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
 # artifacts' names). A cold machine has none and builds everything: slower, the same checks.
 # SEQGEN_CI_CACHE moves it; a cache grown past 40 GB starts over. Steps that build the
 # `seqgen` binary with other features (the README's cargo test, the package) have build
-# directories of their own beside it, as does cargo hack (so that it runs beside them).
+# directories of their own beside it.
 ci_cache="${SEQGEN_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/seqgen-ci}"
 mkdir -p "$ci_cache"
 if [ "$(du -s --block-size=1G "$ci_cache" | cut -f1)" -gt 40 ]; then

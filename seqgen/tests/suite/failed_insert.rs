@@ -94,7 +94,7 @@ where
     );
     diesel_seqgen::global::use_pool(scratch.pool(3)).unwrap();
     let pool = scratch.pool(2);
-    let own = Generator::builder().pool(scratch.pool(2)).build();
+    let own = Generator::new(); // an own generator as a user builds one: the defaults
     let mut plain = scratch.connect();
     let mut receipts = 0;
     for (i, form) in FORMS.iter().enumerate() {
@@ -194,7 +194,7 @@ macro_rules! async_failed_bulk {
                 Pool::builder(manager).max_size(size).build().unwrap()
             };
             sq::use_pool(pool(2)).await.unwrap();
-            let own = sq::Generator::from(Generator::builder().async_pool(pool(2)).build());
+            let own = sq::Generator::from(Generator::new());
             let (tasks, mut plain) = (pool(2), <$conn>::establish(&scratch.url).await.unwrap());
             // Each step of `bulk_then_mended`, on the insert `$insert` of `rows`.
             macro_rules! steps {

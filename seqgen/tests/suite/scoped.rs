@@ -448,14 +448,9 @@ fn prune_keeps_each_scopes_newest_period<C: TestConnection>(db: TestDb<C>) {
 /// clock that moves a second per scope: the setting is the point; the default, 65,536, fits a
 /// SaaS's tenants.)
 fn a_generator_keeps_a_bounded_number_of_scopes<C: TestConnection>(db: TestDb<C>) {
-    use chrono::TimeZone;
     let mut conn = db.connect();
     let spec = scoped(&db.key("bounded"), 10);
-    let clock = std::sync::Arc::new(diesel_seqgen::clock::FixedClock::new(
-        chrono::Utc
-            .with_ymd_and_hms(2026, 11, 23, 10, 0, 0)
-            .unwrap(),
-    ));
+    let clock = monday_ten();
     let generator = Generator::builder()
         .clock(std::sync::Arc::clone(&clock))
         .fixed_batch()
@@ -500,14 +495,9 @@ fn a_generator_keeps_a_bounded_number_of_scopes<C: TestConnection>(db: TestDb<C>
 /// scope's first block is a few numbers, not the spec's batch: a crash before they went back
 /// would have lost 3 numbers per scope, not 99.
 fn idle_scopes_give_their_numbers_back<C: TestConnection>(db: TestDb<C>) {
-    use chrono::TimeZone;
     let mut conn = db.connect();
     let spec = scoped(&db.key("idle"), 100);
-    let clock = std::sync::Arc::new(diesel_seqgen::clock::FixedClock::new(
-        chrono::Utc
-            .with_ymd_and_hms(2026, 11, 23, 10, 0, 0)
-            .unwrap(),
-    ));
+    let clock = monday_ten();
     let generator = Generator::builder()
         .clock(std::sync::Arc::clone(&clock))
         .build();
@@ -605,4 +595,14 @@ fn batched_in_a_transaction_per_scope<C: TestConnection>(db: TestDb<C>) {
     // A block of the scope reserved beside the transaction: cached, consecutive.
     assert_eq!(ids, ["INV0002", "INV0003"]);
     assert_eq!(pooled.reservations(), 1);
+}
+
+/// A clock stopped on 2026-11-23 at 10:00 UTC, for tests that move it.
+fn monday_ten() -> std::sync::Arc<diesel_seqgen::clock::FixedClock> {
+    use chrono::TimeZone as _;
+    std::sync::Arc::new(diesel_seqgen::clock::FixedClock::new(
+        chrono::Utc
+            .with_ymd_and_hms(2026, 11, 23, 10, 0, 0)
+            .unwrap(),
+    ))
 }

@@ -12,6 +12,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::assert_distinct;
+use diesel::connection::SimpleConnection as _;
 use diesel::{Connection as _, MysqlConnection, RunQueryDsl};
 use diesel_seqgen::{Generator, Spec};
 
@@ -56,8 +57,12 @@ fn a_galera_cluster_is_one_database() {
         .collect();
     assert!(failed.is_empty(), "migrations failed: {failed:#?}");
     // They took turns (`backend/mysql/migrate.rs`: at once, MariaDB can hang a node on the
-    // trigger's metadata lock), and the last gave the lease back.
+    // trigger's metadata lock), and the last gave the lease back. Read causally: a node
+    // applies the others' commits a moment after they return, so without `wsrep_sync_wait`
+    // node 0 may not have applied a lease's DELETE made on node 1 yet (a soak run saw 1).
     let mut conn = MysqlConnection::establish(&urls[0]).unwrap();
+    conn.batch_execute("SET SESSION wsrep_sync_wait = 1")
+        .unwrap();
     let leases: i64 = diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
         "(SELECT COUNT(*) FROM db_key_migration_lease)",
     ))

@@ -102,7 +102,10 @@ fn sessions(url: &str) -> String {
 /// Armed for a test on the database at `url`: unless dropped first, after `limit` it prints
 /// the database's sessions and ends the test process with a failure.
 #[must_use = "the watchdog is disarmed when dropped"]
-struct Watchdog(std::sync::mpsc::Sender<()>);
+struct Watchdog {
+    // Dropped with the watchdog: the thread's channel disconnects.
+    _disarm: std::sync::mpsc::Sender<()>,
+}
 
 impl Watchdog {
     fn arm(url: &str, limit: Duration) -> Self {
@@ -116,7 +119,7 @@ impl Watchdog {
                 std::process::exit(101);
             }
         });
-        Watchdog(disarm)
+        Watchdog { _disarm: disarm }
     }
 }
 

@@ -23,7 +23,7 @@ impl ReservationSpan {
         ReservationSpan {
             #[cfg(feature = "tracing")]
             span: tracing::debug_span!(
-                target: "seqgen",
+                target: TARGET,
                 "reserve",
                 key,
                 period,
@@ -43,12 +43,17 @@ impl ReservationSpan {
     }
 }
 
-/// An event at `$level` (`debug`, `warn`, ...) with `tracing`'s field syntax, target `seqgen`;
-/// nothing without the feature (its arguments are not evaluated then).
+/// The target of every span and event: the crate's path, which `RUST_LOG=diesel_seqgen=debug`
+/// (tracing-subscriber's `EnvFilter`) selects, as it does any crate's.
+#[cfg(feature = "tracing")]
+pub(crate) const TARGET: &str = "diesel_seqgen";
+
+/// An event at `$level` (`debug`, `warn`, ...) with `tracing`'s field syntax, target
+/// [`TARGET`]; nothing without the feature (its arguments are not evaluated then).
 macro_rules! event {
     ($level:ident, $($arg:tt)+) => {
         #[cfg(feature = "tracing")]
-        tracing::$level!(target: "seqgen", $($arg)+);
+        tracing::$level!(target: $crate::trace::TARGET, $($arg)+);
     };
 }
 pub(crate) use event;

@@ -16,6 +16,7 @@ use chrono::TimeDelta;
 use common::{TestConnection, TestDb};
 use diesel_seqgen::{Generator, Spec};
 use tracing_subscriber::fmt::format::FmtSpan;
+use tracing_subscriber::EnvFilter;
 
 backend_tests!(
     a_reservation_is_a_span_and_a_new_period_an_event,
@@ -38,7 +39,8 @@ impl Write for Captured {
     }
 }
 
-/// Runs `work` with a subscriber of `level` and returns what it wrote.
+/// Runs `work` with a subscriber filtered as `RUST_LOG=diesel_seqgen=<level>` filters (the
+/// crate's path: the target of seqgen's spans and events) and returns what it wrote.
 fn captured(level: tracing::Level, work: impl FnOnce()) -> String {
     let captured = Captured::default();
     let subscriber = tracing_subscriber::fmt()
@@ -47,7 +49,7 @@ fn captured(level: tracing::Level, work: impl FnOnce()) -> String {
             move || captured.clone()
         })
         .with_span_events(FmtSpan::CLOSE)
-        .with_max_level(level)
+        .with_env_filter(EnvFilter::new(format!("diesel_seqgen={level}")))
         .with_ansi(false)
         .finish();
     tracing::subscriber::with_default(subscriber, work);

@@ -189,19 +189,21 @@
 //!
 //! ## Tracing
 //!
-//! With the `tracing` feature, every reservation is a `debug` span `reserve` (target `seqgen`)
-//! with the key, the period, the backend, how it was made (`foreground`, `ahead`, `in
-//! transaction`, `gapless`) and the count of numbers it took; events say when a period ends with
+//! With the `tracing` feature, every reservation is a `debug` span `reserve` with the key, the
+//! period, the backend, how it was made (`foreground`, `ahead`, `in transaction`, `gapless`)
+//! and the count of numbers it took; events say when a period ends with
 //! numbers unused (`debug`), a reservation is retried after a serialization failure (`debug`),
 //! `release` cannot give a block back (`debug`), a reservation ahead fails and the foreground
 //! takes over (`warn`), a counter went back or a spec of another shape was refused (`warn`, the
-//! caller also gets the error). `info` stays quiet in a healthy app. With `tracing_subscriber`'s
+//! caller also gets the error). `info` stays quiet in a healthy app. Their target is the crate's
+//! path, `diesel_seqgen`, as `RUST_LOG` users filter (`EnvFilter`: `RUST_LOG=diesel_seqgen=debug`
+//! shows them, `RUST_LOG=warn` only the warnings). With `tracing_subscriber`'s
 //! `fmt` at `debug` and span close events (`tests/traces.rs` on PostgreSQL, the test's key
 //! name shortened to `traced`):
 //!
 //! ```text
-//! 2026-11-23T03:39:44.661602Z DEBUG reserve{key="traced" period="20261123" backend="postgres" how="foreground" count=10}: seqgen: close time.busy=955µs time.idle=5.21µs
-//! 2026-11-23T03:39:44.661642Z DEBUG seqgen: a new period: the numbers left of the last one go back to its counter key="traced" from=20261123 to=20261124 unused=9
-//! 2026-11-23T03:39:44.662476Z DEBUG reserve{key="traced" period="20261124" backend="postgres" how="foreground" count=10}: seqgen: close time.busy=810µs time.idle=4.51µs
+//! 2026-11-23T03:39:44.661602Z DEBUG reserve{key="traced" period="20261123" backend="postgres" how="foreground" count=10}: diesel_seqgen: close time.busy=955µs time.idle=5.21µs
+//! 2026-11-23T03:39:44.661642Z DEBUG diesel_seqgen: a new period: the numbers left of the last one go back to its counter key="traced" from=20261123 to=20261124 unused=9
+//! 2026-11-23T03:39:44.662476Z DEBUG reserve{key="traced" period="20261124" backend="postgres" how="foreground" count=10}: diesel_seqgen: close time.busy=810µs time.idle=4.51µs
 //! ```
 //!

@@ -9,7 +9,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, Parser, Subcommand};
 
 /// The exit codes, for `--help`.
 const EXIT_CODES: &str = "\
@@ -23,6 +23,8 @@ Exit codes:
 
 mod commands;
 mod connection;
+mod failure;
+pub(crate) use failure::Failure;
 
 /// Look at and change seqgen's db_key counters; audit gapless numbers against your tables.
 #[derive(Debug, Parser)]
@@ -84,6 +86,7 @@ enum Command {
     Metrics(commands::MetricsArgs),
     /// The last number a key handed out in a period, and the next one.
     Peek {
+        /// The key, as `seqgen keys` lists it.
         #[arg(long)]
         key: String,
         /// The scope, for a key that counts per scope (a company, an order...).
@@ -97,6 +100,7 @@ enum Command {
     },
     /// Set a key's batch_size (numbers per reservation); `default` clears it.
     SetBatch {
+        /// The key, as `seqgen keys` lists it.
         #[arg(long)]
         key: String,
         /// At least 1, or `default` for the spec's own.
@@ -104,6 +108,7 @@ enum Command {
     },
     /// Set a key's start_value (the first number of a new period); `default` clears it.
     SetStart {
+        /// The key, as `seqgen keys` lists it.
         #[arg(long)]
         key: String,
         /// At least 1, or `default` for 1.
@@ -128,6 +133,7 @@ enum Command {
     },
     /// Record in the void ledger that an issued ID was cancelled, and why (`gaps` shows it).
     Void {
+        /// The key, as `seqgen keys` lists it.
         #[arg(long)]
         key: String,
         /// The scope the ID was taken in, for a key that counts per scope.
@@ -167,6 +173,7 @@ enum Command {
     /// Set a counter back, deliberately, for a key nobody uses any more: every number above
     /// TO comes out again. The database refuses any other lowering.
     Renumber {
+        /// The key, as `seqgen keys` lists it.
         #[arg(long)]
         key: String,
         /// The scope, for a key that counts per scope.
@@ -185,8 +192,15 @@ enum Command {
     /// Number a table's committed rows that have no number yet with a gapless key, in order,
     /// in short transactions (numbers given after the commit); with --follow, as they commit.
     Number(commands::NumberArgs),
+    /// Print a completion script for SHELL, e.g. `seqgen completions bash >
+    /// ~/.local/share/bash-completion/completions/seqgen` (as `diesel completions` does).
+    Completions {
+        /// The shell the script is for.
+        shell: clap_complete::Shell,
+    },
     /// Delete a key's counter rows of the periods before PERIOD (never the current one).
     Prune {
+        /// The key, as `seqgen keys` lists it.
         #[arg(long)]
         key: String,
         /// The first period to keep, as the IDs show it (e.g. 202601).
@@ -205,6 +219,7 @@ enum Command {
 /// A key, and the business table column holding its IDs.
 #[derive(Debug, clap::Args)]
 struct IdsArgs {
+    /// The key, as `seqgen keys` lists it.
     #[arg(long)]
     key: String,
     /// The business table (`table` or `schema.table`).
@@ -270,67 +285,6 @@ fn parse_time_zone(text: &str) -> Result<diesel_seqgen::TimeZone, String> {
     })
 }
 
-/// Why a command failed, and so its exit code.
-#[derive(Debug)]
-enum Failure {
-    /// Bad input, or a change refused: nothing changed. Exit code 2.
-    Input(String),
-    /// The database failed, or writing the output did. Exit code 3.
-    Database(String),
-    /// Whoever read the output stopped (`seqgen keys | head`): stop too, quietly.
-    Closed,
-}
-
-impl From<std::io::Error> for Failure {
-    fn from(err: std::io::Error) -> Self {
-        if err.kind() == std::io::ErrorKind::BrokenPipe {
-            Failure::Closed
-        } else {
-            Failure::Database(format!("could not write the output: {err}"))
-        }
-    }
-}
-
-impl From<diesel_seqgen::Error> for Failure {
-    fn from(err: diesel_seqgen::Error) -> Self {
-        use diesel_seqgen::Error::*;
-        match err {
-            UnknownKey { .. }
-            | Refused { .. }
-            | InvalidSpec(_)
-            | Overflow { .. }
-            | SeriesExhausted { .. }
-            | InvalidId { .. }
-            | NotIssued { .. }
-            | AlreadyVoided { .. }
-            | InvalidScope { .. } => Failure::Input(err.to_string()),
-            // In the command line's words: the library's name its functions.
-            ScopeMismatch { key, scoped: true } => Failure::Input(format!(
-                "key `{key}` counts per scope: say which with --scope"
-            )),
-            ScopeMismatch { key, scoped: false } => Failure::Input(format!(
-                "key `{key}` has one counter, not one per scope: leave out --scope"
-            )),
-            MissingTable(_) => {
-                Failure::Input("db_key is missing or out of date: run `seqgen migrate`".to_owned())
-            }
-            other => Failure::Database(describe(&other)),
-        }
-    }
-}
-
-/// An error with its causes, one after another.
-fn describe(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
-
 fn main() -> ExitCode {
     // As the diesel CLI does: variables of a `.env` file, unless the environment has them.
     let _ = dotenvy::dotenv();
@@ -341,6 +295,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Metrics(args) if args.listen.is_some() => commands::serve_metrics(url, args),
         Command::Number(args) => commands::number(url, args),
+        Command::Completions { shell } => completions(*shell),
         _ => run(url, cli.command),
     };
     match result {
@@ -361,8 +316,39 @@ fn main() -> ExitCode {
     }
 }
 
+/// `seqgen completions SHELL`: no database.
+fn completions(shell: clap_complete::Shell) -> Result<ExitCode, Failure> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "seqgen", &mut script);
+    std::io::Write::write_all(&mut std::io::stdout(), &script)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Connects and runs `command`.
 fn run(url: Option<&str>, command: Command) -> Result<ExitCode, Failure> {
     let create = matches!(command, Command::Migrate);
     connection::connect(url, create).and_then(|mut conn| commands::run(&mut conn, command))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    /// `--help` says what every flag and argument of every command is for, and clap's own
+    /// checks of the definitions pass.
+    #[test]
+    fn every_argument_has_help() {
+        super::Cli::command().debug_assert();
+        let cli = super::Cli::command();
+        let missing: Vec<String> = std::iter::once(&cli)
+            .chain(cli.get_subcommands())
+            .flat_map(|command| {
+                command
+                    .get_arguments()
+                    .filter(|arg| arg.get_help().is_none())
+                    .map(|arg| format!("seqgen {} {}", command.get_name(), arg.get_id()))
+            })
+            .collect();
+        assert!(missing.is_empty(), "without help: {missing:?}");
+    }
 }

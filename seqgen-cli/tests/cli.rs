@@ -582,3 +582,54 @@ fn a_reader_that_stops_early_is_no_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(output.status.code(), Some(0), "{stderr}");
 }
+
+/// `seqgen completions SHELL`, as `diesel completions`: a script that completes the commands
+/// and their flags, with no database; a shell it does not know is bad input.
+#[test]
+fn completions_need_no_database() {
+    let bash = seqgen(None, &["completions", "bash"]);
+    expect(&bash, 0);
+    for word in [
+        "set-batch",
+        "--database-url",
+        "--scope-column",
+        "completions",
+    ] {
+        assert!(bash.out.contains(word), "{word} missing:\n{}", bash.out);
+    }
+    expect(&seqgen(None, &["completions", "zsh"]), 0);
+    expect(&seqgen(None, &["completions", "tcsh"]), 2);
+}
+
+/// This crate's README shows every command `seqgen --help` lists.
+#[test]
+fn the_readme_shows_every_command() {
+    let help = seqgen(None, &["--help"]);
+    expect(&help, 0);
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md beside Cargo.toml");
+    // Under "Commands:", a command's line is indented by two spaces; its help's continuation
+    // lines, further.
+    let commands: Vec<&str> = help
+        .out
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| {
+            line.strip_prefix("  ")
+                .filter(|rest| !rest.starts_with(' '))
+        })
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|command| *command != "help")
+        .collect();
+    assert!(commands.len() > 10, "{}", help.out);
+    let missing: Vec<&&str> = commands
+        .iter()
+        .filter(|command| !readme.contains(&format!("seqgen {command} ")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "not in seqgen-cli/README.md: {missing:?}"
+    );
+}

@@ -112,10 +112,11 @@ where
             to,
             min_idle_secs,
         } => renumber(conn, &key, &scope, &period, to, min_idle_secs)?,
-        // Served from `main` on the connection's own type: a follower waits on it.
-        Command::Number(_) => {
+        // Served from `main`: `number` on the connection's own type (a follower waits on
+        // it), `completions` with no database.
+        Command::Number(_) | Command::Completions { .. } => {
             return Err(Failure::Input(
-                "`number` runs on a connection of its own".to_owned(),
+                "`number` and `completions` run from main".to_owned(),
             ))
         }
         Command::Prune {

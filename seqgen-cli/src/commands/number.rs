@@ -189,7 +189,7 @@ where
                 writeln!(std::io::stdout(), "{key}: numbered {} row(s) of {table}", done.rows)
             }
             FollowEvent::Failed { error, retry_in } => {
-                let error = crate::describe(error);
+                let error = crate::failure::describe(error);
                 eprintln!("{key}: {error}; connecting again in {retry_in:.1?}");
                 Ok(())
             }
@@ -201,7 +201,7 @@ where
         }
     });
     // Only what no new attempt can fix ends it early: bad input, whatever its kind.
-    followed.map_err(|e| Failure::Input(crate::describe(&e)))?;
+    followed.map_err(|e| Failure::Input(crate::failure::describe(&e)))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -39,7 +39,8 @@ impl super::Backend for Sqlite {
         diesel_migrations::MigrationHarness::run_pending_migrations(conn, Self::MIGRATIONS)
             .map(drop)
     }
-    // A commit is durable against a crash of the process; see the README on power loss.
+    // A commit is durable against a crash of the process; on power loss see "What can still
+    // produce a duplicate" in `guide::guarantees`.
     const DURABILITY_SETTING: &'static str = "synchronous";
     const DURABLE: &'static str = "1";
 
@@ -274,7 +275,8 @@ impl QueryFragment<Sqlite> for Fingerprint {
     }
 }
 
-// A commit is durable against a crash of the process; see the README on power loss.
+// A commit is durable against a crash of the process; on power loss see "What can still
+// produce a duplicate" in `guide::guarantees`.
 impl QueryFragment<Sqlite> for Durability {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
         out.push_sql("'1'");

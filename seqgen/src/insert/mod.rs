@@ -103,7 +103,7 @@ where
     /// On PostgreSQL, records whose only ID field is gapless (with a spec of prefix, date part
     /// and zero-padded number) are numbered by the insert statement itself, which advances
     /// the counter too: the counter row stays locked from that one statement to the commit
-    /// (see "Gapless mode" in the README). Like any failed statement on PostgreSQL, a failed
+    /// (see "Gapless mode", `guide::gapless`). Like any failed statement on PostgreSQL, a failed
     /// insert then aborts the caller's transaction, which gives the numbers back.
     pub fn execute<C>(mut self, conn: &mut C) -> Result<usize>
     where

@@ -9,7 +9,8 @@
 //! - every figure of the README's speed section appears in `BENCHMARKS.md`;
 //! - the derive's attribute table exists once (`guide::derive`) and names every key the derive
 //!   takes; `ARCHITECTURE.md` names every folder of `seqgen/src`;
-//! - every `rerun-if-changed` path of a build script exists.
+//! - every `rerun-if-changed` path of a build script exists;
+//! - every pointer to a section (`see "Gapless mode"`) names a heading that exists.
 //!
 //! It reads the repository around the crate, so it runs from a checkout only (a packaged crate
 //! skips it).
@@ -18,6 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 mod api;
+mod sections;
 
 use api::Api;
 
@@ -377,4 +379,14 @@ fn build_scripts_watch_what_exists() {
             }
         }
     }
+}
+
+#[test]
+fn pointers_to_sections_name_headings_that_exist() {
+    let Some(root) = root() else { return };
+    let dangling = sections::dangling(&root, &tree(&root));
+    assert!(
+        dangling.is_empty(),
+        "sections that do not exist: {dangling:#?}"
+    );
 }

@@ -75,6 +75,39 @@ fn contrib_names_only_exported_metrics() {
         .map(|target| target["expr"].as_str().unwrap().to_owned())
         .collect();
     assert!(queries.len() >= 8, "{queries:?}");
+    // Filtered by the variables `job`, `instance` and `key`: every series of every query.
+    let variables: Vec<&str> = dashboard["templating"]["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|variable| variable["name"].as_str())
+        .collect();
+    for variable in ["job", "instance", "key"] {
+        assert!(
+            variables.contains(&variable),
+            "no ${variable}: {variables:?}"
+        );
+        let filter = format!("{variable}=~\"${variable}\"");
+        for query in &queries {
+            let filtered = query.matches(&filter).count();
+            assert_eq!(filtered, metric_names(query).len(), "{filter} in {query}");
+        }
+    }
+    let bar_gauges = dashboard["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|panel| {
+            panel["type"] == "bargauge"
+                && panel["targets"][0]["expr"].as_str().is_some_and(|expr| {
+                    expr.contains(diesel_seqgen::meter::CAPACITY_FULLEST_USED_RATIO)
+                })
+        });
+    assert_eq!(
+        bar_gauges.count(),
+        1,
+        "a bar gauge of the capacity used per key"
+    );
     let exported = diesel_seqgen::meter::ALL;
     for (source, text) in std::iter::once(("rules", rules.as_str()))
         .chain(queries.iter().map(|q| ("dashboard", q.as_str())))
@@ -204,10 +237,10 @@ fn shows_85_percent(url: &str, key: &str) {
     }
     let (code, metrics) = seqgen(url, &["metrics"]);
     assert_eq!(code, 0, "{metrics}");
-    let line = format!("seqgen_capacity_used_ratio{{key=\"{key}\"}} 0.85085");
+    let line = format!("seqgen_capacity_fullest_used_ratio{{key=\"{key}\"}} 0.85085");
     assert!(metrics.contains(&line), "{line} not in:\n{metrics}");
     assert!(
-        metrics.contains("# HELP seqgen_capacity_used_ratio"),
+        metrics.contains("# HELP seqgen_capacity_fullest_used_ratio"),
         "{metrics}"
     );
 }
@@ -274,7 +307,8 @@ fn a_key_filled_to_85_percent_is_seen_everywhere_on_sqlite() {
             .spawn()
             .unwrap(),
     );
-    let query = format!("http://127.0.0.1:{web}/api/v1/query?query=seqgen_capacity_used_ratio");
+    let query =
+        format!("http://127.0.0.1:{web}/api/v1/query?query=seqgen_capacity_fullest_used_ratio");
     let started = Instant::now();
     let value = loop {
         let answer = ureq::get(&query)
@@ -300,7 +334,7 @@ fn a_key_filled_to_85_percent_is_seen_everywhere_on_sqlite() {
     let value: f64 = value.parse().unwrap();
     assert!((value - 850.0 / 999.0).abs() < 1e-9, "{value}");
     println!(
-        "Prometheus read seqgen_capacity_used_ratio{{key=\"orders\"}} = {value} after {:?}",
+        "Prometheus read seqgen_capacity_fullest_used_ratio{{key=\"orders\"}} = {value} after {:?}",
         started.elapsed()
     );
 }

@@ -2,7 +2,7 @@
 //! with the key, through the `metrics` facade, for whatever recorder the app installs (a
 //! Prometheus exporter, say). Without the feature all of it compiles to nothing.
 //!
-//! Every metric has a unit and a help text ([`describe`]). Published at each reservation and at
+//! Every metric has a help text and, but for the ratio (0 to 1), a unit ([`describe`]). Published at each reservation and at
 //! `release`, never on the cached path: the IDs served
 //! from memory and the numbers a new period left unused are added then, as what accrued since
 //! the last publication, so those two lag by up to a block (about a second for a busy key).
@@ -25,9 +25,13 @@ pub const CONFLICTS: &str = "seqgen_conflicts_total";
 pub const RESERVATION_SECONDS: &str = "seqgen_reservation_seconds";
 /// Gauge: the part of its period's capacity the counter a key last reserved from has used, 0
 /// to 1, for keys whose numbers stop at the end (the default policy, `letters`, series); set
-/// at each reservation. For a scoped key, the scope reserved from last: the `seqgen metrics`
-/// exporter, which reads every counter in `db_key`, gives the fullest.
+/// in the application at each reservation. For a scoped key, the scope reserved from last;
+/// [`CAPACITY_FULLEST_USED_RATIO`] is the fullest.
 pub const CAPACITY_USED_RATIO: &str = "seqgen_capacity_used_ratio";
+/// Gauge, from the `seqgen metrics` exporter, which reads every counter in `db_key`: the part
+/// of its period's capacity a key's fullest current counter has used, 0 to 1 (one series per
+/// key, whatever its scopes).
+pub const CAPACITY_FULLEST_USED_RATIO: &str = "seqgen_capacity_fullest_used_ratio";
 /// Gauge, from the `seqgen metrics` exporter: when the key's fullest counter runs out at the
 /// rate its period went so far, as a Unix time; absent when it does not before its period ends.
 pub const CAPACITY_RUNS_OUT: &str = "seqgen_capacity_runs_out_timestamp_seconds";
@@ -55,6 +59,7 @@ pub const ALL: &[&str] = &[
     CONFLICTS,
     RESERVATION_SECONDS,
     CAPACITY_USED_RATIO,
+    CAPACITY_FULLEST_USED_RATIO,
     CAPACITY_RUNS_OUT,
     CHECK_COUNTERS_BEHIND,
     CHECK_ROWS_WITHOUT_ID,
@@ -73,7 +78,12 @@ pub fn help(name: &str) -> &'static str {
         RETRIES => "Reservation attempts repeated after a serialization failure",
         CONFLICTS => "Calls that failed because another transaction held or changed the counter",
         RESERVATION_SECONDS => "How long reservations took",
-        CAPACITY_USED_RATIO => "Part of its period's capacity a key's counter has used (0 to 1)",
+        CAPACITY_USED_RATIO => {
+            "Part of its period's capacity the counter a key last reserved from has used (0 to 1)"
+        }
+        CAPACITY_FULLEST_USED_RATIO => {
+            "Part of its period's capacity a key's fullest counter has used (0 to 1)"
+        }
         CAPACITY_RUNS_OUT => {
             "When a key's fullest counter runs out at its period's rate so far (Unix time)"
         }
@@ -108,11 +118,8 @@ pub fn describe() {
             Unit::Seconds,
             help(RESERVATION_SECONDS)
         );
-        describe_gauge!(
-            CAPACITY_USED_RATIO,
-            Unit::Percent,
-            help(CAPACITY_USED_RATIO)
-        );
+        // A ratio, 0 to 1: Prometheus' `_ratio`, no unit (`Unit::Percent` would say 0 to 100).
+        describe_gauge!(CAPACITY_USED_RATIO, help(CAPACITY_USED_RATIO));
     }
 }
 

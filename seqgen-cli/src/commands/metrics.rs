@@ -151,7 +151,7 @@ where
             .get_or_create(&vec![("key", key)])
             .set(at as f64);
     }
-    let name = meter::CAPACITY_USED_RATIO;
+    let name = meter::CAPACITY_FULLEST_USED_RATIO;
     registry.register(name, meter::help(name), used_ratio);
     let name = meter::CAPACITY_RUNS_OUT;
     let base = name.trim_end_matches("_seconds");

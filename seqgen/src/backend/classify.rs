@@ -58,15 +58,19 @@ const DEADLOCK_TEXTS: [&str; 3] = [
 
 /// Whether `err` says the Galera node this connection reaches is not in the cluster's primary
 /// component, so it must not be used: MariaDB's 1047 "WSREP has not yet prepared node for
-/// application use" (a node cut off, or still joining) and 1180 "Got error 6 … during
-/// COMMIT" (a commit the cluster did not accept). Running the statement again on the same
-/// connection would fail the same way, or read stale data.
+/// application use" (a node cut off, or still joining), 1180 "Got error 6 … during
+/// COMMIT" (a commit the cluster did not accept), and any error naming the provider's status
+/// "Not connected to Primary Component" (1180 "Error while appending streaming replication
+/// fragment(provider status: …)", met by a write while its node restarted in a soak run).
+/// Running the statement again on the same connection would fail the same way, or read
+/// stale data.
 pub(crate) fn is_node_out(err: &diesel::result::Error) -> bool {
     match err {
         diesel::result::Error::DatabaseError(_, info) => {
             let msg = info.message();
             msg.starts_with("WSREP has not yet prepared node")
                 || (msg.starts_with("Got error 6 ") && msg.ends_with("during COMMIT"))
+                || msg.contains("Not connected to Primary Component")
         }
         _ => false,
     }
@@ -167,6 +171,7 @@ mod tests {
         for text in [
             "WSREP has not yet prepared node for application use",
             "Got error 6 \"No such device or address\" during COMMIT",
+            "Error while appending streaming replication fragment(provider status: Not connected to Primary Component)",
         ] {
             assert!(super::is_node_out(&unknown(text)), "{text}");
         }

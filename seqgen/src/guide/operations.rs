@@ -79,13 +79,13 @@
 //!   (none recorded yet, or obfuscated) is listed as such, not guessed.
 //! - `seqgen metrics --listen 127.0.0.1:9899` serves `/metrics` for Prometheus, reading
 //!   `db_key` at each scrape, so one exporter sees every service's keys:
-//!   `seqgen_capacity_used_ratio{key}` (the fullest of a key's current counters: one series per
-//!   key, whatever its scopes) and `seqgen_capacity_runs_out_timestamp_seconds{key}`. `seqgen
+//!   `seqgen_capacity_fullest_used_ratio{key}` (the fullest of a key's current counters: one
+//!   series per key, whatever its scopes) and `seqgen_capacity_runs_out_timestamp_seconds{key}`. `seqgen
 //!   metrics` alone prints them, for node_exporter's textfile collector; `seqgen check
 //!   --textfile PATH` writes `seqgen_check_counters_behind` and `seqgen_check_rows_without_id`.
 //! - With the `metrics` feature the application sets `seqgen_capacity_used_ratio` at each
 //!   reservation (never on the cached path; for a scoped key, the scope reserved from last),
-//!   and every metric has a unit and a help text ([`meter::describe`](crate::meter::describe)).
+//!   and every metric has a help text and, but for that ratio, a unit ([`meter::describe`](crate::meter::describe)).
 //! - With `tracing`, a `warn` once per counter and period as it passes 80 % and 95 %, naming the
 //!   key, scope, period and when it runs out at the rate the generator saw.
 //! - `contrib/prometheus/seqgen.rules.yml` holds alert rules for all of it (capacity at 80 %

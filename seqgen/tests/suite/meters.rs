@@ -39,9 +39,15 @@ fn the_statistics_reach_the_recorder<C: TestConnection>(db: TestDb<C>) {
         let labels: Vec<_> = metric.labels().map(|l| (l.key(), l.value())).collect();
         assert_eq!(labels, [("key", key.as_str())], "{metric:?}");
         assert!(meter::ALL.contains(&metric.name()), "{metric:?}");
+        // A unit for each but the ratio (0 to 1: Prometheus' `_ratio` has none).
+        let ratio = metric.name() == meter::CAPACITY_USED_RATIO;
         assert!(
-            unit.is_some() && help.is_some(),
+            (unit.is_some() || ratio) && help.is_some(),
             "{metric:?} is not described"
+        );
+        assert!(
+            !(ratio && unit.is_some()),
+            "{metric:?}: a ratio has no unit"
         );
         match value {
             DebugValue::Counter(n) => counters.push((metric.name().to_owned(), n)),

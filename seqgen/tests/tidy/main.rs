@@ -10,7 +10,8 @@
 //! - the derive's attribute table exists once (`guide::derive`) and names every key the derive
 //!   takes; `ARCHITECTURE.md` names every folder of `seqgen/src`;
 //! - every `rerun-if-changed` path of a build script exists;
-//! - every pointer to a section (`see "Gapless mode"`) names a heading that exists.
+//! - every pointer to a section (`see "Gapless mode"`) names a heading that exists, and every
+//!   alert rule links to a section of the guide.
 //!
 //! It reads the repository around the crate, so it runs from a checkout only (a packaged crate
 //! skips it).
@@ -389,4 +390,6 @@ fn pointers_to_sections_name_headings_that_exist() {
         dangling.is_empty(),
         "sections that do not exist: {dangling:#?}"
     );
+    let runbooks = sections::runbooks_dangling(&root);
+    assert!(runbooks.is_empty(), "alerts' runbooks: {runbooks:#?}");
 }

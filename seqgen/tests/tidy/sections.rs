@@ -1,7 +1,8 @@
 //! Pointers to a section: `see "Gapless mode"`, the guide's "Numbers that do not reveal volume",
 //! "Operations" section. Each must name a heading that exists somewhere in the repository (a
 //! Markdown heading, or a `//! #` heading of the docs), its first words at least: a reader
-//! sent to a section that was renamed or never written finds nothing.
+//! sent to a section that was renamed or never written finds nothing. So must every alert
+//! rule's `runbook_url`, a section of the guide.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -115,9 +116,52 @@ pub fn dangling(root: &Path, tree: &BTreeSet<String>) -> Vec<(String, String)> {
     missing
 }
 
+/// The alert rules (`contrib/prometheus/seqgen.rules.yml`) without a `runbook_url`, or whose
+/// link is not a section of the guide module it names (rustdoc's anchor of a heading: lower
+/// case, spaces as `-`, punctuation dropped).
+pub fn runbooks_dangling(root: &Path) -> Vec<String> {
+    let rules = std::fs::read_to_string(root.join("contrib/prometheus/seqgen.rules.yml")).unwrap();
+    let mut wrong = Vec::new();
+    for alert in rules.split("- alert: ").skip(1) {
+        let name = alert.lines().next().unwrap_or_default().trim();
+        let link = alert
+            .lines()
+            .find_map(|line| line.trim().strip_prefix("runbook_url: "))
+            .map(|url| url.trim_matches('"'));
+        let Some((module, anchor)) = link
+            .and_then(|url| url.split("/diesel_seqgen/guide/").nth(1))
+            .and_then(|rest| rest.split_once("/index.html#"))
+        else {
+            wrong.push(format!("{name}: no runbook_url into the guide"));
+            continue;
+        };
+        let guide = std::fs::read_to_string(root.join(format!("seqgen/src/guide/{module}.rs")))
+            .unwrap_or_default();
+        let anchors: Vec<String> = guide
+            .lines()
+            .filter_map(|line| line.strip_prefix("//! #"))
+            .map(|heading| {
+                let title = heading.trim_start_matches('#').trim().to_lowercase();
+                title
+                    .chars()
+                    .filter_map(|c| match c {
+                        ' ' => Some('-'),
+                        c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        if !anchors.iter().any(|a| a == anchor) {
+            wrong.push(format!("{name}: guide::{module} has no section #{anchor}"));
+        }
+    }
+    wrong
+}
+
 #[test]
 fn pointers_are_read_as_a_reader_does() {
-    let text = r#"see "Gapless mode" in the README; the guide's "Numbers" part; "Operations"
+    let text = r#"see "Try it" in the README; the guide's "Numbers" part; "Operations"
         section; a "quoted" word; see "{}" formatted"#;
     let text = flattened(text);
     let found: Vec<(&str, bool)> = pointers(&text)
@@ -126,10 +170,6 @@ fn pointers_are_read_as_a_reader_does() {
         .collect();
     assert_eq!(
         found,
-        [
-            ("Gapless mode", true),
-            ("Numbers", false),
-            ("Operations", false)
-        ]
+        [("Try it", true), ("Numbers", false), ("Operations", false)]
     );
 }

@@ -170,6 +170,11 @@ fn message_said(message: &str) -> Said {
         "recovery mode",
         "terminating",
         "no more connections",
+        // A Galera node out of the cluster's primary component, as the app's own statements
+        // meet it ("… provider status: Not connected to Primary Component", once ending a
+        // process in a rolling restart): another node, or this one later, takes the write.
+        "primary component",
+        "wsrep has not yet prepared node",
     ]) {
         Said::ConnectionLost
     } else {
@@ -347,5 +352,21 @@ mod tests {
         assert!(connection_lost(&closed) && lost_or_promoting(&closed));
         let wrong = database(DatabaseErrorKind::UniqueViolation, "duplicate key value");
         assert!(!connection_lost(&wrong) && !lost_or_promoting(&wrong));
+    }
+
+    /// A Galera node out of the primary component, in the words a write meets while the node
+    /// restarts, is a connection to give up for another (a soak run's process ended on it).
+    #[test]
+    fn a_galera_node_out_is_tried_again() {
+        for message in [
+            "Error while appending streaming replication fragment(provider status: Not connected to Primary Component)",
+            "WSREP has not yet prepared node for application use",
+        ] {
+            let out: BoxError = Box::new(DieselError::DatabaseError(
+                DatabaseErrorKind::Unknown,
+                Box::new(message.to_owned()),
+            ));
+            assert!(connection_lost(&out), "{message}");
+        }
     }
 }

@@ -89,6 +89,7 @@ fn docs(root: &Path, tree: &BTreeSet<String>) -> Vec<Doc> {
         "seqgen/src/error.rs",
         "seqgen-core/src/error.rs",
         "seqgen-cli/src/main.rs",
+        "seqgen-cli/src/failure.rs",
         "seqgen/src/lib.rs",
     ];
     for path in whole {

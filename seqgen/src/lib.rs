@@ -77,6 +77,14 @@
     allow(dead_code, unused_imports, unused_macros)
 )]
 
+// A pool feature with no backend to pool would do nothing, silently: say so when building.
+#[cfg(all(any(feature = "deadpool", feature = "bb8"), not(seqgen_async)))]
+compile_error!(
+    "diesel-seqgen's `deadpool` and `bb8` features pool diesel-async connections: turn on \
+     `async-postgres`, `async-mysql` or `async-sqlite` beside them (the blocking API's pools \
+     are the `r2d2` feature)"
+);
+
 pub mod admin;
 pub mod backend;
 mod batch;

@@ -13,6 +13,11 @@ use super::{Backend, Counter, Found, Identified, PendingRow, PendingRows, Reques
 ///
 /// Sealed; its items are seqgen's internals.
 #[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "diesel-seqgen was built without diesel-async's `{Self}` connections",
+    label = "a diesel-async connection to `{Self}`",
+    note = "turn on diesel-seqgen's `async-sqlite`, `async-postgres` or `async-mysql` feature for it"
+)]
 pub trait AsyncBackend: Backend {
     crate::backend::core_statements!(async_statements);
 

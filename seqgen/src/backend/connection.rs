@@ -20,6 +20,12 @@ use super::Backend;
 /// assert!(first_order(&mut conn)?.ends_with("0001"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a connection diesel-seqgen can take IDs on",
+    label = "not a Diesel connection to a backend diesel-seqgen was built with",
+    note = "pass `&mut conn` of a Diesel connection (`SqliteConnection`, `PgConnection`, `MysqlConnection`, or an r2d2 `PooledConnection` of one); diesel-async's connections go through `diesel_seqgen::nonblocking`",
+    note = "a Diesel connection needs its backend's feature of diesel-seqgen: `sqlite` (or `bundled-sqlite`), `postgres` or `mysql`"
+)]
 pub trait IdConnection: LoadConnection<Backend: Backend> + 'static {}
 
 impl<C: LoadConnection<Backend: Backend> + 'static> IdConnection for C {}
@@ -60,6 +66,11 @@ impl<C: LoadConnection<Backend: Backend> + 'static> IdConnection for C {}
 /// assert_eq!(set_up_and_save(&mut conn, &mut rows)?, 1);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a connection Diesel can run diesel-seqgen's migrations on",
+    label = "not a Diesel `MigrationConnection` to a backend diesel-seqgen was built with",
+    note = "Diesel's own connections, r2d2's pooled ones and diesel-async's `AsyncConnectionWrapper` are; run the migrations on one of those, at start-up"
+)]
 pub trait MigrateConnection: IdConnection + MigrationConnection {}
 
 impl<C: IdConnection + MigrationConnection> MigrateConnection for C {}

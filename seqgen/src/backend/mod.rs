@@ -56,6 +56,11 @@ pub use rows::{Counter, CounterRow, Found, Identified, Replication, Request, Set
 /// each behind the cargo feature of the same name as Diesel's.
 ///
 /// Sealed; its items are seqgen's internals.
+#[diagnostic::on_unimplemented(
+    message = "diesel-seqgen was built without the Diesel backend `{Self}`",
+    label = "`{Self}`: a backend this build of diesel-seqgen does not know",
+    note = "turn on diesel-seqgen's feature for it: `sqlite` (or `bundled-sqlite`), `postgres` or `mysql` for Diesel's connections, `async-sqlite`, `async-postgres` or `async-mysql` for diesel-async's"
+)]
 pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     /// Whether a block may be reserved on a second connection while the caller's connection
     /// is inside a transaction. SQLite has one writer per database: a second connection

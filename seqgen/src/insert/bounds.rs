@@ -50,6 +50,12 @@ use crate::model::Records;
 /// assert_eq!(rows[0].id, "U000001");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`diesel_seqgen::insert_into` cannot insert `{Self}` into `{T}` on `{C}`",
+    label = "not rows Diesel can insert into `{T}` on this connection",
+    note = "the rows must be what `diesel::insert_into` takes for that table: a struct deriving `Insertable` (with `#[diesel(table_name = ...)]` naming the table) and `DistributedId`, passed as `&mut row`, `&mut rows` (a `Vec` or a slice)",
+    note = "and the connection one whose backend feature of diesel-seqgen is on"
+)]
 pub trait Insert<T, C>: Records {
     /// Diesel's insert of `records`.
     #[doc(hidden)]

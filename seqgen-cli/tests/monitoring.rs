@@ -8,34 +8,17 @@
 //! where they are missing the tests that need them are skipped with a printed line, and fail
 //! under `CI=true`.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
-use std::time::{Duration, Instant};
+use std::process::Command;
+
+mod support;
+use support::prometheus::{free_port, installed, Prometheus, Running};
 
 use diesel::prelude::*;
 
 /// The repository's `contrib/` folder.
 fn contrib() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../contrib")
-}
-
-/// `program`'s path, or `None` (printed) when it is not installed; under `CI=true` missing is a
-/// failure.
-fn installed(program: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(program))
-            .find(|path| path.is_file())
-    });
-    if found.is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{program} is not installed (Debian's `prometheus` package; a failure under CI=true)"
-        );
-        println!("skipping: {program} is not installed (apt-get install prometheus)");
-    }
-    found
 }
 
 /// The `seqgen_…` metric names a text uses (a histogram's series named as the histogram).
@@ -245,25 +228,6 @@ fn shows_85_percent(url: &str, key: &str) {
     );
 }
 
-/// A free port on the loopback interface.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Kills the child when dropped, so that a failed assertion leaves no server behind.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 #[cfg(feature = "sqlite")]
 fn a_key_filled_to_85_percent_is_seen_everywhere_on_sqlite() {
@@ -274,10 +238,7 @@ fn a_key_filled_to_85_percent_is_seen_everywhere_on_sqlite() {
     shows_85_percent(url, "orders");
 
     // A real Prometheus scraping `seqgen metrics --listen` every second.
-    let Some(prometheus) = installed("prometheus") else {
-        return;
-    };
-    let (exporter, web) = (free_port(), free_port());
+    let exporter = free_port();
     let _exporter = Running(
         Command::new(env!("CARGO_BIN_EXE_seqgen"))
             .args(["metrics", "--listen", &format!("127.0.0.1:{exporter}")])
@@ -285,57 +246,19 @@ fn a_key_filled_to_85_percent_is_seen_everywhere_on_sqlite() {
             .spawn()
             .unwrap(),
     );
-    let config = dir.path().join("prometheus.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "global: {{scrape_interval: 1s, evaluation_interval: 1s}}\n\
-             scrape_configs:\n  - job_name: seqgen\n    static_configs:\n      - targets: ['127.0.0.1:{exporter}']\n"
-        ),
-    )
-    .unwrap();
-    let _prometheus = Running(
-        Command::new(prometheus)
-            .arg(format!("--config.file={}", config.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("data").display()
-            ))
-            .arg(format!("--web.listen-address=127.0.0.1:{web}"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let query =
-        format!("http://127.0.0.1:{web}/api/v1/query?query=seqgen_capacity_fullest_used_ratio");
-    let started = Instant::now();
-    let value = loop {
-        let answer = ureq::get(&query)
-            .call()
-            .ok()
-            .and_then(|response| response.into_json::<serde_json::Value>().ok());
-        let value = answer.as_ref().and_then(|answer| {
-            answer["data"]["result"]
-                .as_array()?
-                .iter()
-                .find(|series| series["metric"]["key"] == "orders")
-                .map(|series| series["value"][1].as_str().unwrap_or_default().to_owned())
-        });
-        if let Some(value) = value {
-            break value;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "Prometheus did not scrape the exporter within a minute: {answer:?}"
-        );
-        std::thread::sleep(Duration::from_millis(250));
+    let Some(prometheus) = Prometheus::scraping(dir.path(), &[("seqgen", exporter)]) else {
+        return;
     };
+    let (value, waited) = prometheus.wait_for("seqgen_capacity_fullest_used_ratio", |series| {
+        series
+            .iter()
+            .find(|series| series["metric"]["key"] == "orders")
+            .map(|series| series["value"][1].as_str().unwrap_or_default().to_owned())
+    });
     let value: f64 = value.parse().unwrap();
     assert!((value - 850.0 / 999.0).abs() < 1e-9, "{value}");
     println!(
-        "Prometheus read seqgen_capacity_fullest_used_ratio{{key=\"orders\"}} = {value} after {:?}",
-        started.elapsed()
+        "Prometheus read seqgen_capacity_fullest_used_ratio{{key=\"orders\"}} = {value} after {waited:?}"
     );
 }
 

@@ -175,9 +175,18 @@
 //! endpoint with `metrics-exporter-prometheus`:
 //!
 //! ```text
-//! # Cargo.toml: seqgen = { version = "0.2", features = ["postgres", "r2d2", "metrics"] }
-//! metrics_exporter_prometheus::PrometheusBuilder::new().install()?; // GET :9000/metrics
+//! # Cargo.toml: diesel-seqgen = { version = "0.2", features = ["postgres", "r2d2", "metrics"] }
+//! use diesel_seqgen::meter::{RESERVATION_SECONDS, RESERVATION_SECONDS_BUCKETS};
+//! use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+//!
+//! PrometheusBuilder::new()
+//!     // A histogram, not the summary it renders by default: the dashboard's p99 reads buckets.
+//!     .set_buckets_for_metric(Matcher::Full(RESERVATION_SECONDS.into()), RESERVATION_SECONDS_BUCKETS)?
+//!     .install()?; // GET :9000/metrics
 //! ```
+//!
+//! (`seqgen-cli/tests/app_metrics.rs` does this and reads the buckets back from a real
+//! Prometheus.)
 //!
 //! Counters `seqgen_reservations_total`, `seqgen_numbers_reserved_total`,
 //! `seqgen_ids_served_from_memory_total`, `seqgen_numbers_abandoned_total`,

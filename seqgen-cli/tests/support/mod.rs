@@ -1,0 +1,3 @@
+//! What the monitoring tests share.
+
+pub mod prometheus;

@@ -8,8 +8,9 @@ use diesel::prelude::*;
 use diesel_seqgen::meter;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
 
-mod support;
-use support::prometheus::{free_port, Prometheus};
+#[path = "support/prometheus.rs"]
+mod prometheus;
+use prometheus::{free_port, Prometheus};
 
 #[test]
 #[cfg(feature = "sqlite")]

@@ -11,8 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod support;
-use support::prometheus::{free_port, installed, Prometheus, Running};
+#[path = "support/prometheus.rs"]
+mod prometheus;
+use prometheus::{free_port, installed, Prometheus, Running};
 
 use diesel::prelude::*;
 

@@ -1,3 +1,0 @@
-//! What the monitoring tests share.
-
-pub mod prometheus;

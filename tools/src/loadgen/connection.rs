@@ -16,6 +16,10 @@ pub trait LoadgenConnection:
 {
     /// The backend, restated so that `diesel_seqgen::Backend` is known to hold for it.
     type B: diesel_seqgen::Backend;
+    /// What makes a transaction's commit durable whatever the server's setting (PostgreSQL's
+    /// `synchronous_commit`), for the app's own table: the crash tests' server loses every
+    /// commit that does not ask.
+    const DURABLE: Option<&'static str>;
     /// Per-connection setup.
     fn setup(_conn: &mut Self) -> Result<(), DieselError> {
         Ok(())
@@ -36,10 +40,11 @@ pub trait LoadgenConnection:
 }
 
 macro_rules! loadgen_connection {
-    ($($feature:literal: $conn:ty, $backend:ty, $setup:expr;)*) => {$(
+    ($($feature:literal: $conn:ty, $backend:ty, $durable:expr, $setup:expr;)*) => {$(
         #[cfg(feature = $feature)]
         impl LoadgenConnection for $conn {
             type B = $backend;
+            const DURABLE: Option<&'static str> = $durable;
             fn setup(conn: &mut Self) -> Result<(), DieselError> {
                 let setup: fn(&mut Self) -> Result<(), DieselError> = $setup;
                 setup(conn)
@@ -89,9 +94,9 @@ macro_rules! loadgen_connection {
 }
 
 loadgen_connection! {
-    "sqlite": diesel::SqliteConnection, diesel::sqlite::Sqlite, diesel_seqgen::sqlite::configure;
-    "postgres": diesel::PgConnection, diesel::pg::Pg, |_| Ok(());
-    "mysql": diesel::MysqlConnection, diesel::mysql::Mysql, |_| Ok(());
+    "sqlite": diesel::SqliteConnection, diesel::sqlite::Sqlite, None, diesel_seqgen::sqlite::configure;
+    "postgres": diesel::PgConnection, diesel::pg::Pg, Some("SET LOCAL synchronous_commit = on"), |_| Ok(());
+    "mysql": diesel::MysqlConnection, diesel::mysql::Mysql, None, |_| Ok(());
 }
 
 /// Sets up each connection the pool opens.

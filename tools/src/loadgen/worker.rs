@@ -216,12 +216,20 @@ pub(super) fn insert_one<C: LoadgenConnection>(
 
 /// `loadgen_rows`, created once; several processes may race to create it.
 pub(crate) fn create_rows_table<C: LoadgenConnection>(conn: &mut C) -> Result<(), BoxError> {
+    const CREATE: &str = "CREATE TABLE IF NOT EXISTS loadgen_rows (key_name VARCHAR(191) \
+                          NOT NULL, id VARCHAR(64) NOT NULL, PRIMARY KEY (key_name, id))";
     let mut attempt = 0;
     loop {
-        match conn.batch_execute(
-            "CREATE TABLE IF NOT EXISTS loadgen_rows (key_name VARCHAR(191) NOT NULL, \
-             id VARCHAR(64) NOT NULL, PRIMARY KEY (key_name, id))",
-        ) {
+        // Durably: a crash right after it (a soak run's, 80 ms later, on a server told not to
+        // flush commits) lost the table, and every insert after it failed.
+        let created = match C::DURABLE {
+            Some(durable) => conn.transaction(|conn| {
+                conn.batch_execute(durable)?;
+                conn.batch_execute(CREATE)
+            }),
+            None => conn.batch_execute(CREATE),
+        };
+        match created {
             Ok(()) => return Ok(()),
             // PostgreSQL: two concurrent CREATE TABLE IF NOT EXISTS can collide in pg_type.
             Err(_) if attempt < 5 => {

@@ -2,8 +2,8 @@
 //! with the key, through the `metrics` facade, for whatever recorder the app installs (a
 //! Prometheus exporter, say). Without the feature all of it compiles to nothing.
 //!
-//! Every metric has a help text and, but for the ratio (0 to 1), a unit ([`describe`]). Published at each reservation and at
-//! `release`, never on the cached path: the IDs served
+//! Every metric has a help text and, but for the ratio (0 to 1), a unit ([`describe`]).
+//! Published at each reservation and at `release`, never on the cached path: the IDs served
 //! from memory and the numbers a new period left unused are added then, as what accrued since
 //! the last publication, so those two lag by up to a block (about a second for a busy key).
 

@@ -8,6 +8,8 @@ use diesel::prelude::*;
 use diesel_seqgen::meter;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
 
+#[path = "../../seqgen/tests/suite/own_servers.rs"]
+mod own_servers;
 #[path = "support/prometheus.rs"]
 mod prometheus;
 use prometheus::{free_port, Prometheus};

@@ -11,6 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../../seqgen/tests/suite/own_servers.rs"]
+mod own_servers;
 #[path = "support/prometheus.rs"]
 mod prometheus;
 use prometheus::{free_port, installed, Prometheus, Running};

@@ -1,11 +1,13 @@
 //! A real Prometheus for the monitoring tests (Debian's `prometheus` package, which `.ci/run`
 //! installs): started on free ports in a temporary directory, scraping the targets it is given
-//! every second, stopped when dropped.
+//! every second, stopped when dropped. Ports and waits are the fault tests' own
+//! (`seqgen/tests/suite/own_servers.rs`, included by path beside this file).
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::own_servers::wait_until;
 
 /// `program`'s path, or `None` (printed) when it is not installed; under `CI=true` missing is a
 /// failure.
@@ -25,14 +27,8 @@ pub fn installed(program: &str) -> Option<PathBuf> {
     found
 }
 
-/// A free port on the loopback interface.
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+/// A port nobody listens on now, below the kernel's ephemeral range (`own_servers.rs`).
+pub use crate::own_servers::free_port;
 
 /// Kills the child when dropped, so that a failed assertion leaves no server behind.
 pub struct Running(pub Child);
@@ -84,31 +80,26 @@ impl Prometheus {
     }
 
     /// Asks `query` of the HTTP API until `found` picks something from the result's series,
-    /// for at most a minute: what it picked, and how long that took.
+    /// for at most a minute (`own_servers::wait_until`): what it picked, and how long that took.
     pub fn wait_for<T>(
         &self,
         query: &str,
         found: impl Fn(&[serde_json::Value]) -> Option<T>,
     ) -> (T, Duration) {
         let url = format!("http://127.0.0.1:{}/api/v1/query?query={query}", self.web);
-        let started = Instant::now();
-        loop {
-            let answer = ureq::get(&url)
-                .call()
-                .ok()
-                .and_then(|response| response.into_json::<serde_json::Value>().ok());
-            let picked = answer
-                .as_ref()
-                .and_then(|answer| answer["data"]["result"].as_array())
-                .and_then(|series| found(series));
-            if let Some(picked) = picked {
-                return (picked, started.elapsed());
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "Prometheus had no answer to {query} within a minute: {answer:?}"
-            );
-            std::thread::sleep(Duration::from_millis(250));
-        }
+        let mut picked = None;
+        let waited = wait_until(
+            &format!("Prometheus to answer {query}"),
+            Duration::from_secs(60),
+            || {
+                picked = ureq::get(&url)
+                    .call()
+                    .ok()
+                    .and_then(|response| response.into_json::<serde_json::Value>().ok())
+                    .and_then(|answer| answer["data"]["result"].as_array().and_then(|s| found(s)));
+                picked.is_some()
+            },
+        );
+        (picked.expect("wait_until returned: picked"), waited)
     }
 }

@@ -34,6 +34,27 @@ pub enum Setting {
     Fiscal,
 }
 
+impl Setting {
+    /// The setting's name, as the builder method and the attribute key spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Setting::Key => "key",
+            Setting::Prefix => "prefix",
+            Setting::Date => "date",
+            Setting::Pad => "pad",
+            Setting::Batch => "batch",
+            Setting::Overflow => "overflow",
+            Setting::Max => "max",
+            Setting::Series => "series",
+            Setting::Format => "format",
+            Setting::Check => "check",
+            Setting::Obfuscate => "obfuscate",
+            Setting::Start => "start",
+            Setting::Fiscal => "fiscal",
+        }
+    }
+}
+
 /// Why an ID spec is invalid. Each variant breaks one rule and names the [`Setting`] it
 /// concerns ([`SpecError::setting`]); the messages say what to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +163,14 @@ pub enum SpecError {
     FiscalYear(String),
     /// A fiscal year with a date pattern that is empty or prints more than years.
     FiscalPattern(String),
+    /// A setting that needs a feature this build leaves off (`check` needs
+    /// `check-characters`, `obfuscate` needs `obfuscate`): the message says how to turn it on.
+    FeatureOff {
+        /// The setting asked for.
+        setting: Setting,
+        /// The feature of `diesel-seqgen` (and of this crate) it needs.
+        feature: &'static str,
+    },
 }
 
 impl SpecError {
@@ -172,6 +201,7 @@ impl SpecError {
             | SeriesCodeTwice(_)
             | NumericWithSeries => Setting::Series,
             CheckNeedsDigits(_) => Setting::Check,
+            FeatureOff { setting, .. } => *setting,
         }
     }
 }
@@ -308,6 +338,12 @@ impl fmt::Display for SpecError {
             CheckNeedsDigits(reason) => write!(
                 f,
                 "`check` covers digits, but {reason}: a typing error there would go unseen"
+            ),
+            FeatureOff { setting, feature } => write!(
+                f,
+                "`{}` needs the `{feature}` feature: `diesel-seqgen = {{ version = \"0.2\", \
+                 features = [\"{feature}\", ...] }}`",
+                setting.name()
             ),
         }
     }

@@ -14,7 +14,17 @@
 //! assert_eq!(spec.format("2507", 1), "ORD25070001");
 //! # Ok::<(), diesel_seqgen_core::SpecError>(())
 //! ```
+//!
+//! ## Features
+//!
+//! Settings that need a large or extra crate are features, off by default (`diesel-seqgen`
+//! forwards them under the same names). A spec that uses one without it is refused with
+//! [`SpecError::FeatureOff`], and `#[derive(DistributedId)]` says so at the attribute.
+//!
+#![doc = document_features::document_features!()]
 #![forbid(unsafe_code)]
+// On docs.rs (`--cfg docsrs`, nightly): every feature-gated item labelled with its feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod check;

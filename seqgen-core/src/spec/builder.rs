@@ -5,7 +5,7 @@ use super::rules::{check_digits_only, check_policy, printable};
 use super::{CacheKey, Memo, Mode, Spec, MAX_KEY_LEN, MAX_PAD};
 use crate::check::Check;
 use crate::date_pattern::{check_date_pattern, DatePatternError};
-use crate::error::SpecError;
+use crate::error::{Setting, SpecError};
 use crate::policy::{self, Overflow, Series};
 use crate::template::{check_template, default_template, parse_template};
 use crate::zone::TimeZone;
@@ -139,15 +139,18 @@ impl SpecBuilder {
     /// Check character(s) computed over the digits of the rest of the ID, at the end (or where
     /// a template puts `{check}`): [`Spec::parse`] and [`Spec::verify`] then catch typing
     /// errors. Every part of the ID that changes must be digits: no `letters` overflow, digit
-    /// series codes, a date part of numeric fields.
+    /// series codes, a date part of numeric fields. Needs the `check-characters` feature
+    /// ([`SpecError::FeatureOff`] without it).
     ///
     /// ```
+    /// # #[cfg(feature = "check-characters")] {
     /// use diesel_seqgen_core::{Check, Spec};
     ///
     /// let orders = Spec::builder("orders").prefix("ORD").date("").pad(4).check(Check::Damm).build()?;
     /// assert_eq!(orders.format("", 572), "ORD05724");
     /// assert!(orders.verify("ORD05724"));
     /// assert!(!orders.verify("ORD05274"), "two digits swapped");
+    /// # }
     /// # Ok::<(), diesel_seqgen_core::SpecError>(())
     /// ```
     pub fn check(mut self, check: Check) -> Self {
@@ -255,6 +258,12 @@ impl SpecBuilder {
                 series.as_ref(),
                 date_shape,
             ));
+        }
+        if self.check.is_some() && !cfg!(feature = "check-characters") {
+            errors.push(SpecError::FeatureOff {
+                setting: Setting::Check,
+                feature: "check-characters",
+            });
         }
         if self.check.is_some() {
             errors.extend(check_digits_only(

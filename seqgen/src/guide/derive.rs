@@ -35,7 +35,7 @@
 //!
 //! // Or fill first and insert with plain Diesel.
 //! let mut more = NewOrder { order_no: String::new(), invoice_no: None, item: "jam".into() };
-//! diesel_seqgen::assign_ids(&mut more, &mut conn)?;
+//! diesel_seqgen::assign_ids(&mut conn, &mut more)?;
 //! diesel::insert_into(orders::table).values(&more).execute(&mut conn)?;
 //! assert_eq!(more.invoice_no, Some(3));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -64,9 +64,9 @@
 //! | `fiscal = "04-01"` | calendar dates | count per fiscal year starting on that month and day (`"07-01,end"`: named by the year it ends in); the date part prints its name with year specifiers only (`date = "FY%Y"`) |
 //! | `period_from = "issued_on"` | the clock | another field of the struct (a `NaiveDate` or `DateTime<Utc>`) whose value is the document's date: its numbers are taken in that date's period, a back-dated invoice in its own month's (or fiscal year's) row |
 //! | `max_days_ahead = 31` | `1` | with `period_from`: how many days ahead of the clock a document may be dated before it is refused (`Error::DateAhead`: more often a typing error than a document) |
-//! | `tz = "Europe/Paris"` | UTC | the time zone periods begin in: `utc`, `local`, a fixed offset (`+08:00`) or an IANA zone, whose daylight-saving changes it follows |
-//! | `check = "luhn"` | none | check character(s) at the end: `luhn`, `damm` or `iso7064-mod97-10`; [`Spec::verify`] then catches typing errors |
-//! | `obfuscate = "ORDER_NUMBER_KEY"` | none | the environment variable holding a key: each period's numbers shown in an order only the key knows ([adopting](super::adopting)) |
+//! | `tz = "Europe/Paris"` | UTC | the time zone periods begin in: `utc`, `local`, a fixed offset (`+08:00`) or an IANA zone (the `tz` feature), whose daylight-saving changes it follows |
+//! | `check = "luhn"` | none | check character(s) at the end: `luhn`, `damm` or `iso7064-mod97-10` (the `check-characters` feature); [`Spec::verify`] then catches typing errors |
+//! | `obfuscate = "ORDER_NUMBER_KEY"` | none | the environment variable holding a key: each period's numbers shown in an order only the key knows (the `obfuscate` feature; [adopting](super::adopting)) |
 //!
 //! The table name comes from `#[diesel(table_name = …)]`, or Diesel's inference from the struct
 //! name (`NewUser` → `new_users`). Fields may be any type implementing [`IdValue`]: `String`,

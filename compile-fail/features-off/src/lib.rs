@@ -1,0 +1,1 @@
+//! The compile errors of settings whose feature is off: see `tests/ui.rs`.

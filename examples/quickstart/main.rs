@@ -80,7 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         id: String::new(),
         title: "Tea".into(),
     };
-    diesel_seqgen::assign_ids(&mut tea, &mut conn)?;
+    diesel_seqgen::assign_ids(&mut conn, &mut tea)?;
     diesel::insert_into(menus::table)
         .values(&tea)
         .execute(&mut conn)?;
@@ -91,7 +91,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             title: title.into(),
         })
         .into();
-    diesel_seqgen::assign_ids(&mut menu, &mut conn)?;
+    diesel_seqgen::assign_ids(&mut conn, &mut menu)?;
     diesel::insert_into(menus::table)
         .values(&menu)
         .execute(&mut conn)?;

@@ -10,7 +10,7 @@ struct NewUser {
 #[allow(dead_code)] // using the model adds no error of its own
 fn fill<C: diesel_seqgen::IdConnection>(conn: &mut C) -> diesel_seqgen::Result<()> {
     let mut user = NewUser { id: String::new() };
-    diesel_seqgen::assign_ids(&mut user, conn)
+    diesel_seqgen::assign_ids(conn, &mut user)
 }
 
 fn main() {}

@@ -320,12 +320,12 @@ impl Generator {
     /// let mut rows: Vec<NewMenu> = ["Tea", "Cake"]
     ///     .map(|title| NewMenu { id: String::new(), title: title.into() })
     ///     .into();
-    /// diesel_seqgen::Generator::new().assign_ids(&mut rows, &mut conn)?;
+    /// diesel_seqgen::Generator::new().assign_ids(&mut conn, &mut rows)?;
     /// diesel::insert_into(menus::table).values(&rows).execute(&mut conn)?;
     /// assert_eq!(rows[1].id, "MENU000002");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn assign_ids<R, C>(&self, records: &mut R, conn: &mut C) -> Result<()>
+    pub fn assign_ids<R, C>(&self, conn: &mut C, records: &mut R) -> Result<()>
     where
         R: Records + ?Sized,
         C: IdConnection,

@@ -295,7 +295,7 @@ where
 /// Fills the unset ID fields of `records` (one record, a slice or a `Vec` of them) from the
 /// process-wide default generator, on `conn`; then insert them with plain Diesel. See
 /// [`Generator::assign_ids`] (re-exported as [`crate::assign_ids`]).
-pub fn assign_ids<R, C>(records: &mut R, conn: &mut C) -> Result<()>
+pub fn assign_ids<R, C>(conn: &mut C, records: &mut R) -> Result<()>
 where
     R: Records + ?Sized,
     C: IdConnection,

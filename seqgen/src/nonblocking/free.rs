@@ -147,7 +147,7 @@ where
 
 /// Fills the unset ID fields of `records` (one record, a slice or a `Vec`) from the
 /// process-wide default generator: [`crate::assign_ids`].
-pub async fn assign_ids<R, C>(records: &mut R, conn: &mut C) -> Result<()>
+pub async fn assign_ids<R, C>(conn: &mut C, records: &mut R) -> Result<()>
 where
     R: Records + ?Sized,
     C: AsyncConnection,

@@ -218,7 +218,7 @@ impl Generator {
 
     /// Fills the unset ID fields of `records` from this generator:
     /// [`crate::Generator::assign_ids`].
-    pub async fn assign_ids<R, C>(&self, records: &mut R, conn: &mut C) -> Result<()>
+    pub async fn assign_ids<R, C>(&self, conn: &mut C, records: &mut R) -> Result<()>
     where
         R: Records + ?Sized,
         C: AsyncConnection,

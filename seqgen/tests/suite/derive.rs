@@ -141,14 +141,14 @@ fn insert_into_fills_one_row_and_a_bulk() {
 fn explicit_hook_then_plain_diesel() {
     let (_db, mut conn) = open("explicit_hook");
     let mut grace = user("Grace");
-    diesel_seqgen::assign_ids(&mut grace, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut conn, &mut grace).unwrap();
     diesel::insert_into(users::table)
         .values(&grace)
         .execute(&mut conn)
         .unwrap();
 
     let mut rows = vec![user("a"), user("b"), user("c")];
-    diesel_seqgen::assign_ids(&mut rows, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut conn, &mut rows).unwrap();
     diesel::insert_into(users::table)
         .values(&rows)
         .execute(&mut conn)
@@ -183,7 +183,7 @@ fn ids_set_by_the_caller_are_kept() {
         invoice_no: Some(42),
         amount: 0,
     };
-    diesel_seqgen::assign_ids(&mut order, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut conn, &mut order).unwrap();
     assert_eq!(
         (order.order_no.as_str(), order.invoice_no),
         ("ORD-MANUAL", Some(42))
@@ -341,7 +341,7 @@ fn gapless_and_batched_fields_in_one_struct() {
 
     // The explicit hook refuses to take a gapless number outside a transaction.
     let mut lone = invoice("");
-    let err = diesel_seqgen::assign_ids(&mut lone, &mut conn).unwrap_err();
+    let err = diesel_seqgen::assign_ids(&mut conn, &mut lone).unwrap_err();
     assert!(
         matches!(err, diesel_seqgen::Error::OutsideTransaction { .. }),
         "{err:?}"
@@ -389,7 +389,7 @@ fn policies_through_the_derive() {
             code: String::new(),
         })
         .collect();
-    diesel_seqgen::assign_ids(&mut tickets, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut conn, &mut tickets).unwrap();
     let year = chrono::Utc::now()
         .with_timezone(&chrono::FixedOffset::east_opt(8 * 3600).unwrap())
         .format("%Y")
@@ -418,14 +418,14 @@ fn policies_through_the_derive() {
             code: String::new(),
         })
         .collect();
-    diesel_seqgen::assign_ids(&mut more, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut conn, &mut more).unwrap();
     assert_eq!(more.last().unwrap().code, "A", "after 9 comes A");
     let mut full = Ticket {
         ticket: "kept".into(),
         r#box: String::new(),
         code: "kept".into(),
     };
-    let err = diesel_seqgen::assign_ids(&mut full, &mut conn).unwrap_err();
+    let err = diesel_seqgen::assign_ids(&mut conn, &mut full).unwrap_err();
     assert!(
         matches!(err, diesel_seqgen::Error::SeriesExhausted { .. }),
         "{err:?}"
@@ -443,7 +443,7 @@ struct Counter {
 fn a_plain_i64_field_is_unset_at_zero() {
     let (_db, mut conn) = open("plain_i64");
     let mut rows = vec![Counter { n: 0 }, Counter { n: 77 }, Counter { n: 0 }];
-    diesel_seqgen::assign_ids(&mut rows, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut conn, &mut rows).unwrap();
     assert_eq!(rows.iter().map(|r| r.n).collect::<Vec<_>>(), [1, 77, 2]);
 }
 
@@ -482,7 +482,7 @@ fn aliases_and_newtypes_are_filled_through_id_value() {
             serial: Serial(0),
         },
     ];
-    diesel_seqgen::assign_ids(&mut rows, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut conn, &mut rows).unwrap();
     assert_eq!(rows[0].no.as_deref(), Some("T0001"));
     assert_eq!(rows[1].no.as_deref(), Some("KEPT"));
     assert_eq!((rows[0].serial.0, rows[1].serial.0), (1, 2));
@@ -504,6 +504,6 @@ struct Receipt {
 fn the_crate_path_can_be_renamed() {
     let (_db, mut conn) = open("crate_path");
     let mut receipt = Receipt { no: String::new() };
-    diesel_seqgen::assign_ids(&mut receipt, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut conn, &mut receipt).unwrap();
     assert_eq!(receipt.no, "R001");
 }

@@ -249,7 +249,7 @@ fn two_keys_in_opposite_declaration_order_never_deadlock<C: TestConnection>(db: 
             b: String::new(),
         };
         move |conn: &mut C| {
-            diesel_seqgen::assign_ids(&mut row, conn).map(|()| (row.a.clone(), row.b.clone()))
+            diesel_seqgen::assign_ids(conn, &mut row).map(|()| (row.a.clone(), row.b.clone()))
         }
     });
     let backward = writer(&db, &barrier, || {
@@ -258,7 +258,7 @@ fn two_keys_in_opposite_declaration_order_never_deadlock<C: TestConnection>(db: 
             a: String::new(),
         };
         move |conn: &mut C| {
-            diesel_seqgen::assign_ids(&mut row, conn).map(|()| (row.a.clone(), row.b.clone()))
+            diesel_seqgen::assign_ids(conn, &mut row).map(|()| (row.a.clone(), row.b.clone()))
         }
     });
     let (mut a, mut b) = (Vec::new(), Vec::new());

@@ -86,8 +86,8 @@ fn fill<C: diesel_seqgen::IdConnection>(
     conn: &mut C,
     rows: &mut [NewUser],
 ) -> diesel_seqgen::Result<()> {
-    diesel_seqgen::assign_ids(&mut rows[..1], conn)?;
-    diesel_seqgen::Generator::new().assign_ids(&mut rows[1..], conn)
+    diesel_seqgen::assign_ids(conn, &mut rows[..1])?;
+    diesel_seqgen::Generator::new().assign_ids(conn, &mut rows[1..])
 }
 
 fn user(name: &str) -> NewUser {

@@ -668,7 +668,7 @@ macro_rules! derived_insert_tests {
     bulk.iter_mut().for_each(|order| order.order_no.clear());
     // One reservation for the bulk; inserted row by row (diesel-async's SQLite wrapper has
     // no multi-row insert).
-    generator.assign_ids(&mut bulk, &mut conn)
+    generator.assign_ids(&mut conn, &mut bulk)
         .await
         .unwrap();
     for order in &mut bulk {
@@ -1005,7 +1005,7 @@ async fn a_bulk_reserves_once_per_scope<A: AsyncTest>(db: TestDb<A::Sync>) {
         })
         .collect();
     let generator = fixed();
-    generator.assign_ids(&mut lines, &mut conn).await.unwrap();
+    generator.assign_ids(&mut conn, &mut lines).await.unwrap();
     assert_eq!(generator.reservations(), 3);
     for order in &orders {
         let numbers: Vec<&str> = lines

@@ -152,7 +152,7 @@ fn a_missing_key_in_the_environment_fails_the_fill() {
     let mut conn = diesel::SqliteConnection::establish(":memory:").unwrap();
     diesel_seqgen::run_migrations(&mut conn).unwrap();
     let mut voucher = Voucher::default();
-    let err = diesel_seqgen::assign_ids(&mut voucher, &mut conn).unwrap_err();
+    let err = diesel_seqgen::assign_ids(&mut conn, &mut voucher).unwrap_err();
     assert!(matches!(err, Error::InvalidSpec(_)), "{err:?}");
     assert!(
         err.to_string().contains("SEQGEN_TEST_UNSET_VOUCHER_KEY"),

@@ -260,8 +260,8 @@ where
                 .with_generator(&own)
                 .execute(&mut conn),
         );
-        refused(diesel_seqgen::assign_ids(&mut renamed(2), &mut conn));
-        refused(own.assign_ids(&mut renamed(2), &mut conn));
+        refused(diesel_seqgen::assign_ids(&mut conn, &mut renamed(2)));
+        refused(own.assign_ids(&mut conn, &mut renamed(2)));
         let mut mine = part();
         diesel_seqgen::insert_into(parts::table)
             .values(&mut mine)
@@ -270,7 +270,7 @@ where
             .unwrap();
         // The default generator's block goes on after the first row: 2, then 3 in round two.
         let mut second = part();
-        diesel_seqgen::assign_ids(&mut second, &mut conn).unwrap();
+        diesel_seqgen::assign_ids(&mut conn, &mut second).unwrap();
         assert_eq!(
             [first[0].id.as_str(), &second[0].id],
             [

@@ -124,7 +124,7 @@ fn a_bulk_reserves_once_per_scope<C: TestConnection>(db: TestDb<C>) {
         .collect();
     let generator = Generator::new();
     let mut conn = db.connect();
-    generator.assign_ids(&mut lines, &mut conn).unwrap();
+    generator.assign_ids(&mut conn, &mut lines).unwrap();
     assert_eq!(generator.reservations(), 3);
     for scope in scopes {
         let numbers: Vec<i64> = lines
@@ -150,7 +150,7 @@ fn a_bulk_reserves_once_per_scope<C: TestConnection>(db: TestDb<C>) {
         year: 2026,
         line_no: 0,
     }];
-    generator.assign_ids(&mut blank_order, &mut conn).unwrap();
+    generator.assign_ids(&mut conn, &mut blank_order).unwrap();
     assert!(blank_order[0].line_no >= 1);
     let mut empty = [Ticket {
         company: String::new(),
@@ -158,7 +158,7 @@ fn a_bulk_reserves_once_per_scope<C: TestConnection>(db: TestDb<C>) {
     }];
     let mut conn = db.connect();
     conn.begin_test_transaction().unwrap(); // gapless: inside a transaction
-    let err = generator.assign_ids(&mut empty, &mut conn).unwrap_err();
+    let err = generator.assign_ids(&mut conn, &mut empty).unwrap_err();
     assert!(matches!(err, Error::InvalidScope { .. }), "{err:?}");
     assert!(empty[0].number.is_empty());
 }
@@ -189,7 +189,7 @@ fn gapless_scopes_count_one_to_n_and_roll_back_alone<C: TestConnection>(db: Test
             number: String::new(),
         };
         let result = conn.transaction(|conn| {
-            diesel_seqgen::assign_ids(&mut ticket, conn)?;
+            diesel_seqgen::assign_ids(conn, &mut ticket)?;
             if i % 4 == 3 {
                 return Err(Error::Database(diesel::result::Error::RollbackTransaction));
             }
@@ -346,7 +346,7 @@ fn a_scope_is_required_and_checked<C: TestConnection>(db: TestDb<C>) {
         a: String::new(),
         b: String::new(),
     };
-    let err = generator.assign_ids(&mut receipt, &mut conn).unwrap_err();
+    let err = generator.assign_ids(&mut conn, &mut receipt).unwrap_err();
     assert!(matches!(err, Error::InvalidScope { .. }), "{err:?}");
     assert_eq!((receipt.a.as_str(), receipt.b.as_str()), ("", ""));
     let widest = "é".repeat(191);

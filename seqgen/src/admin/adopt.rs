@@ -78,18 +78,20 @@ impl CounterCheck {
 /// use diesel::prelude::*;
 /// use diesel_seqgen::admin::{self, IdColumn};
 ///
+/// diesel::table! { invoices (id) { id -> Text } }
+///
 /// let mut conn = SqliteConnection::establish(":memory:")?;
 /// diesel_seqgen::run_migrations(&mut conn)?;
 /// conn.batch_execute("CREATE TABLE invoices (id TEXT PRIMARY KEY);
 ///     INSERT INTO invoices VALUES ('INV2026000041'), ('INV2025004180'), ('draft-7');")?;
 /// let spec = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("%Y").build()?;
 ///
-/// let found = admin::check(&mut conn, &spec, IdColumn::new("invoices", "id"))?;
+/// let found = admin::check(&mut conn, &spec, IdColumn::of(invoices::id))?;
 /// assert!(found.is_behind());
 /// assert_eq!((found.unparsed, &*found.unparsed_examples), (1, &["draft-7".to_owned()][..]));
 ///
-/// admin::adopt(&mut conn, &spec, IdColumn::new("invoices", "id"))?;
-/// assert!(!admin::check(&mut conn, &spec, IdColumn::new("invoices", "id"))?.is_behind());
+/// admin::adopt(&mut conn, &spec, IdColumn::of(invoices::id))?;
+/// assert!(!admin::check(&mut conn, &spec, IdColumn::of(invoices::id))?.is_behind());
 /// let next = diesel_seqgen::global::next_id(&mut conn, &spec)?;
 /// assert!(next > "INV2026000041".to_owned(), "{next}");
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -3,8 +3,10 @@
 
 use std::collections::BTreeMap;
 
+use diesel::Column;
+
 use super::{check_period, number_of, refused};
-use crate::backend::{Backend, Counter as Row, IdConnection};
+use crate::backend::{Backend, Counter as Row, IdConnection, NamedTable};
 use crate::engine::check_scope;
 use crate::error::Result;
 use diesel_seqgen_core::{Overflow, Scoped, Spec};
@@ -81,11 +83,37 @@ pub struct IdColumn<'a> {
 }
 
 impl<'a> IdColumn<'a> {
-    /// The IDs in `column` of `table`.
+    /// The IDs in `column` of `table`, named by strings (as a command line supplies them); in
+    /// Rust code, [`IdColumn::of`] names them as Diesel types.
     pub fn new(table: &'a str, column: &'a str) -> Self {
         IdColumn {
             table,
             column,
+            scope_column: None,
+        }
+    }
+
+    /// The IDs in a column of a Diesel table (`users::id`): a misspelt name is a compile
+    /// error. [`scoped_by`](Self::scoped_by) takes a column's name as `users::company_id::NAME`
+    /// (Diesel's `Column` trait in scope).
+    ///
+    /// ```
+    /// use diesel::Column; // for `NAME`
+    /// use diesel_seqgen::admin::IdColumn;
+    ///
+    /// diesel::table! { users (id) { id -> Text, company_id -> Integer } }
+    ///
+    /// let ids = IdColumn::of(users::id).scoped_by(users::company_id::NAME);
+    /// assert_eq!(ids, IdColumn::new("users", "id").scoped_by("company_id"));
+    /// ```
+    pub fn of<C>(column: C) -> IdColumn<'static>
+    where
+        C: Column<Table: NamedTable>,
+    {
+        let _ = column; // only its type names it
+        IdColumn {
+            table: C::Table::sql_name(),
+            column: C::NAME,
             scope_column: None,
         }
     }

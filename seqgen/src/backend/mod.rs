@@ -29,6 +29,7 @@ pub(crate) mod schema;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub(crate) mod statement;
+mod table_name;
 
 pub(crate) use admin_queries::admin_queries;
 #[cfg(seqgen_async)]
@@ -51,6 +52,7 @@ pub(crate) use queries::upsert_reserve;
 pub(crate) use rows::timeline;
 pub(crate) use rows::SETTLING_SECONDS;
 pub use rows::{Counter, CounterRow, Found, Identified, Replication, Request, Setting};
+pub use table_name::NamedTable;
 
 /// A Diesel backend seqgen can reserve numbers on: SQLite, PostgreSQL or MySQL/MariaDB,
 /// each behind the cargo feature of the same name as Diesel's.

@@ -4,6 +4,9 @@
 
 use diesel::prelude::*;
 use diesel::query_builder::{QueryBuilder, QueryFragment};
+use diesel::Column;
+
+use super::NamedTable;
 
 use super::dialect::TextType;
 use diesel::sql_types::{Nullable, Text};
@@ -36,8 +39,37 @@ impl<'a> PendingRows<'a> {
         }
     }
 
+    /// Rows whose `column` is NULL, numbered in the order of `order_by`: two columns of one
+    /// Diesel table (`invoices::number`, `invoices::id`), so that a misspelt name or columns of
+    /// two tables are compile errors. The string form is [`PendingRows::new`], for names a command
+    /// line supplies.
+    ///
+    /// ```
+    /// diesel::table! { invoices (id) { id -> Integer, number -> Nullable<Text> } }
+    ///
+    /// let rows = diesel_seqgen::pending::PendingRows::of(invoices::number, invoices::id);
+    /// assert_eq!(rows, diesel_seqgen::pending::PendingRows::new("invoices", "number", "id"));
+    /// ```
+    pub fn of<C, O>(column: C, order_by: O) -> PendingRows<'static>
+    where
+        C: Column,
+        C::Table: NamedTable,
+        O: Column<Table = C::Table>,
+    {
+        let _ = (column, order_by); // only their types name them
+        PendingRows {
+            table: C::Table::sql_name(),
+            column: C::NAME,
+            order_by: O::NAME,
+            scope_column: None,
+            date_column: None,
+            batch: 500,
+        }
+    }
+
     /// The column holding each row's scope, for a scoped spec: a row's number is taken in the
-    /// scope the column holds (read as text). A row whose scope is NULL is left unnumbered.
+    /// scope the column holds (read as text). A row whose scope is NULL is left unnumbered. A
+    /// Diesel column gives its name as `invoices::company_id::NAME` (`diesel::Column` in scope).
     pub fn scoped_by(mut self, column: &'a str) -> Self {
         self.scope_column = Some(column);
         self

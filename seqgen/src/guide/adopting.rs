@@ -23,13 +23,15 @@
 //! use diesel::prelude::*;
 //! use diesel_seqgen::admin::{self, IdColumn};
 //!
+//! diesel::table! { users (id) { id -> Text } }
+//!
 //! let mut conn = SqliteConnection::establish(":memory:")?;
 //! diesel_seqgen::run_migrations(&mut conn)?;
 //! conn.batch_execute("CREATE TABLE users (id TEXT PRIMARY KEY);
 //!     INSERT INTO users VALUES ('U20261121000523'), ('U20261120000017');")?;
 //! let spec = diesel_seqgen::Spec::builder("users").prefix("U").build()?;
 //!
-//! let found = admin::adopt(&mut conn, &spec, IdColumn::new("users", "id"))?;
+//! let found = admin::adopt(&mut conn, &spec, IdColumn::of(users::id))?;
 //! assert_eq!(found.counters.len(), 2); // one per period, each raised to its highest number
 //! assert_eq!(admin::peek(&mut conn, &spec, "20261121")?.next, 524);
 //! # Ok::<(), Box<dyn std::error::Error>>(())

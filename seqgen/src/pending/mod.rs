@@ -17,6 +17,8 @@
 //! use diesel::prelude::*;
 //! use diesel_seqgen::pending::{self, PendingRows};
 //!
+//! diesel::table! { invoices (id) { id -> Integer, number -> Nullable<Text>, total -> Integer } }
+//!
 //! let mut conn = SqliteConnection::establish(":memory:")?;
 //! diesel_seqgen::run_migrations(&mut conn)?;
 //! diesel::sql_query("CREATE TABLE invoices (id INTEGER PRIMARY KEY, number TEXT UNIQUE, total INTEGER)")
@@ -24,12 +26,12 @@
 //! // The business transactions insert their rows without a number, and take no lock of seqgen's.
 //! diesel::sql_query("INSERT INTO invoices (total) VALUES (10), (20), (30)").execute(&mut conn)?;
 //!
-//! let invoices = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("").pad(4).gapless().build()?;
-//! let rows = PendingRows::new("invoices", "number", "id");
-//! assert_eq!(pending::number_pending(&mut conn, &invoices, rows)?.rows, 3);
+//! let spec = diesel_seqgen::Spec::builder("invoices").prefix("INV").date("").pad(4).gapless().build()?;
+//! let rows = PendingRows::of(invoices::number, invoices::id);
+//! assert_eq!(pending::number_pending(&mut conn, &spec, rows)?.rows, 3);
 //!
-//! let numbers: Vec<Option<String>> = diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::Text>>(
-//!     "SELECT number FROM invoices ORDER BY id").load(&mut conn)?;
+//! let numbers: Vec<Option<String>> =
+//!     invoices::table.select(invoices::number).order(invoices::id).load(&mut conn)?;
 //! assert_eq!(numbers, [Some("INV0001".into()), Some("INV0002".into()), Some("INV0003".into())]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -44,15 +46,16 @@ pub use follow::{notify_on_commit, CHANNEL};
 use chrono::NaiveDate;
 use diesel_seqgen_core::{DocumentDate, Mode, Scoped, Spec};
 
-use crate::backend::{Backend, Counter, IdConnection, PendingRow};
+use crate::backend::{Backend, Counter, IdConnection, NamedTable, PendingRow};
 use crate::engine::check_scope;
 use crate::error::{Error, Result};
 use crate::model::DistributedId;
 
 /// The spec and rows of `T`'s field numbered after the commit (`#[distributed_id(gapless =
-/// "deferred")]`), in `table`, ordered by `order_by`: its column, and its scope and date
-/// columns as the attribute names them (`scope`, `period_from`: the fields' names). The first
-/// such field; [`Error::Refused`] without one.
+/// "deferred")]`), in the table of `order_by` (a column of `T`'s Diesel table, `invoices::id`),
+/// ordered by it: its column, and its scope and date columns as the attribute names them
+/// (`scope`, `period_from`: the fields' names). The first such field; [`Error::Refused`]
+/// without one.
 ///
 /// ```
 /// use diesel::prelude::*;
@@ -77,16 +80,15 @@ use crate::model::DistributedId;
 /// diesel_seqgen::insert_into(invoices::table).values(&mut invoice).execute(&mut conn)?;
 /// assert_eq!(invoice.number, None);
 ///
-/// let (spec, rows) = pending::rows_of::<NewInvoice>("invoices", "id")?;
+/// let (spec, rows) = pending::rows_of::<NewInvoice>(invoices::id)?;
 /// pending::number_pending(&mut conn, spec, rows)?;
 /// let number: Option<String> = invoices::table.select(invoices::number).first(&mut conn)?;
 /// assert_eq!(number.as_deref(), Some("INV0001"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn rows_of<'a, T: DistributedId>(
-    table: &'a str,
-    order_by: &'a str,
-) -> Result<(&'static Spec, PendingRows<'a>)> {
+pub fn rows_of<T: DistributedId>(
+    order_by: impl diesel::Column<Table: NamedTable>,
+) -> Result<(&'static Spec, PendingRows<'static>)> {
     let field = T::__deferred_fields()
         .first()
         .ok_or_else(|| Error::Refused {
@@ -97,7 +99,17 @@ pub fn rows_of<'a, T: DistributedId>(
     if let Some(e) = &field.unbuilt {
         return Err(Error::InvalidSpec(e.clone()));
     }
-    let mut rows = PendingRows::new(table, field.column, order_by);
+    // The field's column, in the table of `order_by`.
+    fn in_table_of<O: diesel::Column<Table: NamedTable>>(
+        _order_by: O,
+        column: &'static str,
+    ) -> PendingRows<'static> {
+        PendingRows {
+            table: O::Table::sql_name(),
+            ..PendingRows::new("", column, O::NAME)
+        }
+    }
+    let mut rows = in_table_of(order_by, field.column);
     if let Some(column) = field.scope_column {
         rows = rows.scoped_by(column);
     }

@@ -114,7 +114,7 @@ where
         .unwrap();
     assert_eq!((rows[1].id.as_str(), rows[1].number.get()), ("A000002", 2));
     let mut filled = vec![account("f")];
-    diesel_seqgen::assign_ids(&mut filled, &mut conn).unwrap();
+    diesel_seqgen::assign_ids(&mut conn, &mut filled).unwrap();
     diesel::insert_into(accounts::table)
         .values(filled)
         .execute(&mut conn)
@@ -165,7 +165,7 @@ where
         .date("")
         .build()
         .unwrap();
-    let ids = admin::IdColumn::new("accounts", "id");
+    let ids = admin::IdColumn::of(accounts::id);
     assert_eq!(admin::check(&mut conn, &spec, ids).unwrap().empty, 0);
     conn.batch_execute("INSERT INTO accounts (id, number, name) VALUES ('', 99, 'x')")
         .unwrap();

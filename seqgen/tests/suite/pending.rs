@@ -12,6 +12,7 @@ use std::thread;
 use std::time::Duration;
 
 use common::{TestConnection, TestDb};
+use diesel::Column;
 use diesel_seqgen::pending::{self, FollowConnection, PendingRows};
 use diesel_seqgen::{Error, Spec};
 
@@ -160,7 +161,7 @@ where
     let scratch = create_table(&db, "pending");
     start.on(&scratch);
     let spec = invoices(&db.key("pending"));
-    let rows = PendingRows::new("pend", "number", "id").batch(16);
+    let rows = PendingRows::of(pend::number, pend::id).batch(16);
     let stop = AtomicBool::new(false);
     let barrier = Arc::new(Barrier::new(WRITERS));
     let committed = thread::scope(|s| {
@@ -220,7 +221,7 @@ where
     // A last round on the defaults a user gets (batches of 500; the followers' batches of 16
     // are the point above: many short transactions interleaved with the writers): nothing left.
     let mut conn = scratch.connect();
-    let defaults = PendingRows::new("pend", "number", "id");
+    let defaults = PendingRows::of(pend::number, pend::id);
     assert_eq!(
         pending::number_pending(&mut conn, &spec, defaults)
             .unwrap()
@@ -286,9 +287,9 @@ fn months_and_scopes<C: TestConnection>(db: TestDb<C>, start: Start) {
         values.join(", ")
     ))
     .unwrap();
-    let rows = PendingRows::new("pend", "number", "id")
-        .scoped_by("company")
-        .dated_by("issued_on")
+    let rows = PendingRows::of(pend::number, pend::id)
+        .scoped_by(pend::company::NAME)
+        .dated_by(pend::issued_on::NAME)
         .batch(7);
     let done = pending::number_pending(&mut conn, &spec, rows).unwrap();
     assert_eq!((done.rows, done.left), (60, 2));
@@ -341,7 +342,7 @@ fn numbered_meanwhile<C: TestConnection>(db: TestDb<C>, start: Start) {
     let scratch = create_table(&db, "pending_raced");
     start.on(&scratch);
     let spec = invoices(&db.key("pending_raced"));
-    let rows = PendingRows::new("pend", "number", "id");
+    let rows = PendingRows::of(pend::number, pend::id);
     let mut conn = scratch.connect();
     conn.batch_execute("INSERT INTO pend (company) VALUES ('a'), ('b'), ('c')")
         .unwrap();
@@ -443,7 +444,7 @@ where
         committed += usize::from(result.is_ok());
     }
     assert!(numbers(&mut conn).iter().all(Option::is_none));
-    let (spec, rows) = pending::rows_of::<DeferredInvoice>("pend", "id").unwrap();
+    let (spec, rows) = pending::rows_of::<DeferredInvoice>(pend::id).unwrap();
     assert_eq!(spec.key(), "deferred_invoices");
     let done = pending::number_pending(&mut conn, spec, rows).unwrap();
     assert_eq!(done.rows as usize, committed);
@@ -477,7 +478,7 @@ fn a_commit_wakes_the_follower_on_postgres() {
     };
     let scratch = create_table(&db, "pending_notify");
     let spec = invoices(&db.key("pending_notify"));
-    let rows = PendingRows::new("pend", "number", "id");
+    let rows = PendingRows::of(pend::number, pend::id);
     let mut conn = scratch.connect();
     pending::notify_on_commit(&mut conn, "pend").unwrap();
     let stop = AtomicBool::new(false);
@@ -561,7 +562,7 @@ where
         Ok::<_, Error>(())
     })
     .unwrap();
-    let (spec, rows) = pending::rows_of::<DeferredInvoice>("pend", "id").unwrap();
+    let (spec, rows) = pending::rows_of::<DeferredInvoice>(pend::id).unwrap();
     assert_eq!(
         pending::number_pending(&mut first, spec, rows)
             .unwrap()

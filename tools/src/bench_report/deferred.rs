@@ -143,7 +143,7 @@ where
         )?;
         prepare(&mut conn)?;
     }
-    let (spec, rows) = pending::rows_of::<DeferredInvoice>("bench_deferred", "id")?;
+    let (spec, rows) = pending::rows_of::<DeferredInvoice>(bench_deferred::id)?;
     let seconds = args.gapless_seconds;
     let (attempts, committed) = (AtomicU64::new(0), AtomicU64::new(0));
     let deferred_committed = AtomicU64::new(0);

@@ -29,6 +29,13 @@ export CI=true
 # tools/tests/galera_faults.rs start three nodes of their own), pgbouncer (suite/pgbouncer.rs),
 # prometheus with promtool (seqgen-cli/tests/monitoring.rs), patroni, etcd-server and haproxy
 # (tools/tests/patroni.rs); cargo-hack and cargo-fuzz where this machine has none.
+# The toolchain of the workspace's rust-version (`1.86` → `1.86.0`).
+msrv_toolchain() {
+    python3 -c 'import tomllib
+v = tomllib.load(open("Cargo.toml", "rb"))["workspace"]["package"]["rust-version"]
+print(v if v.count(".") == 2 else v + ".0")'
+}
+
 install_packages() {
     local missing=() pkg
     for pkg in libpq-dev libmariadb-dev libmariadb-dev-compat pkg-config galera-4 rsync \
@@ -39,6 +46,8 @@ install_packages() {
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
     fi
+    rustup run "$(msrv_toolchain)" rustc --version >/dev/null 2>&1 \
+        || rustup toolchain install "$(msrv_toolchain)" --profile minimal
     cargo nextest --version >/dev/null 2>&1 || cargo install --locked cargo-nextest
     cargo hack --version >/dev/null 2>&1 || cargo install --locked cargo-hack
     cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install --locked cargo-fuzz

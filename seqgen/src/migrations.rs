@@ -15,7 +15,9 @@ use diesel::migration::{Migration, MigrationSource};
 const MIGRATION_ATTEMPTS: u32 = 10;
 
 /// Creates the `db_key` table if it is missing. Idempotent, and safe when several processes
-/// start at once.
+/// start at once. A server older than seqgen's SQL needs (PostgreSQL 12, SQLite 3.35, MariaDB
+/// 10.2.1, MySQL 8.0.16: the README's "Versions") is refused first, with an
+/// [`Error::Migration`] that names the version it needs.
 ///
 /// ```
 /// use diesel::prelude::*;
@@ -33,6 +35,10 @@ pub fn run_migrations<C: MigrateConnection>(conn: &mut C) -> Result<()> {
             // Two processes racing: the loser fails inserting the same version into
             // `__diesel_schema_migrations` (the DDL itself is IF NOT EXISTS); the next
             // attempt finds nothing pending.
+            // No other attempt makes a server newer.
+            Err(e) if e.is::<crate::backend::server_version::ServerTooOld>() => {
+                return Err(Error::Migration(e))
+            }
             Err(_) if attempt < MIGRATION_ATTEMPTS => {
                 attempt += 1;
                 std::thread::sleep(std::time::Duration::from_millis(50 * u64::from(attempt)));

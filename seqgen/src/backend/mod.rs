@@ -26,6 +26,7 @@ mod queries;
 pub(crate) mod row_values;
 mod rows;
 pub(crate) mod schema;
+pub(crate) mod server_version;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub(crate) mod statement;

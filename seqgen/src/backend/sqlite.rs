@@ -36,6 +36,11 @@ impl super::Backend for Sqlite {
     where
         C: LoadConnection<Backend = Self> + diesel::migration::MigrationConnection + 'static,
     {
+        let found: String = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(
+            "sqlite_version()",
+        ))
+        .get_result(conn)?;
+        super::server_version::refuse_older(&found, super::server_version::SQLITE)?;
         diesel_migrations::MigrationHarness::run_pending_migrations(conn, Self::MIGRATIONS)
             .map(drop)
     }

@@ -365,3 +365,23 @@ impl<S: Borrow<KeyState>> Drop for Turn<S> {
         state.reserved.notify(usize::MAX);
     }
 }
+
+#[cfg(test)]
+mod size_probe {
+    #[test]
+    fn sizes() {
+        use std::mem::size_of;
+        eprintln!("KeyState {}", size_of::<super::KeyState>());
+        eprintln!("Window {}", size_of::<super::Window>());
+        eprintln!("Mutex<Cursor> {}", size_of::<super::Mutex<super::Cursor>>());
+        eprintln!("Event {}", size_of::<super::Event>());
+        eprintln!("batch {}", size_of::<super::Leaf<super::BatchState>>());
+        eprintln!(
+            "held {}",
+            size_of::<super::Leaf<std::collections::VecDeque<(String, u64)>>>()
+        );
+        eprintln!("watch {}", size_of::<super::Leaf<Option<super::Watch>>>());
+        eprintln!("counted {}", size_of::<super::Leaf<super::Counted>>());
+        eprintln!("Period {}", size_of::<super::Period>());
+    }
+}

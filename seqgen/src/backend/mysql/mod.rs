@@ -50,6 +50,18 @@ impl super::Backend for Mysql {
     where
         C: LoadConnection<Backend = Self> + diesel::migration::MigrationConnection + 'static,
     {
+        use super::server_version::{refuse_older, MARIADB, MYSQL};
+        let found: String =
+            diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>("VERSION()"))
+                .get_result(conn)?;
+        refuse_older(
+            &found,
+            if found.contains("MariaDB") {
+                MARIADB
+            } else {
+                MYSQL
+            },
+        )?;
         migrate::run_pending(conn)
     }
 

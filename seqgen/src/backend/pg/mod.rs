@@ -43,6 +43,11 @@ impl super::Backend for Pg {
     where
         C: LoadConnection<Backend = Self> + diesel::migration::MigrationConnection + 'static,
     {
+        let found: String = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(
+            "current_setting('server_version')",
+        ))
+        .get_result(conn)?;
+        super::server_version::refuse_older(&found, super::server_version::POSTGRES)?;
         diesel_migrations::MigrationHarness::run_pending_migrations(conn, Self::MIGRATIONS)
             .map(drop)
     }

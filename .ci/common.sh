@@ -31,9 +31,7 @@ export CI=true
 # (tools/tests/patroni.rs); cargo-hack and cargo-fuzz where this machine has none.
 # The toolchain of the workspace's rust-version (`1.86` → `1.86.0`).
 msrv_toolchain() {
-    python3 -c 'import tomllib
-v = tomllib.load(open("Cargo.toml", "rb"))["workspace"]["package"]["rust-version"]
-print(v if v.count(".") == 2 else v + ".0")'
+    python3 .ci/msrv.py --toolchain
 }
 
 install_packages() {

@@ -4,7 +4,8 @@ feature, every target, dev-dependencies too) declares a rust-version at or below
 workspace's. Cargo's resolver "3" picks such versions for users; this check sees that the lock
 the tests run with did too (a `cargo update` without it could pull a newer one). A package
 that declares none cannot be checked: they are counted, and the build with the declared
-toolchain (`.ci/run`, lane B) covers the published crates."""
+toolchain (`.ci/run`, lane B) covers the published crates. With `--toolchain`, prints that
+toolchain's name and checks nothing."""
 
 import json
 import subprocess
@@ -18,6 +19,10 @@ def version(text):
 
 with open("Cargo.toml", "rb") as manifest:
     declared = tomllib.load(manifest)["workspace"]["package"]["rust-version"]
+if sys.argv[1:] == ["--toolchain"]:
+    # The rustup toolchain of that version (`1.86` -> `1.86.0`), for `.ci/common.sh`.
+    print(declared if declared.count(".") == 2 else declared + ".0")
+    sys.exit(0)
 meta = json.loads(
     subprocess.check_output(
         ["cargo", "metadata", "--format-version", "1", "--all-features", "--locked"]

@@ -56,15 +56,19 @@ impl<'a> PendingRows<'a> {
         C::Table: NamedTable,
         O: Column<Table = C::Table>,
     {
-        let _ = (column, order_by); // only their types name them
-        PendingRows {
-            table: C::Table::sql_name(),
-            column: C::NAME,
-            order_by: O::NAME,
-            scope_column: None,
-            date_column: None,
-            batch: 500,
-        }
+        let _ = column; // only its type names it
+        Self::with_column(order_by, C::NAME)
+    }
+
+    /// The rows whose `column` (a name) is NULL, in the table of `order_by` and in its order:
+    /// [`PendingRows::of`], and [`crate::pending::rows_of`], which has the column's name from
+    /// the derive.
+    pub(crate) fn with_column<O>(order_by: O, column: &'static str) -> PendingRows<'static>
+    where
+        O: Column<Table: NamedTable>,
+    {
+        let _ = order_by; // only its type names it
+        PendingRows::new(O::Table::sql_name(), column, O::NAME)
     }
 
     /// The column holding each row's scope, for a scoped spec: a row's number is taken in the

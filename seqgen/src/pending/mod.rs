@@ -99,17 +99,7 @@ pub fn rows_of<T: DistributedId>(
     if let Some(e) = &field.unbuilt {
         return Err(Error::InvalidSpec(e.clone()));
     }
-    // The field's column, in the table of `order_by`.
-    fn in_table_of<O: diesel::Column<Table: NamedTable>>(
-        _order_by: O,
-        column: &'static str,
-    ) -> PendingRows<'static> {
-        PendingRows {
-            table: O::Table::sql_name(),
-            ..PendingRows::new("", column, O::NAME)
-        }
-    }
-    let mut rows = in_table_of(order_by, field.column);
+    let mut rows = PendingRows::with_column(order_by, field.column);
     if let Some(column) = field.scope_column {
         rows = rows.scoped_by(column);
     }

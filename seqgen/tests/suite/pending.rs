@@ -19,8 +19,10 @@ use diesel_seqgen::{Error, Spec};
 backend_tests!(
     committed_rows_get_exactly_1_to_n_while_followers_run,
     committed_rows_get_exactly_1_to_n_while_followers_run_after_use_pool,
+    committed_rows_get_exactly_1_to_n_while_followers_run_on_the_defaults,
     rows_of_three_months_and_two_scopes_number_in_their_own_counters,
     rows_of_three_months_and_two_scopes_number_in_their_own_counters_after_use_pool,
+    rows_of_three_months_and_two_scopes_number_in_their_own_counters_on_the_defaults,
     a_batch_numbered_meanwhile_writes_nothing,
     a_batch_numbered_meanwhile_writes_nothing_after_use_pool,
     through_the_derive_the_insert_leaves_the_number_to_the_follower,
@@ -144,24 +146,36 @@ fn committed_rows_get_exactly_1_to_n_while_followers_run<C>(db: TestDb<C>)
 where
     C: TestConnection + FollowConnection,
 {
-    committed_rows_numbered(db, Start::Plain);
+    committed_rows_numbered(db, Start::Plain, Some(16));
 }
 
 fn committed_rows_get_exactly_1_to_n_while_followers_run_after_use_pool<C>(db: TestDb<C>)
 where
     C: TestConnection + FollowConnection,
 {
-    committed_rows_numbered(db, Start::UsePool);
+    committed_rows_numbered(db, Start::UsePool, Some(16));
 }
 
-fn committed_rows_numbered<C>(db: TestDb<C>, start: Start)
+/// The twin of the two above on what a user gets: `use_pool`, and the followers' batches of
+/// 500 rows.
+fn committed_rows_get_exactly_1_to_n_while_followers_run_on_the_defaults<C>(db: TestDb<C>)
+where
+    C: TestConnection + FollowConnection,
+{
+    committed_rows_numbered(db, Start::UsePool, None);
+}
+
+/// Writers commit (one in ten rolls back) while two followers number the rows, in batches of
+/// `batch` rows (the default's 500 with `None`).
+fn committed_rows_numbered<C>(db: TestDb<C>, start: Start, batch: Option<usize>)
 where
     C: TestConnection + FollowConnection,
 {
     let scratch = create_table(&db, "pending");
     start.on(&scratch);
     let spec = invoices(&db.key("pending"));
-    let rows = PendingRows::of(pend::number, pend::id).batch(16);
+    let rows = PendingRows::of(pend::number, pend::id);
+    let rows = batch.map_or(rows, |batch| rows.batch(batch));
     let stop = AtomicBool::new(false);
     let barrier = Arc::new(Barrier::new(WRITERS));
     let committed = thread::scope(|s| {
@@ -248,7 +262,7 @@ where
 fn rows_of_three_months_and_two_scopes_number_in_their_own_counters<C: TestConnection>(
     db: TestDb<C>,
 ) {
-    months_and_scopes(db, Start::Plain);
+    months_and_scopes(db, Start::Plain, Some(7));
 }
 
 fn rows_of_three_months_and_two_scopes_number_in_their_own_counters_after_use_pool<
@@ -256,10 +270,21 @@ fn rows_of_three_months_and_two_scopes_number_in_their_own_counters_after_use_po
 >(
     db: TestDb<C>,
 ) {
-    months_and_scopes(db, Start::UsePool);
+    months_and_scopes(db, Start::UsePool, Some(7));
 }
 
-fn months_and_scopes<C: TestConnection>(db: TestDb<C>, start: Start) {
+/// The twin on what a user gets: `use_pool`, and one batch of up to 500 rows.
+fn rows_of_three_months_and_two_scopes_number_in_their_own_counters_on_the_defaults<
+    C: TestConnection,
+>(
+    db: TestDb<C>,
+) {
+    months_and_scopes(db, Start::UsePool, None);
+}
+
+/// Numbers 60 rows of two companies over three months in batches of `batch` rows (the
+/// default's 500 with `None`: one batch).
+fn months_and_scopes<C: TestConnection>(db: TestDb<C>, start: Start, batch: Option<usize>) {
     let scratch = create_table(&db, "pending_dated");
     start.on(&scratch);
     let spec = Spec::builder(db.key("pending_dated"))
@@ -289,8 +314,8 @@ fn months_and_scopes<C: TestConnection>(db: TestDb<C>, start: Start) {
     .unwrap();
     let rows = PendingRows::of(pend::number, pend::id)
         .scoped_by(pend::company::NAME)
-        .dated_by(pend::issued_on::NAME)
-        .batch(7);
+        .dated_by(pend::issued_on::NAME);
+    let rows = batch.map_or(rows, |batch| rows.batch(batch));
     let done = pending::number_pending(&mut conn, &spec, rows).unwrap();
     assert_eq!((done.rows, done.left), (60, 2));
     let numbered = "FROM pend WHERE number IS NOT NULL ORDER BY id";

@@ -10,8 +10,7 @@ use crate::stats::{retries_so_far, KeyStats, Timings};
 use crate::trace;
 
 /// What happened to a key, as its statistics count it ([`KeyStats`], less its name and what
-/// the cursor counts), and the count of numbers served last published as a metric. Kept apart
-/// from `KeyStats` for its size: a generator keeps one per scope.
+/// the cursors count).
 #[derive(Debug, Default)]
 pub(super) struct Counted {
     reservations: u64,
@@ -21,13 +20,30 @@ pub(super) struct Counted {
     retries: u64,
     conflicts: u64,
     reservation_time: Timings,
-    published: u64,
+}
+
+impl Counted {
+    /// What was counted, as the statistics of the key named `key` (but for the numbers its
+    /// states served from memory).
+    pub(super) fn stats(&self, key: &str) -> KeyStats {
+        KeyStats {
+            key: key.to_owned(),
+            served_from_memory: 0,
+            reservations: self.reservations,
+            numbers_reserved: self.numbers_reserved,
+            numbers_abandoned: self.numbers_abandoned,
+            numbers_given_back: self.numbers_given_back,
+            retries: self.retries,
+            conflicts: self.conflicts,
+            reservation_time: self.reservation_time,
+        }
+    }
 }
 
 impl KeyState {
     /// Counts into the key's statistics (not on the cached path: see [`KeyState::stats`]).
     fn count(&self, what: impl FnOnce(&mut Counted)) {
-        what(&mut self.counted.lock().unwrap_or_else(|e| e.into_inner()));
+        self.key.count(what);
     }
 
     /// Starts the bookkeeping of a reservation of this key in `period` on `backend`, made
@@ -42,58 +58,45 @@ impl KeyState {
             state: self,
             started: Instant::now(),
             retries_before: retries_so_far(),
-            span: trace::ReservationSpan::start(&self.key, period, backend, how),
+            span: trace::ReservationSpan::start(self.key(), period, backend, how),
         }
     }
 
     /// Counts a call that failed because another transaction held or changed the counter.
     pub(crate) fn count_conflict(&self) {
         self.count(|stats| stats.conflicts += 1);
-        meter::add(meter::CONFLICTS, &self.key, 1);
+        meter::add(meter::CONFLICTS, self.key(), 1);
     }
 
     /// Counts `numbers` reserved and never served, which could not go back to their counter
     /// (another instance reserved after them): holes.
     pub(crate) fn count_abandoned(&self, numbers: u64) {
         self.count(|stats| stats.numbers_abandoned += numbers);
-        meter::add(meter::NUMBERS_ABANDONED, &self.key, numbers);
+        meter::add(meter::NUMBERS_ABANDONED, self.key(), numbers);
     }
 
     /// Counts `numbers` given back to the counter.
     pub(crate) fn count_given_back(&self, numbers: u64) {
         self.count(|stats| stats.numbers_given_back += numbers);
-        meter::add(meter::NUMBERS_GIVEN_BACK, &self.key, numbers);
+        meter::add(meter::NUMBERS_GIVEN_BACK, self.key(), numbers);
     }
 
     /// Publishes the numbers served since the last time as a metric: done at reservations and
     /// when blocks are given back, never on the cached path.
     pub(crate) fn publish(&self) {
         if cfg!(feature = "metrics") {
-            let served = self.lock().served();
-            let mut counted = self.counted.lock().unwrap_or_else(|e| e.into_inner());
-            meter::add(
-                meter::SERVED_FROM_MEMORY,
-                &self.key,
-                served - counted.published,
-            );
-            counted.published = served;
+            let served = self.lock().unpublished();
+            meter::add(meter::SERVED_FROM_MEMORY, self.key(), served);
         }
     }
 
-    /// What happened to the key in this generator.
+    /// What this state of the key served from memory: the rest of the key's statistics is
+    /// its [`Key`]'s, shared by its scopes.
     pub(crate) fn stats(&self) -> KeyStats {
-        let served_from_memory = self.lock().served();
-        let counted = self.counted.lock().unwrap_or_else(|e| e.into_inner());
         KeyStats {
-            key: self.key.to_string(),
-            served_from_memory,
-            reservations: counted.reservations,
-            numbers_reserved: counted.numbers_reserved,
-            numbers_abandoned: counted.numbers_abandoned,
-            numbers_given_back: counted.numbers_given_back,
-            retries: counted.retries,
-            conflicts: counted.conflicts,
-            reservation_time: counted.reservation_time,
+            key: self.key().to_string(),
+            served_from_memory: self.lock().served(),
+            ..KeyStats::default()
         }
     }
 }
@@ -137,10 +140,10 @@ impl Reserving<'_> {
             stats.retries += retries;
             stats.reservation_time.record(took);
         });
-        meter::add(meter::RESERVATIONS, &state.key, 1);
-        meter::add(meter::NUMBERS_RESERVED, &state.key, numbers);
-        meter::add(meter::RETRIES, &state.key, retries);
-        meter::reservation_time(&state.key, took);
+        meter::add(meter::RESERVATIONS, state.key(), 1);
+        meter::add(meter::NUMBERS_RESERVED, state.key(), numbers);
+        meter::add(meter::RETRIES, state.key(), retries);
+        meter::reservation_time(state.key(), took);
         state.publish();
         took
     }

@@ -29,12 +29,15 @@ pub(crate) struct Cursor {
     /// Numbers of ended periods (and blocks reserved ahead for them) that were never served:
     /// given back to their counters at the key's next reservation or at `release`.
     left_behind: Vec<(Period, Range<u64>)>,
-    /// The clock second the period was last computed for: the period is recomputed at most
-    /// once a second (specs reject date patterns finer than a second).
-    period_second: Option<i64>,
+    /// The clock second the period was last computed for ([`NEVER`] before the first): the
+    /// period is recomputed at most once a second (specs reject date patterns finer than a
+    /// second).
+    period_second: i64,
     /// Numbers served from blocks already held (not those a reservation served at once), by
     /// the lock holder or from the window.
     served: u64,
+    /// How many of them were published as a metric (see `KeyState::publish`).
+    published: u64,
     /// Windows published so far (see [`super::window`]).
     epoch: u64,
 }
@@ -49,8 +52,9 @@ impl Default for Cursor {
             ahead_at: 0,
             spare: None,
             left_behind: Vec::new(),
-            period_second: None,
+            period_second: NEVER,
             served: 0,
+            published: 0,
             epoch: 0,
         }
     }
@@ -61,11 +65,11 @@ impl Cursor {
     /// hold is left behind, to be given back to its counter: no ID is ever stamped with a
     /// period it was not reserved for. Whether the period changed.
     pub(crate) fn roll_to(&mut self, spec: &Spec, clock: &dyn Clock) -> bool {
-        if self.period_second == Some(clock.unix_second()) {
+        if self.period_second == clock.unix_second() {
             return false;
         }
         let now = clock.now();
-        self.period_second = Some(now.timestamp());
+        self.period_second = now.timestamp();
         let text = spec.period_at(now);
         if text == self.period.text {
             return false;
@@ -126,7 +130,7 @@ impl Cursor {
         Facts {
             start: self.next,
             len: self.left().min(WINDOW_MAX),
-            second: self.period_second.unwrap_or(NEVER),
+            second: self.period_second,
             period: self.period_id,
             ahead_at: if self.ahead_at != 0 && self.spare.is_none() {
                 self.ahead_at.max(self.next)
@@ -149,6 +153,13 @@ impl Cursor {
     /// Numbers served so far.
     pub(super) fn served(&self) -> u64 {
         self.served
+    }
+
+    /// Numbers served since the last call: to be published as a metric.
+    pub(super) fn unpublished(&mut self) -> u64 {
+        let fresh = self.served - self.published;
+        self.published = self.served;
+        fresh
     }
 
     /// One number from the block, counted as served, if it holds one within the spec's

@@ -10,42 +10,48 @@
 
 mod counts;
 mod cursor;
-mod fullness;
+mod key;
 mod period_texts;
+mod remembered;
 mod window;
 
 pub(crate) use cursor::{serve, Cursor};
-pub(crate) use fullness::Watch;
+pub(crate) use key::Key;
 
 use std::borrow::Borrow;
-use std::collections::VecDeque;
 use std::ops::{Deref, DerefMut, Range};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use crate::batch::BatchState;
 use crate::clock::{Clock, Stopped};
 use crate::error::Result;
 use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use crate::sync::{Event, EventListener, Mutex};
+use crate::sync::{EventListener, Mutex};
 // Leaf locks: held for a few steps, with no other lock taken meanwhile, and ordering no number:
 // the standard library's even under the model check, which then explores only the locks that
 // decide which numbers go where.
-use counts::Counted;
 use diesel_seqgen_core::__private::Period;
 use diesel_seqgen_core::Spec;
-use std::sync::{Mutex as Leaf, MutexGuard as LeafGuard};
+use remembered::Remembered;
+use std::sync::Mutex as Leaf;
 use window::Window;
 
-/// The state of one (key, date pattern, scope) in one generator.
+/// Between the scope and the period in the name of a document date's state: no scope has
+/// control characters.
+pub(crate) const PERIOD_MARK: char = '\u{1}';
+
+/// The state of one (key, date pattern, scope) in one generator. A generator keeps one per
+/// scope it serves: what is not used on the cached path is kept small (the key is shared, and
+/// what reservations remember sits under one lock).
 #[derive(Debug)]
 pub(crate) struct KeyState {
-    /// The `db_key` key name, shared by the states of a spec's scopes.
-    key: Arc<str>,
-    /// The scope value of a scoped key's counter; empty for an unscoped key. Shared with the
-    /// generator's map of scopes.
-    scope: Arc<str>,
+    /// The `db_key` key, shared by the states of its scopes: its name and statistics.
+    key: Arc<Key>,
+    /// The state's name in its generator's map of scopes: the scope value of a scoped key's
+    /// counter (empty for an unscoped key), and for a document date's state, after
+    /// [`PERIOD_MARK`], its period.
+    name: Box<str>,
     /// The single numbers any thread takes without the lock (see [`window`]).
     window: Window,
     /// Held only for in-memory work, never across a database call; see [`KeyState::lock`].
@@ -54,22 +60,8 @@ pub(crate) struct KeyState {
     /// background), so that when a block runs dry exactly one thread or task reserves and the
     /// others wait for it; see [`Turn`].
     reserving: AtomicBool,
-    /// Notified when a reservation ends: threads wait for it, tasks await it.
-    reserved: Event,
-    /// How big the next block should be; used only by the caller whose turn it is.
-    batch: Leaf<BatchState>,
-    /// The last period whose `db_key` row is known to exist (rows are never deleted): lets
-    /// gapless mode skip looking for it.
-    known_row: Leaf<Option<String>>,
-    /// The highest number a committed reservation gave this key in each of its latest
-    /// periods, so a counter that went back is noticed instead of served.
-    held: Leaf<VecDeque<(String, u64)>>,
-    /// The shape last found recorded on the key's row: in-transaction paths check it once.
-    shape: Leaf<Option<String>>,
-    /// How full the counter reserved from is getting in its period (see [`Watch`]).
-    watch: Leaf<Option<Watch>>,
-    /// What happened to the key, but for what the cursor counts (see [`counts`]).
-    counted: Leaf<Counted>,
+    /// What reservations remember between them (see [`remembered`]).
+    remembered: Leaf<Remembered>,
     /// A scope's state: when it was last used, on its generator's count of new scopes, so
     /// that the least recently used are the ones dropped when a spec has too many.
     last_used: AtomicU64,
@@ -78,52 +70,45 @@ pub(crate) struct KeyState {
     pinned: Option<DateTime<Utc>>,
 }
 
-/// How many periods a key remembers its highest number for: enough for clocks that disagree
-/// by a few periods; a period older than that is no longer checked.
-const HELD_PERIODS: usize = 16;
-
 impl KeyState {
-    pub(crate) fn new(key: Arc<str>, scope: Arc<str>) -> Self {
+    /// The state of `key` in `scope` (`""` unscoped).
+    pub(crate) fn new(key: Arc<Key>, scope: &str) -> Self {
         KeyState {
             key,
-            scope,
+            name: scope.into(),
             window: Window::new(),
             cursor: Mutex::new(Cursor::default()),
             reserving: AtomicBool::new(false),
-            reserved: Event::default(),
-            batch: Leaf::new(BatchState::default()),
-            known_row: Leaf::new(None),
-            held: Leaf::new(VecDeque::new()),
-            shape: Leaf::new(None),
-            watch: Leaf::new(None),
-            counted: Leaf::new(Counted::default()),
+            remembered: Leaf::default(),
             last_used: AtomicU64::new(0),
             pinned: None,
         }
     }
 
-    /// The state of `key` in `scope` for the period `at` falls in alone (documents dated
-    /// then: see `pinned`).
-    pub(crate) fn pinned(key: Arc<str>, scope: Arc<str>, at: DateTime<Utc>) -> Self {
+    /// The state of `key` in `scope` for `period`, the period `at` falls in, alone
+    /// (documents dated then: see `pinned`).
+    pub(crate) fn pinned(key: Arc<Key>, scope: &str, period: &str, at: DateTime<Utc>) -> Self {
         KeyState {
             pinned: Some(at),
-            ..KeyState::new(key, scope)
+            ..KeyState::new(key, &format!("{scope}{PERIOD_MARK}{period}"))
         }
     }
 
     /// The `db_key` key name.
     pub(crate) fn key(&self) -> &str {
-        &self.key
-    }
-
-    /// The `db_key` key name, for another state of the same key to share.
-    pub(crate) fn shared_key(&self) -> Arc<str> {
-        Arc::clone(&self.key)
+        self.key.name()
     }
 
     /// The scope value of a scoped key's counter; empty for an unscoped key.
     pub(crate) fn scope(&self) -> &str {
-        &self.scope
+        self.name
+            .split_once(PERIOD_MARK)
+            .map_or(&self.name, |(scope, _)| scope)
+    }
+
+    /// The state's name in its generator's map of scopes (see `name`).
+    pub(crate) fn name(&self) -> &str {
+        &self.name
     }
 
     /// Notes that the scope was used at `tick` (see [`KeyState::last_used`]).
@@ -217,7 +202,7 @@ impl KeyState {
             return Ok(Turn(self));
         }
         // Listening first, then looking again: a turn that ends in between notifies it.
-        let ended = self.reserved.listen();
+        let ended = self.key.reserved.listen();
         if self.start_reserving() {
             return Ok(Turn(self));
         }
@@ -235,74 +220,6 @@ impl KeyState {
                 .reserving
                 .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
                 .is_ok()
-    }
-
-    /// How big the next block should be (for the caller whose turn it is).
-    pub(crate) fn batch(&self) -> LeafGuard<'_, BatchState> {
-        self.batch.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Whether the row of `period` is known to exist.
-    pub(crate) fn row_known(&self, period: &str) -> bool {
-        self.known_row
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_deref()
-            == Some(period)
-    }
-
-    /// Remembers that the row of `period` exists.
-    pub(crate) fn remember_row(&self, period: &str) {
-        let mut known = self.known_row.lock().unwrap_or_else(|e| e.into_inner());
-        if known.as_deref() != Some(period) {
-            *known = Some(period.to_owned());
-        }
-    }
-
-    /// Notes that a committed reservation gave `block` in `period`, or returns the highest
-    /// number held before if the block is not above it: the counter went back.
-    pub(crate) fn note_block(&self, period: &str, block: &Range<u64>) -> Result<(), u64> {
-        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-        let last = block.end - 1;
-        match held.iter_mut().find(|(p, _)| p == period) {
-            Some((_, high)) if block.start <= *high => return Err(*high),
-            Some((_, high)) => *high = last,
-            None => {
-                if held.len() == HELD_PERIODS {
-                    held.pop_front();
-                }
-                if held.capacity() == 0 {
-                    // Most keys see one period at a time (all undated ones): room for one
-                    // first, not the four a first push makes.
-                    held.reserve_exact(1);
-                }
-                held.push_back((period.to_owned(), last));
-            }
-        }
-        Ok(())
-    }
-
-    /// After the numbers above `high` were taken out of the blocks unserved
-    /// ([`Cursor::give_back`]), the highest number held in `period` is `high` again.
-    pub(crate) fn lower_held(&self, period: &str, high: u64) {
-        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, h)) = held.iter_mut().find(|(p, _)| p == period) {
-            *h = high.min(*h);
-        }
-    }
-
-    /// Whether `shape` was found recorded on the key's row before.
-    pub(crate) fn shape_known(&self, shape: &str) -> bool {
-        self.shape
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_deref()
-            == Some(shape)
-    }
-
-    /// Remembers that `shape` is recorded on the key's row.
-    pub(crate) fn remember_shape(&self, shape: &str) {
-        *self.shape.lock().unwrap_or_else(|e| e.into_inner()) = Some(shape.to_owned());
     }
 }
 
@@ -362,26 +279,6 @@ impl<S: Borrow<KeyState>> Drop for Turn<S> {
     fn drop(&mut self) {
         let state = self.0.borrow();
         state.reserving.store(false, Ordering::Release);
-        state.reserved.notify(usize::MAX);
-    }
-}
-
-#[cfg(test)]
-mod size_probe {
-    #[test]
-    fn sizes() {
-        use std::mem::size_of;
-        eprintln!("KeyState {}", size_of::<super::KeyState>());
-        eprintln!("Window {}", size_of::<super::Window>());
-        eprintln!("Mutex<Cursor> {}", size_of::<super::Mutex<super::Cursor>>());
-        eprintln!("Event {}", size_of::<super::Event>());
-        eprintln!("batch {}", size_of::<super::Leaf<super::BatchState>>());
-        eprintln!(
-            "held {}",
-            size_of::<super::Leaf<std::collections::VecDeque<(String, u64)>>>()
-        );
-        eprintln!("watch {}", size_of::<super::Leaf<Option<super::Watch>>>());
-        eprintln!("counted {}", size_of::<super::Leaf<super::Counted>>());
-        eprintln!("Period {}", size_of::<super::Period>());
+        state.key.reserved.notify(usize::MAX);
     }
 }

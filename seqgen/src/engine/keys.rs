@@ -2,15 +2,48 @@
 //! the map of keys, or from the map of scopes; made on first use; a scope's dropped for room,
 //! or when nobody used it for a while.
 
-use std::collections::HashMap;
+use std::borrow::Borrow;
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 
 use chrono::{DateTime, Utc};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use super::{Engine, ScopedKeys};
-use crate::cache::KeyState;
+use crate::cache::{Key, KeyState, PERIOD_MARK};
 use diesel_seqgen_core::Spec;
+
+/// A spec's scope states, found by their names (see [`Named`]).
+pub(super) type Scopes = HashSet<Named>;
+
+/// A scope state in its spec's map, hashed and compared by the name it holds: 8 bytes a scope
+/// in the map, and no copy of its name beside it (a generator keeps many). The name never
+/// changes; what does change in a state is not hashed (clippy's `mutable_key_type`, allowed
+/// where a map of them is taken, cannot tell).
+#[derive(Clone)]
+pub(super) struct Named(pub(super) Arc<KeyState>);
+
+impl Borrow<str> for Named {
+    fn borrow(&self) -> &str {
+        self.0.name()
+    }
+}
+
+impl Hash for Named {
+    // As `str` hashes, so that a lookup by `&str` finds it (`Borrow`'s rule).
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.name().hash(state);
+    }
+}
+
+impl PartialEq for Named {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.name() == other.0.name()
+    }
+}
+
+impl Eq for Named {}
 
 impl Engine {
     /// Every key's state, taken out of the maps so that no lock is held while they are used.
@@ -28,7 +61,11 @@ impl Engine {
             .scoped
             .read()
             .unwrap_or_else(PoisonError::into_inner);
-        states.extend(scoped.values().flat_map(|scopes| scopes.values().cloned()));
+        states.extend(
+            scoped
+                .values()
+                .flat_map(|scopes| scopes.iter().map(|s| s.0.clone())),
+        );
         states
     }
 
@@ -69,7 +106,7 @@ impl Engine {
         spec: &Spec,
         scope: &str,
     ) -> Option<&'m Arc<KeyState>> {
-        let state = scoped.get(spec.cache_key())?.get(scope)?;
+        let state = &scoped.get(spec.cache_key())?.get(scope)?.0;
         state.touch(self.now_second());
         Some(state)
     }
@@ -103,7 +140,7 @@ impl Engine {
         {
             let mut scoped = (self.inner.scoped.write()).unwrap_or_else(PoisonError::into_inner);
             for scopes in scoped.values_mut() {
-                scopes.retain(|_, state| {
+                scopes.retain(|Named(state)| {
                     let keep = Arc::strong_count(state) > 1
                         || now.saturating_sub(state.last_used()) < idle;
                     if !keep {
@@ -125,14 +162,14 @@ impl Engine {
 
     pub(super) fn insert_key(&self, spec: &Spec, scope: &str) -> Arc<KeyState> {
         if !scope.is_empty() {
-            return self.insert_scoped(spec, scope, |key, name| {
+            return self.insert_scoped(spec, scope, |key| {
                 warn_small_domain(spec);
-                Arc::new(KeyState::new(key, name))
+                Arc::new(KeyState::new(key, scope))
             });
         }
         let new = || {
             warn_small_domain(spec);
-            Arc::new(KeyState::new(spec.key().into(), "".into()))
+            Arc::new(KeyState::new(self.named(spec.key()), ""))
         };
         let mut keys = self
             .inner
@@ -154,62 +191,71 @@ impl Engine {
         period: &str,
         at: DateTime<Utc>,
     ) -> Arc<KeyState> {
-        let name = format!("{scope}\u{1}{period}");
+        let name = format!("{scope}{PERIOD_MARK}{period}");
         let found = {
             let scoped = (self.inner.scoped.read()).unwrap_or_else(PoisonError::into_inner);
             self.scope_state(&scoped, spec, &name).cloned()
         };
         found.unwrap_or_else(|| {
-            self.insert_scoped(spec, &name, |key, _| {
+            self.insert_scoped(spec, &name, |key| {
                 warn_small_domain(spec);
-                Arc::new(KeyState::pinned(key, scope.into(), at))
+                Arc::new(KeyState::pinned(key, scope, period, at))
             })
         })
     }
 
-    /// Inserts the state `new(key, name)` makes under `name` in the map of scopes, unless
-    /// another thread came first; past `scopes.max` the least recently used eighth goes first.
-    /// The key's name is shared by the states of a spec's scopes, and `name` by the map and
-    /// the state: a generator keeps many.
+    /// Inserts the state `new(key)` makes, named `name`, in the map of scopes, unless another
+    /// thread came first; past `scopes.max` the least recently used eighth goes first. The key
+    /// is shared by the states of a spec's scopes.
+    #[allow(clippy::mutable_key_type)] // hashed by its name alone: see `Named`
     fn insert_scoped(
         &self,
         spec: &Spec,
         name: &str,
-        new: impl FnOnce(Arc<str>, Arc<str>) -> Arc<KeyState>,
+        new: impl FnOnce(Arc<Key>) -> Arc<KeyState>,
     ) -> Arc<KeyState> {
         let mut scoped = (self.inner.scoped.write()).unwrap_or_else(PoisonError::into_inner);
         let scopes = scoped.entry(spec.cache_key().clone()).or_default();
-        if let Some(state) = scopes.get(name) {
+        if let Some(Named(state)) = scopes.get(name) {
             return Arc::clone(state); // another thread came first
         }
         if scopes.len() >= self.inner.scopes.max {
             self.drop_least_recent(scopes);
         }
-        let key = match scopes.values().next() {
-            Some(other) => other.shared_key(),
-            None => spec.key().into(),
-        };
-        let name: Arc<str> = name.into();
-        let state = new(key, Arc::clone(&name));
+        let state = new(self.named(spec.key()));
+        debug_assert_eq!(state.name(), name);
         state.touch(self.now_second());
-        scopes.insert(name, Arc::clone(&state));
+        scopes.insert(Named(Arc::clone(&state)));
         state
+    }
+
+    /// The key named `name`, shared by its states in this generator.
+    fn named(&self, name: &str) -> Arc<Key> {
+        let mut named = (self.inner.named.lock()).unwrap_or_else(PoisonError::into_inner);
+        if let Some(key) = named.get(name) {
+            return Arc::clone(key);
+        }
+        let key = Arc::new(Key::new(name));
+        named.insert(name.into(), Arc::clone(&key));
+        key
     }
 
     /// Drops the least recently used eighth of `scopes` (at least one) among those no thread
     /// holds (only the map does: no call is serving or reserving from them); their blocks go
     /// back to their counters at the next reservations.
-    pub(super) fn drop_least_recent(&self, scopes: &mut HashMap<Arc<str>, Arc<KeyState>>) {
-        let mut idle: Vec<(u64, Arc<str>)> = scopes
+    #[allow(clippy::mutable_key_type)] // hashed by its name alone: see `Named`
+    pub(super) fn drop_least_recent(&self, scopes: &mut Scopes) {
+        let mut idle: Vec<(u64, Named)> = scopes
             .iter()
-            .filter(|(_, state)| Arc::strong_count(state) == 1)
-            .map(|(scope, state)| (state.last_used(), scope.clone()))
+            .filter(|Named(state)| Arc::strong_count(state) == 1)
+            .map(|named| (named.0.last_used(), named.clone()))
             .collect();
-        idle.sort_unstable();
+        idle.sort_unstable_by_key(|(last_used, _)| *last_used);
         let dropped: Vec<Arc<KeyState>> = idle
             .into_iter()
             .take((self.inner.scopes.max / 8).max(1))
-            .filter_map(|(_, scope)| scopes.remove(&scope))
+            .filter_map(|(_, named)| scopes.take(named.0.name()))
+            .map(|Named(state)| state)
             .collect();
         self.evict(dropped);
     }

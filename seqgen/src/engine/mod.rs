@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::batch::BatchPolicy;
-use crate::cache::KeyState;
+use crate::cache::{Key, KeyState};
 use crate::clock::{Clock, SystemClock};
 use crate::driver::Driver;
 use crate::error::{Error, Result};
@@ -63,8 +63,11 @@ struct Inner {
     next_sweep: AtomicU64,
     /// Scope states dropped (idle, or for room) whose blocks are still to be given back.
     evicted: Mutex<Vec<Arc<KeyState>>>,
-    /// The statistics of dropped scope states, by key.
+    /// What the scope states dropped served from memory, by key.
     retired: Mutex<Vec<KeyStats>>,
+    /// Every key it made a state for, by name: shared by the key's states, with the key's
+    /// statistics (kept when they are dropped).
+    named: Mutex<HashMap<Box<str>, Arc<Key>>>,
     /// How much of its time reservations take (sizes blocks: `pressure.rs`).
     pressure: pressure::Pressure,
     /// The database this generator serves, set at its first reservation.
@@ -109,8 +112,7 @@ impl Default for ScopeLimits {
     }
 }
 
-type ScopedKeys =
-    HashMap<CacheKey, HashMap<Arc<str>, Arc<KeyState>>, BuildHasherDefault<PrehashedHasher>>;
+type ScopedKeys = HashMap<CacheKey, keys::Scopes, BuildHasherDefault<PrehashedHasher>>;
 
 /// What a [`GeneratorBuilder`](crate::GeneratorBuilder) configures.
 pub(crate) struct Settings {
@@ -148,6 +150,7 @@ impl Engine {
                 next_sweep: AtomicU64::new(0),
                 evicted: Mutex::default(),
                 retired: Mutex::default(),
+                named: Mutex::default(),
                 pressure: pressure::Pressure::default(),
                 database: OnceLock::new(),
                 pool: RwLock::new(settings.pool),
@@ -203,12 +206,21 @@ impl Engine {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
+        let keys: Vec<KeyStats> = self
+            .inner
+            .named
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .map(|key| key.stats())
+            .collect();
         crate::stats::per_key(
             self.states()
                 .iter()
                 .chain(&evicted)
                 .map(|state| state.stats())
-                .chain(retired),
+                .chain(retired)
+                .chain(keys),
         )
     }
 

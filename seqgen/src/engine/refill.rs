@@ -136,9 +136,7 @@ impl Engine {
             stretch: self.inner.pressure.stretch(Instant::now()),
             scoped: !state.scope().is_empty(),
         };
-        state
-            .batch()
-            .next(self.inner.batch, spec, Instant::now(), sizing)
+        state.batch(|batch| batch.next(self.inner.batch, spec, Instant::now(), sizing))
     }
 
     /// Counts `error` as a conflict of `spec`'s key if another transaction caused it.
@@ -258,7 +256,7 @@ impl Engine {
             count,
             batch_size,
         } = reserved;
-        state.batch().reserved(Instant::now(), batch_size);
+        state.batch(|batch| batch.reserved(Instant::now(), batch_size));
         self.bind(identity)?;
         if let Some(timeline) = timeline {
             self.follow_timeline(timeline);

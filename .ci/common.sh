@@ -5,6 +5,9 @@ export CARGO_TERM_COLOR=never
 # A clean clone builds everything once: incremental state and full debug info only cost time
 # here (panics still name their file and line).
 export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
+# Linked by mold (Debian's package, below) instead of GNU ld: CI links hundreds of binaries
+# (tests, doc tests, trybuild's, examples), each with Diesel and three database clients.
+export RUSTFLAGS="-C link-arg=-fuse-ld=mold" RUSTDOCFLAGS="-C link-arg=-fuse-ld=mold"
 
 # The build directory lives outside the clone, so that a machine that ran CI before builds
 # only what changed (cargo's fingerprints decide; a workspace moved to another path keeps its
@@ -24,8 +27,8 @@ export MYSQL_DATABASE_URL="mysql://root@127.0.0.1:3306/test"
 # Every backend and cluster test runs: a missing server or URL fails instead of skipping.
 export CI=true
 
-# The libraries of the postgres and mysql features; Galera, pgbouncer, Prometheus, Patroni,
-# etcd and HAProxy for their tests: galera-4 and rsync (suite/galera.rs and
+# The linker (mold); the libraries of the postgres and mysql features; Galera, pgbouncer,
+# Prometheus, Patroni, etcd and HAProxy for their tests: galera-4 and rsync (suite/galera.rs and
 # tools/tests/galera_faults.rs start three nodes of their own), pgbouncer (suite/pgbouncer.rs),
 # prometheus with promtool (seqgen-cli/tests/monitoring.rs), patroni, etcd-server and haproxy
 # (tools/tests/patroni.rs); cargo-hack and cargo-fuzz where this machine has none.
@@ -36,7 +39,7 @@ msrv_toolchain() {
 
 install_packages() {
     local missing=() pkg
-    for pkg in libpq-dev libmariadb-dev libmariadb-dev-compat pkg-config galera-4 rsync \
+    for pkg in mold libpq-dev libmariadb-dev libmariadb-dev-compat pkg-config galera-4 rsync \
         pgbouncer prometheus patroni etcd-server haproxy; do
         dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
     done

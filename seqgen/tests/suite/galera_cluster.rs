@@ -80,6 +80,23 @@ impl GaleraCluster {
             cluster.wait_synced(node);
         }
         cluster.sql(0, "CREATE DATABASE seqgen");
+        // Node 0 returns once it made the database; the others apply it a moment later (a
+        // connection to node 2 at once was refused: "Unknown database 'seqgen'").
+        for node in 1..nodes {
+            let applied = wait_for(
+                &format!("Galera node {node} to have database seqgen"),
+                Duration::from_secs(30),
+                || {
+                    cluster
+                        .try_sql(node, "SHOW DATABASES LIKE 'seqgen'")
+                        .is_some_and(|out| out.contains("seqgen"))
+                },
+            );
+            if let Err(e) = applied {
+                cluster.print_logs();
+                panic!("{e}");
+            }
+        }
         println!(
             "{test}: {nodes} Galera nodes synced in {:?}",
             started.elapsed()

@@ -81,6 +81,13 @@ pub struct Args {
     /// Where `--report scaling` writes its points (scaling.json) and their plots (SVG)
     #[arg(long, default_value = "benchmarks")]
     pub out: std::path::PathBuf,
+    /// The active scopes of the scopes series (`--report scaling` or `scopes`)
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 100, 10_000, 1_000_000])]
+    pub scopes: Vec<usize>,
+    /// Untimed seconds of round-robin before each scopes point is timed, for every scope's
+    /// blocks to grow to its demand (default: `--seconds`)
+    #[arg(long)]
+    pub ramp_seconds: Option<f64>,
 }
 
 /// The figures `bench-report` prints.
@@ -96,6 +103,8 @@ pub enum Report {
     Deferred,
     /// How costs grow with active scopes, processes on one key, and a period's rollover
     Scaling,
+    /// The active-scopes series of `scaling` alone, printed (`--scopes`, `--ramp-seconds`)
+    Scopes,
     /// Both
     All,
 }
@@ -186,7 +195,7 @@ pub fn main_with(args: impl IntoIterator<Item = String>) -> std::process::ExitCo
 
 /// Prints the report for every URL.
 pub fn run(args: &Args) -> Result<(), BoxError> {
-    if args.report == Report::Scaling {
+    if matches!(args.report, Report::Scaling | Report::Scopes) {
         return scaling_report(args);
     }
     for url in &args.url {
@@ -254,8 +263,21 @@ pub fn run(args: &Args) -> Result<(), BoxError> {
     Ok(())
 }
 
-/// `--report scaling` on every URL (PostgreSQL and MySQL), written to `--out`.
+/// `--report scaling` on every URL (PostgreSQL and MySQL), written to `--out`; or its scopes
+/// series alone (`--report scopes`), printed only.
 fn scaling_report(args: &Args) -> Result<(), BoxError> {
+    if args.report == Report::Scopes {
+        for url in &args.url {
+            if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+                #[cfg(feature = "postgres")]
+                scaling::scopes_alone::<diesel::PgConnection>(args, url, "postgres")?;
+            } else if url.starts_with("mysql://") {
+                #[cfg(feature = "mysql")]
+                scaling::scopes_alone::<diesel::MysqlConnection>(args, url, "mysql")?;
+            }
+        }
+        return Ok(());
+    }
     let mut runs = Vec::new();
     for url in &args.url {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {

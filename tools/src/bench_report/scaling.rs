@@ -22,17 +22,32 @@ use super::rounds::{Measured, THREADS};
 use super::{processes, rollover, scopes};
 use super::{Args, BenchConnection, BoxError};
 
+/// The pool every series on `url` takes its connections from, migrated.
+fn pool_on<C: BenchConnection>(url: &str) -> Result<Pool<ConnectionManager<C>>, BoxError> {
+    let pool = Pool::builder()
+        .max_size(THREADS as u32 + 2)
+        .connection_customizer(Box::new(super::Setup))
+        .build(ConnectionManager::<C>::new(url))?;
+    diesel_seqgen::run_migrations(&mut *pool.get()?)?;
+    Ok(pool)
+}
+
+/// The scopes series alone on `url` (`--report scopes`), printed.
+pub(super) fn scopes_alone<C: BenchConnection>(
+    args: &Args,
+    url: &str,
+    backend: &str,
+) -> Result<(), BoxError> {
+    scopes::scopes(&pool_on::<C>(url)?, args, backend).map(drop)
+}
+
 /// Every series on `url`, and the simulation at the rate and reservation latency measured.
 pub(super) fn run<C: BenchConnection>(
     args: &Args,
     url: &str,
     backend: &str,
 ) -> Result<Scaling, BoxError> {
-    let pool = Pool::builder()
-        .max_size(THREADS as u32 + 2)
-        .connection_customizer(Box::new(super::Setup))
-        .build(ConnectionManager::<C>::new(url))?;
-    diesel_seqgen::run_migrations(&mut *pool.get()?)?;
+    let pool = pool_on::<C>(url)?;
     let reservation_ms = reservation_ms(&pool)?;
     let scopes = scopes::scopes(&pool, args, backend)?;
     let processes = processes::processes(url, args, backend)?;

@@ -18,6 +18,7 @@ use diesel_seqgen::DistributedId;
 use hdrhistogram::Histogram;
 use std::ops::DerefMut;
 
+#[cfg(feature = "postgres")]
 use super::gapless::django_held;
 use super::gapless_steps::{ratio, step, Form, ROLLBACK_EVERY};
 use super::inserts::{measure, spread};
@@ -80,6 +81,7 @@ pub(super) struct Server {
     pub poll: Duration,
 }
 
+#[cfg(feature = "postgres")]
 pub(super) const POSTGRES: Server = Server {
     name: "postgres",
     tables: "DROP TABLE IF EXISTS bench_held, bench_deferred; \
@@ -97,6 +99,7 @@ pub(super) const POSTGRES: Server = Server {
     poll: Duration::from_secs(1),
 };
 
+#[cfg(feature = "mysql")]
 pub(super) const MYSQL: Server = Server {
     name: "mysql",
     tables: "DROP TABLE IF EXISTS bench_held, bench_deferred; \
@@ -175,6 +178,7 @@ where
                     follower.stop()?;
                     Some(rate?)
                 }
+                #[cfg(feature = "postgres")]
                 _ if server.name == "postgres" => django_held(args, url, workers, seconds, HOLD)?,
                 _ => None,
             };

@@ -13,8 +13,6 @@ use std::time::{Duration, Instant};
 use backon::BlockingRetryable;
 use chrono::TimeDelta;
 use diesel::r2d2::{ConnectionManager, Pool};
-use diesel::result::Error as DieselError;
-use diesel::ExpressionMethods;
 use diesel_seqgen::clock::OffsetClock;
 use diesel_seqgen::{Generator, Spec};
 
@@ -29,7 +27,6 @@ pub use args::{parse, Args, Form, Mode, Via};
 pub use connection::LoadgenConnection;
 use connection::Setup;
 pub use report::Report;
-use rows::loadgen_rows;
 use worker::{
     connection_lost, create_rows_table, insert_one, lost_or_promoting, open_out, random_scope,
     reconnect_backoff, series_exhausted, Quota, Worker,

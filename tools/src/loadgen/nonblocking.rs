@@ -5,6 +5,8 @@
 
 use std::ops::DerefMut;
 
+use diesel::result::Error as DieselError;
+use diesel::ExpressionMethods;
 use diesel_async::pooled_connection::deadpool::Pool as DeadPool;
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
@@ -12,7 +14,7 @@ use diesel_async::pooled_connection::{
 use diesel_async::AsyncConnection;
 use diesel_seqgen::nonblocking as sq;
 
-use super::rows::Rows;
+use super::rows::{loadgen_rows, Rows};
 use super::worker::row_key;
 use super::*;
 

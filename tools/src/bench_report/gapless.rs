@@ -73,7 +73,7 @@ impl Side {
 
 /// Prints the gapless table for the PostgreSQL database at `url`.
 pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
-    let pool = &migrated_pool::<PgConnection>(url)?;
+    let pool = &migrated_pool::<PgConnection>(url, 10)?;
     pool.get()?.batch_execute(
         "DROP TABLE IF EXISTS bench_invoices, bench_counter; \
              CREATE TABLE bench_invoices (id VARCHAR(40) PRIMARY KEY, amount BIGINT NOT NULL); \

@@ -92,7 +92,7 @@ impl Side {
 
 /// Prints the gapless table for the MySQL/MariaDB database at `url`.
 pub(super) fn report(args: &Args, url: &str) -> Result<(), BoxError> {
-    let pool = &migrated_pool::<MysqlConnection>(url)?;
+    let pool = &migrated_pool::<MysqlConnection>(url, 10)?;
     pool.get()?.batch_execute(
         "DROP TABLE IF EXISTS bench_invoices_my, bench_invoices_by_hand, bench_counter_my; \
          CREATE TABLE bench_invoices_my (id VARCHAR(40) PRIMARY KEY, amount BIGINT NOT NULL); \

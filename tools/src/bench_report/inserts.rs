@@ -54,14 +54,15 @@ impl Path {
     }
 }
 
-/// The report's pool on `url` (each connection set up by [`BenchConnection::setup`]), with
-/// seqgen's migrations run.
+/// The report's pool of `size` connections on `url` (each set up by
+/// [`BenchConnection::setup`]), with seqgen's migrations run.
 pub(super) fn migrated_pool<C: BenchConnection>(
     url: &str,
+    size: u32,
 ) -> Result<Pool<ConnectionManager<C>>, BoxError> {
     let url = url.strip_prefix("sqlite://").unwrap_or(url);
     let pool = Pool::builder()
-        .max_size(10)
+        .max_size(size)
         .connection_customizer(Box::new(Setup))
         .build(ConnectionManager::<C>::new(url))?;
     diesel_seqgen::run_migrations(&mut *pool.get()?)?;
@@ -73,7 +74,7 @@ pub(super) fn report<C: BenchConnection>(
     url: &str,
     backend: &str,
 ) -> Result<(), BoxError> {
-    let pool = migrated_pool::<C>(url)?;
+    let pool = migrated_pool::<C>(url, 10)?;
     {
         let mut conn = pool.get()?;
         for table in ORDER_TABLES {

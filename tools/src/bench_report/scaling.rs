@@ -22,14 +22,9 @@ use super::rounds::{Measured, THREADS};
 use super::{processes, rollover, scopes};
 use super::{Args, BenchConnection, BoxError};
 
-/// The pool every series on `url` takes its connections from, migrated.
+/// The pool every series on `url` takes its connections from: one per thread, and two more.
 fn pool_on<C: BenchConnection>(url: &str) -> Result<Pool<ConnectionManager<C>>, BoxError> {
-    let pool = Pool::builder()
-        .max_size(THREADS as u32 + 2)
-        .connection_customizer(Box::new(super::Setup))
-        .build(ConnectionManager::<C>::new(url))?;
-    diesel_seqgen::run_migrations(&mut *pool.get()?)?;
-    Ok(pool)
+    super::inserts::migrated_pool::<C>(url, THREADS as u32 + 2)
 }
 
 /// The scopes series alone on `url` (`--report scopes`), printed.

@@ -266,33 +266,24 @@ pub fn run(args: &Args) -> Result<(), BoxError> {
 /// `--report scaling` on every URL (PostgreSQL and MySQL), written to `--out`; or its scopes
 /// series alone (`--report scopes`), printed only.
 fn scaling_report(args: &Args) -> Result<(), BoxError> {
-    if args.report == Report::Scopes {
-        for url in &args.url {
-            if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-                #[cfg(feature = "postgres")]
-                scaling::scopes_alone::<diesel::PgConnection>(args, url, "postgres")?;
-            } else if url.starts_with("mysql://") {
-                #[cfg(feature = "mysql")]
-                scaling::scopes_alone::<diesel::MysqlConnection>(args, url, "mysql")?;
-            }
-        }
-        return Ok(());
-    }
     let mut runs = Vec::new();
     for url in &args.url {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             #[cfg(feature = "postgres")]
-            runs.push(scaling::run::<diesel::PgConnection>(args, url, "postgres")?);
+            runs.extend(scaling::run::<diesel::PgConnection>(args, url, "postgres")?);
             #[cfg(not(feature = "postgres"))]
             return Err("built without PostgreSQL: add --features postgres".into());
         } else if url.starts_with("mysql://") {
             #[cfg(feature = "mysql")]
-            runs.push(scaling::run::<diesel::MysqlConnection>(args, url, "mysql")?);
+            runs.extend(scaling::run::<diesel::MysqlConnection>(args, url, "mysql")?);
             #[cfg(not(feature = "mysql"))]
             return Err("built without MySQL: add --features mysql".into());
         } else {
             eprintln!("{url}: the scaling report runs on PostgreSQL and MySQL");
         }
+    }
+    if args.report == Report::Scopes {
+        return Ok(());
     }
     plots::write(&args.out, &runs)
 }

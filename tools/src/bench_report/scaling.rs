@@ -20,29 +20,24 @@ use diesel_seqgen::{Generator, Spec};
 use super::plots::Scaling;
 use super::rounds::{Measured, THREADS};
 use super::{processes, rollover, scopes};
-use super::{Args, BenchConnection, BoxError};
+use super::{Args, BenchConnection, BoxError, Report};
 
 /// The pool every series on `url` takes its connections from: one per thread, and two more.
 fn pool_on<C: BenchConnection>(url: &str) -> Result<Pool<ConnectionManager<C>>, BoxError> {
     super::inserts::migrated_pool::<C>(url, THREADS as u32 + 2)
 }
 
-/// The scopes series alone on `url` (`--report scopes`), printed.
-pub(super) fn scopes_alone<C: BenchConnection>(
-    args: &Args,
-    url: &str,
-    backend: &str,
-) -> Result<(), BoxError> {
-    scopes::scopes(&pool_on::<C>(url)?, args, backend).map(drop)
-}
-
-/// Every series on `url`, and the simulation at the rate and reservation latency measured.
+/// Every series on `url`, and the simulation at the rate and reservation latency measured; the
+/// scopes series alone, printed, for `--report scopes` (`None`).
 pub(super) fn run<C: BenchConnection>(
     args: &Args,
     url: &str,
     backend: &str,
-) -> Result<Scaling, BoxError> {
+) -> Result<Option<Scaling>, BoxError> {
     let pool = pool_on::<C>(url)?;
+    if args.report == Report::Scopes {
+        return scopes::scopes(&pool, args, backend).map(|_| None);
+    }
     let reservation_ms = reservation_ms(&pool)?;
     let scopes = scopes::scopes(&pool, args, backend)?;
     let processes = processes::processes(url, args, backend)?;
@@ -73,7 +68,7 @@ pub(super) fn run<C: BenchConnection>(
             o.instances, o.ids_per_second, o.reservations_per_second, o.mean_block, o.holes
         );
     }
-    Ok(Scaling {
+    Ok(Some(Scaling {
         backend: backend.to_owned(),
         reservation_ms,
         scopes,
@@ -81,7 +76,7 @@ pub(super) fn run<C: BenchConnection>(
         rollover,
         simulated,
         simulated_at_scale,
-    })
+    }))
 }
 
 /// One uncontended reservation, ms: the median of 200 blocks of one number on one connection.

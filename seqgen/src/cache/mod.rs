@@ -39,7 +39,12 @@ use window::Window;
 
 /// Between the scope and the period in the name of a document date's state: no scope has
 /// control characters.
-pub(crate) const PERIOD_MARK: char = '\u{1}';
+const PERIOD_MARK: char = '\u{1}';
+
+/// The name of the state of `scope` for documents dated in `period` (see `KeyState::name`).
+pub(crate) fn dated_name(scope: &str, period: &str) -> String {
+    format!("{scope}{PERIOD_MARK}{period}")
+}
 
 /// The state of one (key, date pattern, scope) in one generator. A generator keeps one per
 /// scope it serves: what is not used on the cached path is kept small (the key is shared, and
@@ -85,12 +90,12 @@ impl KeyState {
         }
     }
 
-    /// The state of `key` in `scope` for `period`, the period `at` falls in, alone
+    /// The state of `key` named `name` ([`dated_name`]) for the period `at` falls in alone
     /// (documents dated then: see `pinned`).
-    pub(crate) fn pinned(key: Arc<Key>, scope: &str, period: &str, at: DateTime<Utc>) -> Self {
+    pub(crate) fn pinned(key: Arc<Key>, name: &str, at: DateTime<Utc>) -> Self {
         KeyState {
             pinned: Some(at),
-            ..KeyState::new(key, &format!("{scope}{PERIOD_MARK}{period}"))
+            ..KeyState::new(key, name)
         }
     }
 

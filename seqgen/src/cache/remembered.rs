@@ -120,30 +120,30 @@ impl KeyState {
         });
     }
 
-    /// Notes that a reservation in `period` ended at `last` (at `at`), and returns the watch of
-    /// that period: where it began, and which warnings it gave.
-    pub(crate) fn watch(&self, period: &str, last: u64, at: DateTime<Utc>) -> Watch {
+    /// Notes that a reservation in `period` ended at `last` (at `at`), with the counter full
+    /// enough for the warning of `level` (0: none; 1: at 80 %; 2: at 95 %). The period's watch
+    /// (where it began) when that warning is due: not given in the period yet.
+    pub(crate) fn watch(
+        &self,
+        period: &str,
+        last: u64,
+        at: DateTime<Utc>,
+        level: u8,
+    ) -> Option<Watch> {
         let id = id_of(period);
-        self.remembered(|r| match &mut r.watch {
-            Some(w) if w.period == id => *w,
-            other => *other.insert(Watch {
-                period: id,
-                first: (at, last),
-                warned: 0,
-            }),
-        })
-    }
-
-    /// Notes that the warning of `level` was given in `period` (1: 80 %, 2: 95 %); whether it
-    /// was not given before.
-    pub(crate) fn warn_once(&self, period: &str, level: u8) -> bool {
-        let id = id_of(period);
-        self.remembered(|r| match &mut r.watch {
-            Some(w) if w.period == id && w.warned < level => {
-                w.warned = level;
-                true
-            }
-            _ => false,
+        self.remembered(|r| {
+            let watch = match &mut r.watch {
+                Some(w) if w.period == id => w,
+                other => other.insert(Watch {
+                    period: id,
+                    first: (at, last),
+                    warned: 0,
+                }),
+            };
+            (watch.warned < level).then(|| {
+                watch.warned = level;
+                *watch
+            })
         })
     }
 }
@@ -183,11 +183,17 @@ mod tests {
     fn each_warning_is_given_once_a_period() {
         let state = state();
         let at = DateTime::<Utc>::UNIX_EPOCH;
-        assert_eq!(state.watch("2026", 7, at).first, (at, 7));
-        assert_eq!(state.watch("2026", 9, at).first, (at, 7));
-        assert!(state.warn_once("2026", 1) && !state.warn_once("2026", 1));
-        assert!(state.warn_once("2026", 2));
-        assert_eq!(state.watch("2027", 3, at).first, (at, 3));
-        assert!(state.warn_once("2027", 1));
+        let later = at + chrono::TimeDelta::seconds(60);
+        assert!(state.watch("2026", 7, at, 0).is_none(), "no warning due");
+        assert_eq!(
+            state.watch("2026", 9, later, 1).map(|w| w.first),
+            Some((at, 7))
+        );
+        assert!(state.watch("2026", 10, later, 1).is_none(), "given once");
+        assert!(state.watch("2026", 11, later, 2).is_some());
+        assert_eq!(
+            state.watch("2027", 3, later, 1).map(|w| w.first),
+            Some((later, 3))
+        );
     }
 }

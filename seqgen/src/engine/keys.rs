@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use super::{Engine, ScopedKeys};
-use crate::cache::{Key, KeyState, PERIOD_MARK};
+use crate::cache::{dated_name, Key, KeyState};
 use diesel_seqgen_core::Spec;
 
 /// A spec's scope states, found by their names (see [`Named`]).
@@ -191,7 +191,7 @@ impl Engine {
         period: &str,
         at: DateTime<Utc>,
     ) -> Arc<KeyState> {
-        let name = format!("{scope}{PERIOD_MARK}{period}");
+        let name = dated_name(scope, period);
         let found = {
             let scoped = (self.inner.scoped.read()).unwrap_or_else(PoisonError::into_inner);
             self.scope_state(&scoped, spec, &name).cloned()
@@ -199,7 +199,7 @@ impl Engine {
         found.unwrap_or_else(|| {
             self.insert_scoped(spec, &name, |key| {
                 warn_small_domain(spec);
-                Arc::new(KeyState::pinned(key, scope, period, at))
+                Arc::new(KeyState::pinned(key, &name, at))
             })
         })
     }

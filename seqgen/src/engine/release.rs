@@ -126,7 +126,8 @@ impl Engine {
         result.map(|()| given_back)
     }
 
-    /// Keeps the statistics of key states this generator dropped.
+    /// Keeps what the key states this generator dropped served from memory (the rest of their
+    /// statistics stays with their key).
     pub(super) fn retire(&self, stats: impl IntoIterator<Item = crate::stats::KeyStats>) {
         let mut retired = self
             .inner

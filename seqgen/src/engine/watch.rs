@@ -29,11 +29,10 @@ impl Engine {
         let ratio = (last as f64 / capacity as f64).min(1.0);
         meter::capacity_used(spec.key(), ratio);
         let now = self.inner.clock.now();
-        let watch = state.watch(&period.text, last, now);
         let level = WARN_AT.iter().filter(|&&at| ratio >= at).count() as u8;
-        if level == 0 || !state.warn_once(&period.text, level) {
+        let Some(watch) = state.watch(&period.text, last, now, level) else {
             return;
-        }
+        };
         // At the rate this generator saw since its first reservation in the period.
         let (since, from) = watch.first;
         let seconds = (now - since).num_seconds();

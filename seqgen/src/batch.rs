@@ -37,6 +37,9 @@ pub(crate) struct Sizing {
     /// down to one, rather than from the spec's batch, so that a scope used once an hour
     /// holds (and a crash loses) one or a few numbers, not a hundred.
     pub(crate) scoped: bool,
+    /// Reservations take so much of the generator's time that the stretch is at its bound:
+    /// what a scope's last block lasted then measures the load, not the scope's demand.
+    pub(crate) saturated: bool,
 }
 
 impl Sizing {
@@ -45,6 +48,7 @@ impl Sizing {
     pub(crate) const PLAIN: Sizing = Sizing {
         stretch: 1.0,
         scoped: false,
+        saturated: false,
     };
 }
 
@@ -106,13 +110,8 @@ impl BatchState {
         };
         let lasted = self.reserved_at.map(|at| now.saturating_duration_since(at));
         self.batch = match lasted {
-            // A scope's counter is one of many served in turn, each reserving for itself:
-            // it goes most of the way to its demand at once (up to 16 times more or less
-            // than the last block), not a doubling per reservation.
-            Some(lasted) if sizing.scoped && (lasted < target || lasted > target * 2) => {
-                let factor = target.as_secs_f64() / lasted.as_secs_f64().max(1e-6);
-                let scaled = current as f64 * factor.clamp(1.0 / 16.0, 16.0);
-                (scaled as u64).clamp(floor, max)
+            Some(lasted) if sizing.scoped => {
+                scope_block(current, lasted, target, sizing.saturated).clamp(floor, max)
             }
             Some(lasted) if lasted < target => current.saturating_mul(2).min(max),
             Some(lasted) if lasted > target.saturating_mul(2) => (current / 2).max(floor),
@@ -126,6 +125,31 @@ impl BatchState {
         self.reserved_at = Some(now);
         self.operator = operator;
     }
+}
+
+/// A scope's next block after one of `current` numbers lasted `lasted`, blocks meant to last
+/// `target`. A scope is one of many served in turn, each reserving for itself: it goes most of
+/// the way to its demand at once (up to 16 times more or less than the last block), not a
+/// doubling per reservation. Rounded away from the current size: a block of one that lasted
+/// 0.9 of the target grows to two, not back to one.
+///
+/// While the generator is saturated, the last block lasted long because the threads were
+/// reserving for the other scopes meanwhile: sized by that, blocks would shrink, reservations
+/// grow, and the load feed itself until every ID is a reservation. It at least doubles then.
+fn scope_block(current: u64, lasted: Duration, target: Duration, saturated: bool) -> u64 {
+    let factor = target.as_secs_f64() / lasted.as_secs_f64().max(1e-6);
+    let mut factor = factor.clamp(1.0 / 16.0, 16.0);
+    if saturated {
+        factor = factor.max(2.0);
+    } else if (0.5..=1.0).contains(&factor) {
+        return current; // lasted between one and two targets
+    }
+    let scaled = current as f64 * factor;
+    (if factor > 1.0 {
+        scaled.ceil()
+    } else {
+        scaled.floor()
+    }) as u64
 }
 
 /// What a reservation asks for.
@@ -241,6 +265,7 @@ mod tests {
         let scoped = Sizing {
             stretch: 1.0,
             scoped: true,
+            saturated: false,
         };
         let (spec, mut state, mut now) = (spec(100, 12), BatchState::default(), Instant::now());
         assert_eq!(
@@ -276,6 +301,44 @@ mod tests {
         state.reserved(now, None);
         now += Duration::from_secs(10);
         assert_eq!(state.next(policy, &spec, now, stretched).generator, 2);
+    }
+
+    /// While the generator's reservations are saturated, a scope's block grows at each
+    /// reservation however long the last one lasted; a block of one that lasted a little less
+    /// than the target grows to two (rounded up, it cannot stay at one).
+    #[test]
+    fn a_saturated_generator_grows_a_scopes_blocks() {
+        let policy = BatchPolicy::default();
+        let saturated = Sizing {
+            stretch: 10.0,
+            scoped: true,
+            saturated: true,
+        };
+        let (spec, mut state, mut now) = (spec(100, 12), BatchState::default(), Instant::now());
+        assert_eq!(state.next(policy, &spec, now, saturated).generator, 4);
+        let mut sizes = Vec::new();
+        for _ in 0..3 {
+            state.reserved(now, None);
+            now += Duration::from_secs(60); // six times the stretched target
+            sizes.push(state.next(policy, &spec, now, saturated).generator);
+        }
+        assert_eq!(sizes, [8, 16, 32]);
+        let quiet = Sizing {
+            saturated: false,
+            ..saturated
+        };
+        state.reserved(now, None);
+        now += Duration::from_secs(60);
+        assert_eq!(state.next(policy, &spec, now, quiet).generator, 5, "32 / 6");
+        let mut state = BatchState::default();
+        for _ in 0..3 {
+            state.next(policy, &spec, now, quiet);
+            state.reserved(now, None);
+            now += Duration::from_secs(40); // four times the target: down to one
+        }
+        state.reserved(now, None);
+        now += Duration::from_secs(9);
+        assert_eq!(state.next(policy, &spec, now, quiet).generator, 2);
     }
 
     #[test]

@@ -79,14 +79,15 @@
 //!   unscoped one with a scope, is [`Error::ScopeMismatch`](crate::Error::ScopeMismatch).
 //! - In batched mode each scope reserves its own blocks, sized by its own demand: a new scope's
 //!   first block is 4 numbers, and each reservation sizes the next by how long the last one
-//!   lasted (at most 16 times larger or smaller, down to one while the scope is quiet). Many
-//!   busy scopes starting at once (a restart under load) take a while to get there: 10,000
-//!   scopes served in turn by 8 threads reach their steady state (about 2 µs an ID, under one
-//!   reservation per 1,000 IDs) after about 50 s on MariaDB, whose reservations cost twice
-//!   PostgreSQL's (`BENCHMARKS.md`). Past about 30,000 busy scopes on one generator there
-//!   (40,000 on PostgreSQL; fewer where reservations are slower), blocks sized by a demand
-//!   measured while the threads reserve stop keeping up: measured on MariaDB at 30,000, 0.7 ms
-//!   an ID. Every scope used in the last minutes leaves at most its block unused when the
+//!   lasted (at most 16 times larger or smaller, down to one while the scope is quiet). While
+//!   reserving takes most of the generator's time (many busy scopes at once), how long a
+//!   block lasted measures that load rather than the scope's demand, so blocks do not shrink
+//!   then and at least double at each reservation. Many busy scopes starting at once (a
+//!   restart under load) take a while to get there: 10,000 scopes served in turn by 8 threads
+//!   reach their steady state (about 2 µs an ID, under one reservation per 1,000 IDs) after
+//!   about 50 s on MariaDB, whose reservations cost twice PostgreSQL's (`BENCHMARKS.md`, with
+//!   the figures at 30,000). Every scope used in the last minutes leaves at most its block
+//!   unused when the
 //!   process stops. A scope nobody used for five minutes is dropped
 //!   ([`GeneratorBuilder::scope_idle`](crate::GeneratorBuilder::scope_idle)), and a generator
 //!   keeps blocks for at most 65,536 scopes of a spec

@@ -38,7 +38,8 @@ pub(crate) struct Sizing {
     /// holds (and a crash loses) one or a few numbers, not a hundred.
     pub(crate) scoped: bool,
     /// Reservations take so much of the generator's time that the stretch is at its bound:
-    /// what a scope's last block lasted then measures the load, not the scope's demand.
+    /// what a scope's last block lasted then measures the load, not the scope's demand, and
+    /// its blocks are at least the spec's batch.
     pub(crate) saturated: bool,
 }
 
@@ -97,6 +98,12 @@ impl BatchState {
         };
         let target = target.mul_f64(sizing.stretch.max(1.0));
         let (floor, first) = match sizing.scoped {
+            // A scope back for more while reserving is saturated: what its last block lasted
+            // measured the threads reserving for the other scopes meanwhile, not its demand;
+            // sized by that, blocks would shrink, reservations grow, and the load feed itself
+            // until every ID is a reservation. At least the spec's batch then, as an unscoped
+            // key always has (a scope seen once still starts with a few numbers).
+            true if sizing.saturated => (base, base.min(SCOPE_FIRST_BLOCK)),
             true => (1, base.min(SCOPE_FIRST_BLOCK)),
             false => (base, base),
         };
@@ -110,9 +117,7 @@ impl BatchState {
         };
         let lasted = self.reserved_at.map(|at| now.saturating_duration_since(at));
         self.batch = match lasted {
-            Some(lasted) if sizing.scoped => {
-                scope_block(current, lasted, target, sizing.saturated).clamp(floor, max)
-            }
+            Some(lasted) if sizing.scoped => scope_block(current, lasted, target).clamp(floor, max),
             Some(lasted) if lasted < target => current.saturating_mul(2).min(max),
             Some(lasted) if lasted > target.saturating_mul(2) => (current / 2).max(floor),
             _ => current,
@@ -132,16 +137,10 @@ impl BatchState {
 /// the way to its demand at once (up to 16 times more or less than the last block), not a
 /// doubling per reservation. Rounded away from the current size: a block of one that lasted
 /// 0.9 of the target grows to two, not back to one.
-///
-/// While the generator is saturated, the last block lasted long because the threads were
-/// reserving for the other scopes meanwhile: sized by that, blocks would shrink, reservations
-/// grow, and the load feed itself until every ID is a reservation. It at least doubles then.
-fn scope_block(current: u64, lasted: Duration, target: Duration, saturated: bool) -> u64 {
+fn scope_block(current: u64, lasted: Duration, target: Duration) -> u64 {
     let factor = target.as_secs_f64() / lasted.as_secs_f64().max(1e-6);
-    let mut factor = factor.clamp(1.0 / 16.0, 16.0);
-    if saturated {
-        factor = factor.max(2.0);
-    } else if (0.5..=1.0).contains(&factor) {
+    let factor = factor.clamp(1.0 / 16.0, 16.0);
+    if (0.5..=1.0).contains(&factor) {
         return current; // lasted between one and two targets
     }
     let scaled = current as f64 * factor;
@@ -303,11 +302,12 @@ mod tests {
         assert_eq!(state.next(policy, &spec, now, stretched).generator, 2);
     }
 
-    /// While the generator's reservations are saturated, a scope's block grows at each
-    /// reservation however long the last one lasted; a block of one that lasted a little less
-    /// than the target grows to two (rounded up, it cannot stay at one).
+    /// While the generator's reservations are saturated, a scope back for more gets at least
+    /// the spec's batch however long its last block lasted (a new scope still starts with a
+    /// few numbers); once they are not, demand sizes it again. A block of one that lasted a
+    /// little less than the target grows to two (rounded up, it cannot stay at one).
     #[test]
-    fn a_saturated_generator_grows_a_scopes_blocks() {
+    fn a_saturated_generator_gives_a_scope_back_for_more_the_spec_batch() {
         let policy = BatchPolicy::default();
         let saturated = Sizing {
             stretch: 10.0,
@@ -322,14 +322,18 @@ mod tests {
             now += Duration::from_secs(60); // six times the stretched target
             sizes.push(state.next(policy, &spec, now, saturated).generator);
         }
-        assert_eq!(sizes, [8, 16, 32]);
+        assert_eq!(sizes, [100, 100, 100]);
         let quiet = Sizing {
             saturated: false,
             ..saturated
         };
         state.reserved(now, None);
         now += Duration::from_secs(60);
-        assert_eq!(state.next(policy, &spec, now, quiet).generator, 5, "32 / 6");
+        assert_eq!(
+            state.next(policy, &spec, now, quiet).generator,
+            16,
+            "100 / 6"
+        );
         let mut state = BatchState::default();
         for _ in 0..3 {
             state.next(policy, &spec, now, quiet);

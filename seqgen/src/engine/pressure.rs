@@ -4,7 +4,8 @@
 //! reserving for itself; many instances queueing on one key's row), blocks are made to last
 //! longer in proportion (up to ten seconds of demand), so that the reservations' share comes
 //! back toward the budget instead of the generator spending its time reserving blocks that run
-//! out before the next turn.
+//! out before the next turn. At that bound the generator is saturated: a scope back for more
+//! then gets at least the spec's batch, whatever its last block lasted (`batch.rs`).
 
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -13,8 +14,8 @@ use std::time::{Duration, Instant};
 pub(super) const BUDGET: f64 = 0.05;
 
 /// The most times longer blocks are made to last: about ten seconds of demand, which bounds
-/// the numbers a crash leaves unserved. A generator at it is saturated: a scope's blocks then
-/// grow at each reservation (`batch.rs`).
+/// the numbers a crash leaves unserved (with the spec's batch, which a saturated generator's
+/// scopes get at least: see the module's documentation).
 pub(super) const MAX_STRETCH: f64 = 10.0;
 
 /// How long reservations are summed before their share is looked at again.
@@ -111,8 +112,8 @@ mod tests {
     /// time: 8 threads serve the scopes in turn, an ID from memory costs 2 µs, a reservation
     /// 2.4 ms. Sized only by how long its last block lasted, each scope settled at a block of
     /// one (a reservation per ID, 9 s a turn of all scopes): the threads reserving for the
-    /// others made every block look as if it lasted the target. Saturated, blocks grow (from
-    /// turn 200 on, a reservation every 256 IDs or so).
+    /// others made every block look as if it lasted the target. Saturated, a scope back for
+    /// more gets at least the spec's batch.
     #[test]
     fn thirty_thousand_scopes_in_turn_do_not_settle_into_a_reservation_per_id() {
         use crate::batch::{BatchPolicy, BatchState, Sizing};
@@ -151,9 +152,10 @@ mod tests {
             }
         }
         let per_thousand = reservations as f64 * 1000.0 / ids as f64;
-        // 200 to 300 without growing while saturated.
+        // A reservation per spec batch (100 numbers) at most: 10 per 1,000. Blocks sized only by
+        // what they lasted: 200 to 300 (30 with the rounding up alone).
         assert!(
-            per_thousand < 10.0,
+            per_thousand <= 10.5,
             "{per_thousand} reservations per 1,000 IDs"
         );
     }

@@ -246,6 +246,8 @@
 //! transaction that rolled back after taking them from the cache, and unused numbers that could not
 //! go back because another instance reserved after them. A larger batch means fewer round trips and
 //! bigger holes; blocks grow with demand (about a second's worth), so a crash of a
-//! busy instance leaves about a second's worth of numbers unused, and `release` on a clean shutdown
-//! leaves none. Where holes are not acceptable, use gapless mode.
+//! busy instance leaves about a second's worth of numbers unused (up to ten seconds' worth, or
+//! the spec's batch per busy scope, while reserving takes much of its time:
+//! [scopes](super::scopes)), and `release` on a clean shutdown leaves none. Where holes are not
+//! acceptable, use gapless mode.
 //!

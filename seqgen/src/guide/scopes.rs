@@ -80,15 +80,14 @@
 //! - In batched mode each scope reserves its own blocks, sized by its own demand: a new scope's
 //!   first block is 4 numbers, and each reservation sizes the next by how long the last one
 //!   lasted (at most 16 times larger or smaller, down to one while the scope is quiet). While
-//!   reserving takes most of the generator's time (many busy scopes at once), how long a
-//!   block lasted measures that load rather than the scope's demand, so blocks do not shrink
-//!   then and at least double at each reservation. Many busy scopes starting at once (a
-//!   restart under load) take a while to get there: 10,000 scopes served in turn by 8 threads
-//!   reach their steady state (about 2 µs an ID, under one reservation per 1,000 IDs) after
-//!   about 50 s on MariaDB, whose reservations cost twice PostgreSQL's (`BENCHMARKS.md`, with
-//!   the figures at 30,000). Every scope used in the last minutes leaves at most its block
-//!   unused when the
-//!   process stops. A scope nobody used for five minutes is dropped
+//!   reserving takes most of the generator's time (many busy scopes at once), what a block
+//!   lasted measures that load more than the scope's demand: a scope back for more then gets
+//!   at least the spec's batch, as an unscoped key does, so that small blocks cannot keep the
+//!   generator reserving for ever. Many busy scopes starting at once (a restart under load)
+//!   take a while to reach their steady state: up to about a minute for 10,000 scopes served
+//!   in turn by 8 threads (`BENCHMARKS.md`, with the figures at 30,000). Every scope used in
+//!   the last minutes leaves at most its block unused when the process stops. A scope nobody
+//!   used for five minutes is dropped
 //!   ([`GeneratorBuilder::scope_idle`](crate::GeneratorBuilder::scope_idle)), and a generator
 //!   keeps blocks for at most 65,536 scopes of a spec
 //!   ([`GeneratorBuilder::max_scopes`](crate::GeneratorBuilder::max_scopes)); past that, the

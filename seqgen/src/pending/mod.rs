@@ -37,77 +37,20 @@
 //! ```
 
 mod follow;
+mod of_model;
 
 pub use crate::backend::PendingRows;
 pub use follow::{follow, keep_following, spawn_follower, FollowConnection, FollowEvent, Follower};
 #[cfg(feature = "postgres")]
 pub use follow::{notify_on_commit, CHANNEL};
+pub use of_model::{rows_of, rows_of_column};
 
 use chrono::NaiveDate;
 use diesel_seqgen_core::{DocumentDate, Mode, Scoped, Spec};
 
-use crate::backend::{Backend, Counter, IdConnection, NamedTable, PendingRow};
+use crate::backend::{Backend, Counter, IdConnection, PendingRow};
 use crate::engine::check_scope;
 use crate::error::{Error, Result};
-use crate::model::DistributedId;
-
-/// The spec and rows of `T`'s field numbered after the commit (`#[distributed_id(gapless =
-/// "deferred")]`), in the table of `order_by` (a column of `T`'s Diesel table, `invoices::id`),
-/// ordered by it: its column, and its scope and date columns as the attribute names them
-/// (`scope`, `period_from`: the fields' names). The first such field; [`Error::Refused`]
-/// without one.
-///
-/// ```
-/// use diesel::prelude::*;
-/// use diesel_seqgen::{pending, DistributedId};
-///
-/// diesel::table! { invoices (id) { id -> Integer, number -> Nullable<Text>, total -> Integer } }
-///
-/// #[derive(Insertable, DistributedId)]
-/// #[diesel(table_name = invoices)]
-/// struct NewInvoice {
-///     #[distributed_id(prefix = "INV", date = "", pad = 4, gapless = "deferred")]
-///     number: Option<String>,
-///     total: i32,
-/// }
-///
-/// let mut conn = SqliteConnection::establish(":memory:")?;
-/// diesel_seqgen::run_migrations(&mut conn)?;
-/// diesel::sql_query("CREATE TABLE invoices (id INTEGER PRIMARY KEY, number TEXT UNIQUE, total INTEGER NOT NULL)")
-///     .execute(&mut conn)?;
-/// let mut invoice = NewInvoice { number: None, total: 10 };
-/// // The insert takes no number and no lock of seqgen's: the row commits with NULL.
-/// diesel_seqgen::insert_into(invoices::table).values(&mut invoice).execute(&mut conn)?;
-/// assert_eq!(invoice.number, None);
-///
-/// let (spec, rows) = pending::rows_of::<NewInvoice>(invoices::id)?;
-/// pending::number_pending(&mut conn, spec, rows)?;
-/// let number: Option<String> = invoices::table.select(invoices::number).first(&mut conn)?;
-/// assert_eq!(number.as_deref(), Some("INV0001"));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn rows_of<T: DistributedId>(
-    order_by: impl diesel::Column<Table: NamedTable>,
-) -> Result<(&'static Spec, PendingRows<'static>)> {
-    let field = T::__deferred_fields()
-        .first()
-        .ok_or_else(|| Error::Refused {
-            key: std::any::type_name::<T>().to_owned(),
-            reason: "it has no field numbered after the commit (`gapless = \"deferred\"`)"
-                .to_owned(),
-        })?;
-    if let Some(e) = &field.unbuilt {
-        return Err(Error::InvalidSpec(e.clone()));
-    }
-    let mut rows = PendingRows::with_column(order_by, field.column);
-    if let Some(column) = field.scope_column {
-        rows = rows.scoped_by(column);
-    }
-    if let Some(column) = field.date_column {
-        rows = rows.dated_by(column);
-    }
-    Ok((&field.spec, rows))
-}
 
 /// What [`number_pending`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

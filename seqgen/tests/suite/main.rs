@@ -53,5 +53,6 @@ mod servers;
 mod sqlite_setup;
 mod start;
 mod stats;
+mod three_numbers;
 mod transactions;
 mod void;

@@ -91,11 +91,11 @@ pub fn rows_of<T: DistributedId>(
 /// assert_eq!(spec.key(), "references");
 /// # Ok::<(), diesel_seqgen::Error>(())
 /// ```
-pub fn rows_of_column<T: DistributedId, N: diesel::Column>(
-    _column: N,
+pub fn rows_of_column<T: DistributedId>(
+    column: impl diesel::Column,
     order_by: impl diesel::Column<Table: NamedTable>,
 ) -> Result<(&'static Spec, PendingRows<'static>)> {
-    let name = N::NAME;
+    let name = name_of(&column);
     let field = T::__deferred_fields()
         .iter()
         .find(|f| f.column == name)
@@ -104,6 +104,11 @@ pub fn rows_of_column<T: DistributedId, N: diesel::Column>(
             reason: format!("it has no field numbered after the commit in column `{name}`"),
         })?;
     of_field(field, order_by)
+}
+
+/// The name of `column` (an `impl Column` argument has no type to name it by).
+fn name_of<N: diesel::Column>(_: &N) -> &'static str {
+    N::NAME
 }
 
 /// The spec and rows of `field`.

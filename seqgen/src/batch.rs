@@ -37,11 +37,12 @@ pub(crate) struct Sizing {
     /// down to one, rather than from the spec's batch, so that a scope used once an hour
     /// holds (and a crash loses) one or a few numbers, not a hundred.
     pub(crate) scoped: bool,
-    /// Reservations take so much of the generator's time that the stretch is at its bound:
-    /// what a scope's last block lasted then measures the load, not the scope's demand, and
-    /// its blocks are at least the spec's batch.
-    pub(crate) saturated: bool,
 }
+
+/// The most times longer blocks are made to last (`engine/pressure.rs`): about ten seconds of
+/// demand, which bounds the numbers a crash leaves unserved (with the spec's batch, which a
+/// saturated generator's scopes get at least).
+pub(crate) const MAX_STRETCH: f64 = 10.0;
 
 impl Sizing {
     /// An unscoped key on a generator whose reservations are within their budget.
@@ -49,8 +50,14 @@ impl Sizing {
     pub(crate) const PLAIN: Sizing = Sizing {
         stretch: 1.0,
         scoped: false,
-        saturated: false,
     };
+
+    /// Reservations take so much of the generator's time that the stretch is at its bound:
+    /// what a scope's last block lasted then measures the load, not the scope's demand, and
+    /// its blocks are at least the spec's batch.
+    pub(crate) fn saturated(self) -> bool {
+        self.stretch >= MAX_STRETCH
+    }
 }
 
 /// The first block of a scope's counter: a few numbers. A scope in demand doubles it at each
@@ -103,7 +110,7 @@ impl BatchState {
             // sized by that, blocks would shrink, reservations grow, and the load feed itself
             // until every ID is a reservation. At least the spec's batch then, as an unscoped
             // key always has (a scope seen once still starts with a few numbers).
-            true if sizing.saturated => (base, base.min(SCOPE_FIRST_BLOCK)),
+            true if sizing.saturated() => (base, base.min(SCOPE_FIRST_BLOCK)),
             true => (1, base.min(SCOPE_FIRST_BLOCK)),
             false => (base, base),
         };
@@ -264,7 +271,6 @@ mod tests {
         let scoped = Sizing {
             stretch: 1.0,
             scoped: true,
-            saturated: false,
         };
         let (spec, mut state, mut now) = (spec(100, 12), BatchState::default(), Instant::now());
         assert_eq!(
@@ -289,16 +295,17 @@ mod tests {
         state.reserved(now, None);
         now += Duration::from_millis(250);
         assert_eq!(state.next(policy, &spec, now, scoped).generator, 4);
-        // Lasting 10 s: grown only with reservations at ten times their budget.
+        // Lasting 4.5 s: grown only with reservations at nine times their budget (a stretch
+        // under the bound: at it, the generator is saturated).
         let stretched = Sizing {
-            stretch: 20.0,
+            stretch: 9.0,
             ..scoped
         };
         state.reserved(now, None);
-        now += Duration::from_secs(10);
+        now += Duration::from_millis(4500);
         assert_eq!(state.next(policy, &spec, now, scoped).generator, 1);
         state.reserved(now, None);
-        now += Duration::from_secs(10);
+        now += Duration::from_millis(4500);
         assert_eq!(state.next(policy, &spec, now, stretched).generator, 2);
     }
 
@@ -310,9 +317,8 @@ mod tests {
     fn a_saturated_generator_gives_a_scope_back_for_more_the_spec_batch() {
         let policy = BatchPolicy::default();
         let saturated = Sizing {
-            stretch: 10.0,
+            stretch: MAX_STRETCH,
             scoped: true,
-            saturated: true,
         };
         let (spec, mut state, mut now) = (spec(100, 12), BatchState::default(), Instant::now());
         assert_eq!(state.next(policy, &spec, now, saturated).generator, 4);
@@ -324,7 +330,7 @@ mod tests {
         }
         assert_eq!(sizes, [100, 100, 100]);
         let quiet = Sizing {
-            saturated: false,
+            stretch: MAX_STRETCH - 0.001, // just under the bound: the same target
             ..saturated
         };
         state.reserved(now, None);

@@ -10,13 +10,10 @@
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::batch::MAX_STRETCH;
+
 /// The share of the time reservations may take before blocks are made to last longer.
 pub(super) const BUDGET: f64 = 0.05;
-
-/// The most times longer blocks are made to last: about ten seconds of demand, which bounds
-/// the numbers a crash leaves unserved (with the spec's batch, which a saturated generator's
-/// scopes get at least: see the module's documentation).
-pub(super) const MAX_STRETCH: f64 = 10.0;
 
 /// How long reservations are summed before their share is looked at again.
 const WINDOW: Duration = Duration::from_secs(1);
@@ -132,11 +129,9 @@ mod tests {
             }
             for (batch, left) in &mut states {
                 if *left == 0 {
-                    let stretch = pressure.stretch(now);
                     let sizing = Sizing {
-                        stretch,
+                        stretch: pressure.stretch(now),
                         scoped: true,
-                        saturated: stretch >= MAX_STRETCH,
                     };
                     *left = batch
                         .next(BatchPolicy::default(), &spec, now, sizing)

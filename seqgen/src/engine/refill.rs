@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{pressure, Engine};
+use super::Engine;
 use crate::backend::{Backend, Counter};
 use crate::batch::{Batch, Sizing};
 use crate::cache::{serve, KeyState, Turn};
@@ -132,11 +132,9 @@ impl Engine {
     /// few numbers up, all of them to last longer while reservations take more of the
     /// generator's time than their budget (`pressure.rs`).
     fn next_batch(&self, spec: &Spec, state: &KeyState) -> Batch {
-        let stretch = self.inner.pressure.stretch(Instant::now());
         let sizing = Sizing {
-            stretch,
+            stretch: self.inner.pressure.stretch(Instant::now()),
             scoped: !state.scope().is_empty(),
-            saturated: stretch >= pressure::MAX_STRETCH,
         };
         state.batch(|batch| batch.next(self.inner.batch, spec, Instant::now(), sizing))
     }

@@ -37,7 +37,6 @@ mod nonblocking;
 mod obfuscate;
 mod one_shape;
 mod one_statement;
-#[cfg(any(feature = "postgres", feature = "mysql"))]
 mod own_servers;
 mod parse;
 mod pending;

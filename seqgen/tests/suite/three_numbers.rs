@@ -10,7 +10,7 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{assert_distinct, TestConnection, TestDb};
 use diesel_seqgen::insert::Insert;
@@ -115,19 +115,17 @@ where
             .collect();
         let committed: usize = writers.into_iter().map(|w| w.join().unwrap()).sum();
         let mut conn = scratch.connect();
-        let last_commit = Instant::now();
-        while !C::texts(
-            &mut conn,
-            "SELECT 'x' AS text FROM docs WHERE reference IS NULL",
-        )
-        .is_empty()
-        {
-            assert!(
-                last_commit.elapsed() < LONGEST_WAIT,
-                "rows without a reference {LONGEST_WAIT:?} after the last commit"
-            );
-            thread::sleep(Duration::from_millis(2));
-        }
+        crate::own_servers::wait_until(
+            "the follower to number every committed row",
+            LONGEST_WAIT,
+            || {
+                C::texts(
+                    &mut conn,
+                    "SELECT 'x' AS text FROM docs WHERE reference IS NULL",
+                )
+                .is_empty()
+            },
+        );
         stop.store(true, Ordering::Relaxed);
         follower.join().unwrap().unwrap();
         committed

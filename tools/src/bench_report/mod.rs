@@ -88,6 +88,10 @@ pub struct Args {
     /// blocks to grow to its demand (default: `--seconds`)
     #[arg(long)]
     pub ramp_seconds: Option<f64>,
+    /// Prints what the scopes series' generator did in each 5 s of a round (reservations,
+    /// their mean block and time, retries), from its first ID on
+    #[arg(long)]
+    pub timeline: bool,
 }
 
 /// The figures `bench-report` prints.

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use diesel::r2d2::{ConnectionManager, Pool};
+use diesel_seqgen::stats::KeyStats;
 use diesel_seqgen::{Generator, Spec};
 use serde::Serialize;
 
@@ -45,7 +46,9 @@ pub(super) fn scopes<C: BenchConnection>(
     for round in 0..args.rounds {
         for (i, &scopes) in args.scopes.iter().enumerate() {
             let key = format!("scaling_{scopes}_{round}_{}", std::process::id());
-            rounds[i].push(scope_round(pool, &key, scopes, ramp, args.seconds)?);
+            let timeline = args.timeline.then(|| Timeline::new(&key));
+            let round = scope_round(pool, &key, scopes, ramp, args.seconds, timeline.as_ref());
+            rounds[i].push(round?);
         }
     }
     let points: Vec<ScopePoint> = args
@@ -99,6 +102,7 @@ fn scope_round<C: BenchConnection>(
     scopes: usize,
     ramp: f64,
     seconds: f64,
+    timeline: Option<&Timeline>,
 ) -> Result<ScopeRound, BoxError> {
     let spec = Spec::builder(key)
         .prefix("S")
@@ -120,10 +124,10 @@ fn scope_round<C: BenchConnection>(
         resident_bytes().saturating_sub(resident_half) as f64 / (warm - half).max(1) as f64;
     // Untimed, for the blocks to grow to each scope's demand: the steady state is what is
     // measured (MariaDB at 10,000 scopes takes about 50 s to reach it).
-    let ramp = round_robin(pool, &generator, &spec, scopes, ramp)?;
+    let ramp = round_robin(pool, &generator, &spec, scopes, ramp, timeline)?;
     let reservations_before = generator.reservations();
     let started = Instant::now();
-    let ids = round_robin(pool, &generator, &spec, scopes, seconds)?;
+    let ids = round_robin(pool, &generator, &spec, scopes, seconds, timeline)?;
     let elapsed = started.elapsed().as_secs_f64();
     let ids = ids.max(1) as f64;
     let reservations = (generator.reservations() - reservations_before) as f64;
@@ -169,11 +173,18 @@ fn round_robin<C: BenchConnection>(
     spec: &Spec,
     scopes: usize,
     seconds: f64,
+    timeline: Option<&Timeline>,
 ) -> Result<u64, BoxError> {
     let (ids, stop) = (AtomicU64::new(0), AtomicBool::new(false));
     std::thread::scope(|s| -> Result<(), BoxError> {
         let timer = s.spawn(|| {
-            std::thread::sleep(Duration::from_secs_f64(seconds));
+            let until = Instant::now() + Duration::from_secs_f64(seconds);
+            while let Some(left) = until.checked_duration_since(Instant::now()) {
+                std::thread::sleep(left.min(Timeline::EVERY));
+                if let Some(timeline) = timeline {
+                    timeline.print(generator);
+                }
+            }
             stop.store(true, Ordering::Relaxed);
         });
         on_threads(pool, |conn, thread| {
@@ -192,6 +203,59 @@ fn round_robin<C: BenchConnection>(
     })?;
     Ok(ids.load(Ordering::Relaxed))
 }
+/// `--timeline`: what a round's generator did since the last line, printed at most every
+/// [`Timeline::EVERY`].
+struct Timeline {
+    key: String,
+    started: Instant,
+    last: std::sync::Mutex<(Instant, KeyStats)>,
+}
+
+impl Timeline {
+    const EVERY: Duration = Duration::from_secs(5);
+
+    fn new(key: &str) -> Self {
+        println!("\n{key}: s, IDs, reservations per 1,000 IDs, mean block, mean reservation ms, numbers dropped, retries, conflicts");
+        let now = Instant::now();
+        Timeline {
+            key: key.to_owned(),
+            started: now,
+            last: std::sync::Mutex::new((now, KeyStats::default())),
+        }
+    }
+
+    fn print(&self, generator: &Generator) {
+        let mut last = self
+            .last
+            .lock()
+            .expect("the timeline's lock is not poisoned");
+        let now = Instant::now();
+        if now.duration_since(last.0) < Self::EVERY {
+            return;
+        }
+        let Some(stats) = generator.stats().into_iter().find(|s| s.key == self.key) else {
+            return;
+        };
+        let was = &last.1;
+        let reservations = stats.reservations - was.reservations;
+        // The first IDs of a block are served by the reservation that took it.
+        let ids = stats.served_from_memory - was.served_from_memory + reservations;
+        let timed = stats.reservation_time.count - was.reservation_time.count;
+        let took = stats.reservation_time.total - was.reservation_time.total;
+        println!(
+            "{:.0}, {ids}, {:.1}, {:.0}, {:.2}, {}, {}, {}",
+            now.duration_since(self.started).as_secs_f64(),
+            reservations as f64 * 1000.0 / ids.max(1) as f64,
+            (stats.numbers_reserved - was.numbers_reserved) as f64 / reservations.max(1) as f64,
+            took.as_secs_f64() * 1e3 / timed.max(1) as f64,
+            stats.numbers_abandoned - was.numbers_abandoned,
+            stats.retries - was.retries,
+            stats.conflicts - was.conflicts,
+        );
+        *last = (now, stats);
+    }
+}
+
 /// This process's resident memory, in bytes (Linux's `/proc/self/statm`; 0 elsewhere).
 fn resident_bytes() -> u64 {
     let pages = std::fs::read_to_string("/proc/self/statm")

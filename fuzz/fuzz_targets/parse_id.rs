@@ -1,5 +1,5 @@
 //! Parsing an ID with a spec, for every policy (widen, letters, cycle, series, check
-//! characters, scopes, obfuscation): never a panic; an ID the spec formats parses back to its
+//! characters, scopes, obfuscation, steps): never a panic; an ID the spec formats parses back to its
 //! counter; and whenever an arbitrary text parses, formatting what it parsed to gives the text.
 #![no_main]
 

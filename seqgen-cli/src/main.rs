@@ -111,7 +111,8 @@ enum Command {
         /// The key, as `seqgen keys` lists it.
         #[arg(long)]
         key: String,
-        /// At least 1, or `default` for 1.
+        /// At least 1, or `default` for 1. With a step, a number on it (`1000` on a step of
+        /// 10), which the row stores as the counter that prints it (100).
         value: SettingValue,
     },
     /// For a gapless key: the numbers of a period missing from a table, each voided or

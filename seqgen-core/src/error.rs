@@ -32,6 +32,8 @@ pub enum Setting {
     Start,
     /// `fiscal`
     Fiscal,
+    /// `step`
+    Step,
 }
 
 impl Setting {
@@ -51,6 +53,7 @@ impl Setting {
             Setting::Obfuscate => "obfuscate",
             Setting::Start => "start",
             Setting::Fiscal => "fiscal",
+            Setting::Step => "step",
         }
     }
 }
@@ -159,6 +162,10 @@ pub enum SpecError {
     /// IDs are to be obfuscated, but the key is missing, too short, or (a shape read back)
     /// not there at all: the reason says which.
     ObfuscationKey(String),
+    /// `step` is 0.
+    StepZero,
+    /// A step with a setting that has its own next number: the reason names it.
+    StepWith(&'static str),
     /// A fiscal year that is not `MM-DD` (or `MM-DD,end`) with a day up to 28.
     FiscalYear(String),
     /// A fiscal year with a date pattern that is empty or prints more than years.
@@ -182,6 +189,7 @@ impl SpecError {
             PadOutOfRange(_) | NumericTooWide { .. } => Setting::Pad,
             BatchZero => Setting::Batch,
             StartOutOfRange { .. } => Setting::Start,
+            StepZero | StepWith(_) => Setting::Step,
             ObfuscationKey(_) => Setting::Obfuscate,
             FiscalYear(_) | FiscalPattern(_) => Setting::Fiscal,
             PrefixNotPrintable(_) | NumericWithPrefix => Setting::Prefix,
@@ -224,6 +232,8 @@ impl fmt::Display for SpecError {
             ),
             PadOutOfRange(pad) => write!(f, "`pad` must be 1..=18 digits, got {pad}"),
             BatchZero => f.write_str("`batch` must be at least 1"),
+            StepZero => f.write_str("`step` must be at least 1"),
+            StepWith(with) => write!(f, "`step` cannot go with {with}: drop one of them"),
             StartOutOfRange { start, capacity } => write!(
                 f,
                 "`start` is {start}: it must be at least 1 and at most {capacity}, the numbers \

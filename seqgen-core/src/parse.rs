@@ -154,10 +154,17 @@ impl Spec {
                     let limit = match (self.series(), self.overflow()) {
                         (Some(series), _) => series.max(),
                         (None, Overflow::Cycle { max }) => max,
-                        _ => self.capacity(),
+                        _ => self.stepped(self.capacity()),
                     };
                     if seq > limit {
                         return Err(fail(format!("counter {seq} is past {limit}")));
+                    }
+                    if self.unstepped(seq).is_none() {
+                        return Err(fail(format!(
+                            "{seq} is not on the step: numbers go {} by {}",
+                            self.stepped(1),
+                            self.step()
+                        )));
                     }
                     parts.seq = seq;
                 }
@@ -248,6 +255,7 @@ impl Spec {
             (None, None) => parts.seq,
             _ => return None,
         };
-        self.revealed(&parts.period, shown)
+        // Obfuscation and a step are never together (`spec/step.rs`).
+        self.revealed(&parts.period, self.unstepped(shown)?)
     }
 }

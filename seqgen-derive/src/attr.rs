@@ -24,6 +24,7 @@ pub(crate) const CHECK: &str = "check";
 pub(crate) const SCOPE: &str = "scope";
 pub(crate) const OBFUSCATE: &str = "obfuscate";
 pub(crate) const START: &str = "start";
+pub(crate) const STEP: &str = "step";
 pub(crate) const FISCAL: &str = "fiscal";
 pub(crate) const PERIOD_FROM: &str = "period_from";
 pub(crate) const MAX_DAYS_AHEAD: &str = "max_days_ahead";
@@ -31,7 +32,7 @@ pub(crate) const MAX_DAYS_AHEAD: &str = "max_days_ahead";
 pub(crate) const CRATE: &str = "crate";
 /// Not a key: the spelling of gapless mode this crate did not pick, answered with a hint.
 const MODE: &str = "mode";
-const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`, `check`, `scope`, `obfuscate`, `start`, `fiscal`, `period_from`, `max_days_ahead`";
+const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`, `check`, `scope`, `obfuscate`, `start`, `step`, `fiscal`, `period_from`, `max_days_ahead`";
 const HELP: &str = r#"the correct format looks like `#[distributed_id(prefix = "U", date = "%Y%m%d", pad = 6, batch = 100)]`"#;
 
 /// The keys of one `#[distributed_id(...)]`, each as written.
@@ -55,6 +56,7 @@ pub(crate) struct FieldAttr {
     pub(crate) scope: Option<LitStr>,
     pub(crate) obfuscate: Option<LitStr>,
     pub(crate) start: Option<LitInt>,
+    pub(crate) step: Option<LitInt>,
     pub(crate) fiscal: Option<LitStr>,
     pub(crate) period_from: Option<LitStr>,
     pub(crate) max_days_ahead: Option<LitInt>,
@@ -137,7 +139,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             set_once(slot, ident, ident.clone(), errors);
             return Ok(());
         }
-        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ, CHECK, SCOPE, OBFUSCATE, START, FISCAL, PERIOD_FROM, MAX_DAYS_AHEAD].contains(&name.as_str()) {
+        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ, CHECK, SCOPE, OBFUSCATE, START, STEP, FISCAL, PERIOD_FROM, MAX_DAYS_AHEAD].contains(&name.as_str()) {
             errors.at(
                 ident,
                 format!("unknown distributed_id attribute `{name}`; expected one of {KEYS}"),
@@ -167,6 +169,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             PAD => set_int(&mut parsed.pad, ident, &value, errors),
             MAX => set_int(&mut parsed.max, ident, &value, errors),
             START => set_int(&mut parsed.start, ident, &value, errors),
+            STEP => set_int(&mut parsed.step, ident, &value, errors),
             SERIES => set_list(&mut parsed.series, ident, &value, errors),
             _ => set_int(&mut parsed.batch, ident, &value, errors),
         }

@@ -88,6 +88,10 @@ fn implementation(
             let start = spec.start();
             quote!(.start(#start))
         });
+        let step = (spec.step() != 1).then(|| {
+            let step = spec.step();
+            quote!(.step(#step))
+        });
         let fiscal = spec.fiscal_year().map(|year| {
             let year = year.to_string();
             quote!(.fiscal_year(
@@ -130,6 +134,7 @@ fn implementation(
                     #fiscal
                     #max_days_ahead
                     #start
+                    #step
                     #scoped,
                 #obfuscate,
             );

@@ -111,6 +111,10 @@ fn check_field<'a>(
     if let Some(start) = &attr.start {
         builder = builder.start(start.base10_parse().unwrap_or(u64::MAX));
     }
+    // Likewise: a step past `u64` is past every pad.
+    if let Some(step) = &attr.step {
+        builder = builder.step(step.base10_parse().unwrap_or(u64::MAX));
+    }
     if let Some(Some(days)) = integer(attr.max_days_ahead.as_ref(), "max_days_ahead", errors) {
         builder = builder.max_days_ahead(days);
     }
@@ -223,6 +227,7 @@ fn spec_error(field: &IdField<'_>, error: &SpecError, errors: &mut Errors) {
         Setting::Format => attr.format.as_ref().map(|t| t as &dyn ToTokens),
         Setting::Check => attr.check.as_ref().map(|t| t as &dyn ToTokens),
         Setting::Start => attr.start.as_ref().map(|t| t as &dyn ToTokens),
+        Setting::Step => attr.step.as_ref().map(|t| t as &dyn ToTokens),
         Setting::Fiscal => attr.fiscal.as_ref().map(|t| t as &dyn ToTokens),
         _ => None,
     };

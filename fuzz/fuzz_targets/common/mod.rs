@@ -1,4 +1,4 @@
-//! A spec from arbitrary input: every setting a user can type, with values drawn both from
+//! A spec from arbitrary input: every setting a user can type (steps and starts too), with values drawn both from
 //! the ones seqgen documents and from arbitrary text.
 
 use arbitrary::Arbitrary;
@@ -53,6 +53,15 @@ pub struct SpecInput {
     pub scoped: bool,
     pub obfuscate: bool,
     pub gapless: bool,
+    /// `step` and `start`: small steps (what users write) and any.
+    pub step: Option<Step>,
+    pub start: Option<u64>,
+}
+
+#[derive(Arbitrary, Debug)]
+pub enum Step {
+    Small(u8),
+    Any(u64),
 }
 
 impl SpecInput {
@@ -93,6 +102,14 @@ impl SpecInput {
         }
         if self.gapless {
             builder = builder.gapless();
+        }
+        match self.step {
+            Some(Step::Small(step)) => builder = builder.step(u64::from(step)),
+            Some(Step::Any(step)) => builder = builder.step(step),
+            None => {}
+        }
+        if let Some(start) = self.start {
+            builder = builder.start(start);
         }
         builder
     }

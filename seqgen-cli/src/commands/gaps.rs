@@ -75,31 +75,41 @@ where
     } else {
         ExitCode::FAILURE
     };
+    // The report counts IDs; an operator reads the numbers they print (on a step, 10, 20, …).
+    let number = |counter: u64| spec.stepped(counter);
     if json {
         print_json(&GapsJson {
             key: report.key.clone(),
             scope: scope.map(|(value, _)| value.to_owned()),
             period: report.period.clone(),
-            first: report.first,
-            last: report.last,
+            first: number(report.first),
+            last: if report.last == 0 {
+                0
+            } else {
+                number(report.last)
+            },
             found: report.found,
             missing: report
                 .missing
                 .iter()
                 .map(|m| match m {
-                    Missing::Voided { number, reason } => MissingJson::Voided {
-                        number: *number,
-                        id: spec.format(&period, *number),
+                    Missing::Voided { number: n, reason } => MissingJson::Voided {
+                        number: number(*n),
+                        id: spec.format(&period, *n),
                         reason: reason.clone(),
                     },
                     Missing::Unexplained { from, to } => MissingJson::Unexplained {
-                        from: *from,
-                        to: *to,
+                        from: number(*from),
+                        to: number(*to),
                     },
                 })
                 .collect(),
-            duplicates: report.duplicates.clone(),
-            beyond: report.beyond.clone(),
+            duplicates: report
+                .duplicates
+                .iter()
+                .map(|&(n, times)| (number(n), times))
+                .collect(),
+            beyond: report.beyond.iter().map(|&n| number(n)).collect(),
             foreign: report.foreign,
             explained: report.is_explained(),
         })?;
@@ -109,24 +119,34 @@ where
     let in_scope = scope.map_or_else(String::new, |(value, _)| format!(" (scope {value})"));
     out!(
         "{key}{in_scope}, period {shown}: numbers {}..={} handed out, {} found in {table}.{column}",
-        report.first,
-        report.last,
+        number(report.first),
+        if report.last == 0 {
+            0
+        } else {
+            number(report.last)
+        },
         report.found
     );
     let mut unexplained = 0;
     for missing in &report.missing {
         match missing {
-            Missing::Voided { number, reason } => out!(
-                "  {number:>8}  {}  voided: {reason}",
-                spec.format(&period, *number)
+            Missing::Voided { number: n, reason } => out!(
+                "  {:>8}  {}  voided: {reason}",
+                number(*n),
+                spec.format(&period, *n)
             ),
             Missing::Unexplained { from, to } => {
                 unexplained += to - from + 1;
                 if from == to {
-                    out!("  {from:>8}  {}  unexplained", spec.format(&period, *from));
+                    out!(
+                        "  {:>8}  {}  unexplained",
+                        number(*from),
+                        spec.format(&period, *from)
+                    );
                 } else {
                     out!(
-                        "  {from:>8}  {} ..= {}  unexplained ({} numbers)",
+                        "  {:>8}  {} ..= {}  unexplained ({} numbers)",
+                        number(*from),
                         spec.format(&period, *from),
                         spec.format(&period, *to),
                         to - from + 1
@@ -135,16 +155,18 @@ where
             }
         }
     }
-    for (number, times) in &report.duplicates {
+    for (n, times) in &report.duplicates {
         out!(
-            "  {number:>8}  {}  DUPLICATE: {times} rows",
-            spec.format(&period, *number)
+            "  {:>8}  {}  DUPLICATE: {times} rows",
+            number(*n),
+            spec.format(&period, *n)
         );
     }
-    for number in &report.beyond {
+    for n in &report.beyond {
         out!(
-            "  {number:>8}  {}  past the counter: not handed out by seqgen",
-            spec.format(&period, *number)
+            "  {:>8}  {}  past the counter: not handed out by seqgen",
+            number(*n),
+            spec.format(&period, *n)
         );
     }
     if report.foreign > 0 {

@@ -29,6 +29,7 @@ impl Spec {
             scoped: false,
             obfuscate: None,
             start: 1,
+            step: 1,
             fiscal: None,
             max_days_ahead: super::DEFAULT_MAX_DAYS_AHEAD,
         }
@@ -57,6 +58,8 @@ pub struct SpecBuilder {
     pub(super) obfuscate: Option<super::obfuscated::KeySource>,
     /// The first number of every period (`start.rs`).
     pub(super) start: u64,
+    /// The step between numbers (`step.rs`).
+    pub(super) step: u64,
     /// The fiscal year the periods follow (`fiscal.rs`).
     pub(super) fiscal: Option<super::FiscalYear>,
     /// How far ahead of the clock a document's date may be (`dated.rs`).
@@ -272,8 +275,15 @@ impl SpecBuilder {
                 date_shape,
             ));
         }
-        let capacity = pad_ok.then(|| policy::capacity(self.pad, self.overflow, series.as_ref()));
-        errors.extend(super::start::check_start(self.start, capacity));
+        // The largest number the pad and policy print; the capacity counts the IDs up to it.
+        let largest = pad_ok.then(|| policy::capacity(self.pad, self.overflow, series.as_ref()));
+        errors.extend(super::start::check_start(self.start, largest));
+        errors.extend(super::step::check_step(
+            self.step,
+            self.overflow,
+            series.as_ref(),
+            self.obfuscate.is_some(),
+        ));
         if self.fiscal.is_some() {
             errors.extend(super::fiscal::check_fiscal_pattern(&self.date));
         }
@@ -282,7 +292,8 @@ impl SpecBuilder {
         if !errors.is_empty() {
             return Err(errors);
         }
-        let capacity = capacity.expect("a valid pad: checked above");
+        let stepping = super::step::Stepping::new(self.step, self.start);
+        let capacity = stepping.counters_up_to(largest.expect("a valid pad: checked above"));
         let mut spec = Spec {
             cache_key: CacheKey::default(),
             memo: Memo::default(),
@@ -305,6 +316,7 @@ impl SpecBuilder {
             obfuscation: obfuscation.and_then(Result::ok).map(Box::new),
             capacity,
             start: self.start,
+            stepping,
             fiscal: self.fiscal,
             max_days_ahead: self.max_days_ahead,
         };

@@ -25,6 +25,7 @@ mod rules;
 mod scoped;
 mod shape;
 mod start;
+mod step;
 #[cfg(test)]
 mod tests;
 
@@ -86,6 +87,8 @@ pub struct Spec {
     obfuscation: Option<Box<crate::obfuscate::Obfuscation>>,
     /// The first number of every period ([`SpecBuilder::start`]).
     start: u64,
+    /// The numbers printed: every step-th ([`SpecBuilder::step`]).
+    stepping: step::Stepping,
     /// The fiscal year the periods follow ([`SpecBuilder::fiscal_year`]).
     fiscal: Option<FiscalYear>,
     /// How far ahead of the clock a document's date may be ([`SpecBuilder::max_days_ahead`]).
@@ -229,7 +232,8 @@ impl Spec {
                         Overflow::Cycle { max } => format!(",cycle={max}"),
                     };
                     let obfuscated = self.obfuscated_shape();
-                    shape.push_str(&format!("{{seq:{}{policy}{obfuscated}}}", self.pad));
+                    let step = self.stepping.shape();
+                    shape.push_str(&format!("{{seq:{}{policy}{obfuscated}{step}}}", self.pad));
                 }
                 Part::Check => {
                     if let Some(check) = self.check {
@@ -251,7 +255,8 @@ impl Spec {
     }
 
     /// How many counters a period can hand out before the spec overflows (`10^pad - 1` with
-    /// the default policy; unbounded for `cycle`).
+    /// the default policy, the numbers on the [step](SpecBuilder::step) up to it with one;
+    /// unbounded for `cycle`).
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
@@ -259,10 +264,11 @@ impl Spec {
     /// Whether an ID is the prefix, the period and the counter zero-padded to `pad` (in full
     /// past it, with `widen`), and nothing else: a form SQL can print as well (seqgen's
     /// one-statement gapless insert on PostgreSQL). No template, series, check digit, letters,
-    /// cycle or scope.
+    /// cycle, scope or step.
     #[doc(hidden)]
     pub fn is_plain(&self) -> bool {
         !self.custom_template
+            && self.stepping.step == 1
             && self.series.is_none()
             && self.check.is_none()
             && !self.scoped
@@ -281,7 +287,8 @@ impl Spec {
 
     /// Formats counter `counter` (1..=[`capacity`](Spec::capacity)) of `period`.
     pub fn format(&self, period: &str, counter: u64) -> String {
-        let counter = self.obfuscated(period, counter);
+        // Obfuscation and a step are never together (`step.rs`).
+        let counter = self.stepped(self.obfuscated(period, counter));
         let shown = policy::show(counter, self.overflow, self.series.as_ref());
         let mut id = String::with_capacity(self.prefix.len() + period.len() + 24);
         // Where `{check}` goes: it is computed once the rest is written.

@@ -61,6 +61,7 @@ impl Spec {
         // The usual case, once per cached `i64` ID: the counter is shown as it is, in the pad.
         let scale = policy::pow10(self.pad);
         if counter < scale
+            && self.stepping.step == 1
             && self.check.is_none()
             && !matches!(self.overflow, Overflow::Cycle { .. })
             && self.obfuscation.is_none()
@@ -77,7 +78,7 @@ impl Spec {
     /// every cached `i64` ID.
     #[inline(never)]
     fn numeric_otherwise(&self, period: &Period, counter: u64) -> Option<i64> {
-        let counter = self.obfuscated(&period.text, counter);
+        let counter = self.stepped(self.obfuscated(&period.text, counter));
         let scale = policy::pow10(self.pad);
         let seq = policy::show(counter, self.overflow, None).seq;
         let digits = if seq < scale {

@@ -75,6 +75,15 @@ impl Spec {
                     )))
                 }
                 "seq" => {
+                    let (setting, step) = match setting.split_once(",step=") {
+                        Some((rest, step)) => (rest, Some(step)),
+                        None => (setting, None),
+                    };
+                    if let Some(step) = step {
+                        let (step, start) = super::step::Stepping::parse_shape(step)
+                            .ok_or_else(|| malformed(format!("has a step {step:?}")))?;
+                        builder = builder.step(step).start(start);
+                    }
                     let (pad, policy) = setting.split_once(',').unwrap_or((setting, ""));
                     let pad = pad
                         .parse()

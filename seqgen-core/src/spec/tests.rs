@@ -223,6 +223,22 @@ fn a_spec_read_back_from_its_shape_prints_and_reads_the_same_ids() {
             .date("")
             .scoped()
             .build(),
+        // Steps: multiples, another remainder, widened, with a date.
+        Spec::builder("k")
+            .date("")
+            .pad(4)
+            .step(10)
+            .start(10)
+            .build(),
+        Spec::builder("k").prefix("S").date("%Y").step(5).build(),
+        Spec::builder("k")
+            .date("%Y")
+            .pad(2)
+            .step(7)
+            .start(3)
+            .overflow(Overflow::Widen)
+            .numeric()
+            .build(),
     ];
     for spec in specs {
         let spec = spec.unwrap();
@@ -299,3 +315,4 @@ fn a_setting_whose_feature_is_off_is_refused_by_name() {
 
 #[cfg(feature = "check-characters")]
 mod check_characters;
+mod step;

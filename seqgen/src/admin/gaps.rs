@@ -12,7 +12,9 @@ use crate::error::Result;
 use diesel_seqgen_core::{Overflow, Scoped, Spec};
 
 /// What [`gaps`] found: the numbers of one period of a key, checked against the IDs in a
-/// business table's column.
+/// business table's column. Numbers are the key's counters: with a
+/// [step](diesel_seqgen_core::SpecBuilder::step), [`Spec::stepped`](diesel_seqgen_core::Spec::stepped)
+/// gives the number each prints (`seqgen gaps` shows those).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct GapReport {

@@ -147,7 +147,8 @@ pub struct Change {
     pub setting: Setting,
     /// Its value before; `None`: unset (the spec's own).
     pub before: Option<i64>,
-    /// Its value after.
+    /// Its value after, as the row holds it (for a start value on a step, the counter that
+    /// prints the number given).
     pub after: Option<i64>,
     /// Whether the key had no row in `db_key` yet: a start value set before the key's first
     /// use (numbering from 1000 at go-live) creates the key's row.
@@ -162,7 +163,9 @@ pub struct Change {
 /// is not created by it.
 ///
 /// Refused ([`Error::Refused`]), as the table's own checks would: a value below 1, and a
-/// start value the key's recorded shape cannot print.
+/// start value the key's recorded shape cannot print. A start value is the number IDs start
+/// from: with a [step](diesel_seqgen_core::SpecBuilder::step) (`1000` on a step of 10), the
+/// row stores the counter that prints it (100), which [`Change::after`] reports.
 pub fn set<C>(conn: &mut C, key: &str, setting: Setting, value: Option<i64>) -> Result<Change>
 where
     C: IdConnection,
@@ -182,15 +185,28 @@ where
         if created && !matches!((setting, value), (Setting::StartValue, Some(_))) {
             return Err(Error::UnknownKey { key: key.to_owned() });
         }
-        if let (Setting::StartValue, Some(value)) = (setting, value) {
+        let mut value = value;
+        if let (Setting::StartValue, Some(number)) = (setting, value) {
             if let Some(spec) = shape_spec(conn, key)? {
-                if u64::try_from(value).is_ok_and(|v| v > spec.capacity()) {
+                let largest = spec.stepped(spec.capacity());
+                if u64::try_from(number).is_ok_and(|v| v > largest) {
                     return Err(refuse(format!(
-                        "start_value {value} is past the largest number its IDs can show ({}, shape {})",
-                        spec.capacity(),
+                        "start_value {number} is past the largest number its IDs can show ({largest}, shape {})",
                         spec.shape()
                     )));
                 }
+                // With a step the row counts IDs: the number given is stored as the counter
+                // that prints it.
+                let counter = u64::try_from(number).ok().and_then(|n| spec.unstepped(n));
+                let Some(counter) = counter else {
+                    return Err(refuse(format!(
+                        "start_value {number} is not on the key's step: its numbers go {} by {} (shape {})",
+                        spec.stepped(1),
+                        spec.step(),
+                        spec.shape()
+                    )));
+                };
+                value = Some(i64::try_from(counter).unwrap_or(i64::MAX));
             }
         }
         let before = settings.and_then(|(batch_size, start_value)| match setting {

@@ -45,7 +45,7 @@ impl<'a> Counter<'a> {
     pub(crate) fn of(spec: &'a crate::Spec, scope: &'a str, period: &'a str) -> Self {
         Counter {
             // Capped by the spec's capacity, which `largest` keeps within an i64.
-            start: i64::try_from(spec.start()).unwrap_or(i64::MAX),
+            start: i64::try_from(spec.counter_start()).unwrap_or(i64::MAX),
             ..Counter::new(spec.key(), scope, period)
         }
     }

@@ -1,4 +1,4 @@
-//! # Policies: overflow, cycles, series, templates, time zones, check characters
+//! # Policies: overflow, cycles, series, templates, time zones, check characters, steps
 //!
 //! Each is a pure function of the counter, which in `db_key` only ever grows: nothing is ever
 //! reset or rewound, so none of them can hand out a number twice (except `cycle`, by design).
@@ -33,6 +33,33 @@
 //! assert_eq!(template.format("2026", 7), "INV-2026/0007");
 //! let parts = template.parse("INV-2026/0007")?;
 //! assert_eq!((parts.period.as_str(), parts.seq), ("2026", 7));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Steps between numbers
+//!
+//! `step = 10` (`.step(10)`) numbers `10, 20, 30, …` with `start = 10`, or `1, 11, 21, …` from
+//! the default start, as Odoo's `number_increment` does: room between documents for the ones
+//! inserted later by hand. The counter in `db_key` still counts IDs one by one, so batches,
+//! gapless mode (committed numbers exactly `start, start + step, …` with no number skipped),
+//! [`last_value`](crate::Generator::last_value), [`capacity`](crate::Spec::capacity) and the
+//! capacity warnings count IDs: pad 4 on a step of 10 holds 999 of them (10 to 9990).
+//! [`Spec::parse`](crate::Spec::parse) refuses a number off the step, and `seqgen gaps`
+//! shows the numbers as printed. `seqgen set-start` takes a number on the step (1000), and the
+//! row stores the counter that prints it (100). The step and its remainder are in the key's
+//! shape (`{seq:4,step=10}`, `{seq:4,step=10+1}`): another step on a key that printed IDs is
+//! refused like any other change of shape, while a later start on the same step is not
+//! (it only skips ahead). Not with series, `letters`, `cycle` or obfuscation.
+//!
+//! ```
+//! // On a model: #[distributed_id(prefix = "L", date = "", pad = 4, step = 10, start = 10)]
+//! let lines = diesel_seqgen::Spec::builder("lines").prefix("L").date("").pad(4)
+//!     .step(10).start(10).build()?;
+//! assert_eq!(lines.format("", 1), "L0010");
+//! assert_eq!(lines.format("", 2), "L0020");
+//! assert_eq!(lines.capacity(), 999);
+//! assert_eq!(lines.counter_of(&lines.parse("L0030")?), Some(3));
+//! assert!(!lines.verify("L0035"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

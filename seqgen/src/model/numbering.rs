@@ -80,7 +80,7 @@ impl Numbering {
             // Both fit: `n <= largest <= i64::MAX` (checked by `start_in_insert`).
             count: n as i64,
             limit: (largest(spec) - n as u64) as i64,
-            start: i64::try_from(spec.start()).unwrap_or(i64::MAX),
+            start: i64::try_from(spec.counter_start()).unwrap_or(i64::MAX),
             prefix: spec.prefix(),
             pad: i64::from(spec.pad()),
             column: field.column,

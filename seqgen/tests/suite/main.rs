@@ -52,6 +52,7 @@ mod servers;
 mod sqlite_setup;
 mod start;
 mod stats;
+mod step;
 mod three_numbers;
 mod transactions;
 mod void;

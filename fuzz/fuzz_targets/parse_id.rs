@@ -1,5 +1,5 @@
 //! Parsing an ID with a spec, for every policy (widen, letters, cycle, series, check
-//! characters, scopes, obfuscation, steps): never a panic; an ID the spec formats parses back to its
+//! characters, scopes printed or not, obfuscation, steps): never a panic; an ID the spec formats parses back to its
 //! counter; and whenever an arbitrary text parses, formatting what it parsed to gives the text.
 #![no_main]
 
@@ -16,6 +16,8 @@ struct Input {
     /// Seconds since 1970, for the period.
     at: u32,
     counters: Vec<u64>,
+    /// The scope IDs are formatted in (a template may print it).
+    scope: String,
     ids: Vec<String>,
     numbers: Vec<i64>,
 }
@@ -27,13 +29,17 @@ fuzz_target!(|input: Input| {
     let now = DateTime::<Utc>::from_timestamp(i64::from(input.at), 0).unwrap();
     let period = spec.period_at(now);
     let cycle = matches!(spec.overflow(), Overflow::Cycle { .. });
+    // Any scope the runtime takes: not empty (it refuses that), whatever its characters.
+    let scope = if input.scope.is_empty() { "s" } else { input.scope.as_str() };
+    let printed_scope = spec.prints_scope().then(|| scope.to_owned());
     for &counter in input.counters.iter().take(16) {
         let counter = 1 + counter % spec.capacity().min(u64::MAX - 1);
-        let id = spec.format(&period, counter);
+        let id = spec.format_in_scope(scope, &period, counter);
         let parts = spec
             .parse(&id)
             .unwrap_or_else(|e| panic!("{spec:?} formatted {counter} as {id:?}, refused: {e}"));
         assert_eq!(parts.period, period, "{spec:?}: {id:?}");
+        assert_eq!(parts.scope, printed_scope, "{spec:?}: {id:?}");
         if !cycle {
             assert_eq!(spec.counter_of(&parts), Some(counter), "{spec:?}: {id:?}");
         }
@@ -58,8 +64,9 @@ fuzz_target!(|input: Input| {
             None if cycle && !spec.is_obfuscated() => parts.seq,
             None => continue,
         };
+        let scope = parts.scope.as_deref().unwrap_or("");
         assert_eq!(
-            spec.format(&parts.period, counter),
+            spec.format_in_scope(scope, &parts.period, counter),
             id,
             "{spec:?}: {parts:?}"
         );

@@ -162,6 +162,9 @@ pub enum SpecError {
     /// IDs are to be obfuscated, but the key is missing, too short, or (a shape read back)
     /// not there at all: the reason says which.
     ObfuscationKey(String),
+    /// A template prints the scope (`{scope}`) with something it cannot be told apart from:
+    /// the reason names it.
+    ScopePrinted(&'static str),
     /// `step` is 0.
     StepZero,
     /// A step with a setting that has its own next number: the reason names it.
@@ -190,6 +193,7 @@ impl SpecError {
             BatchZero => Setting::Batch,
             StartOutOfRange { .. } => Setting::Start,
             StepZero | StepWith(_) => Setting::Step,
+            ScopePrinted(_) => Setting::Format,
             ObfuscationKey(_) => Setting::Obfuscate,
             FiscalYear(_) | FiscalPattern(_) => Setting::Fiscal,
             PrefixNotPrintable(_) | NumericWithPrefix => Setting::Prefix,
@@ -233,6 +237,7 @@ impl fmt::Display for SpecError {
             PadOutOfRange(pad) => write!(f, "`pad` must be 1..=18 digits, got {pad}"),
             BatchZero => f.write_str("`batch` must be at least 1"),
             StepZero => f.write_str("`step` must be at least 1"),
+            ScopePrinted(reason) => write!(f, "`{{scope}}` in the template: {reason}"),
             StepWith(with) => write!(f, "`step` cannot go with {with}: drop one of them"),
             StartOutOfRange { start, capacity } => write!(
                 f,

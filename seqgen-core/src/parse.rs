@@ -16,6 +16,8 @@ pub struct IdParts {
     pub period: String,
     /// The series code, for specs with series.
     pub series: Option<String>,
+    /// The scope, for specs whose template prints it (`{scope}`).
+    pub scope: Option<String>,
     /// The sequence number the ID shows (within its series or cycle).
     pub seq: u64,
 }
@@ -70,6 +72,8 @@ impl Spec {
                 Part::Seq if self.overflow() == Overflow::Widen => None,
                 Part::Seq => Some(self.pad() as usize),
                 Part::Check => self.check().map(|c| c.width() as usize),
+                // Whatever the fixed-width parts leave (`spec/printed_scope.rs`).
+                Part::Scope => None,
             }
         };
         let split = template
@@ -113,6 +117,7 @@ impl Spec {
             prefix: String::new(),
             period: String::new(),
             series: None,
+            scope: None,
             seq: 0,
         };
         for (part, &piece) in template.iter().zip(&pieces) {
@@ -169,6 +174,7 @@ impl Spec {
                     parts.seq = seq;
                 }
                 Part::Check => {}
+                Part::Scope => parts.scope = Some(piece.to_owned()),
             }
         }
         if let Some(check) = self.check() {

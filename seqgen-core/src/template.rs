@@ -18,12 +18,14 @@ pub(crate) enum Part {
     Seq,
     /// `{check}`: the check character(s) of the rest of the ID.
     Check,
+    /// `{scope}`: the scope the counter counts in (a scoped spec's company, tenant, ...).
+    Scope,
 }
 
 /// Why a template is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum TemplateError {
-    /// `{name}` is not one of `{prefix}`, `{date}`, `{series}`, `{seq}`.
+    /// `{name}` is not one of `{prefix}`, `{date}`, `{series}`, `{seq}`, `{check}`, `{scope}`.
     UnknownPlaceholder(String),
     /// A `{` without its `}`.
     Unclosed,
@@ -40,7 +42,7 @@ impl std::fmt::Display for TemplateError {
         match self {
             TemplateError::UnknownPlaceholder(name) => write!(
                 f,
-                "unknown placeholder `{{{name}}}`; expected `{{prefix}}`, `{{date}}`, `{{series}}`, `{{seq}}` or `{{check}}`"
+                "unknown placeholder `{{{name}}}`; expected `{{prefix}}`, `{{date}}`, `{{series}}`, `{{seq}}`, `{{check}}` or `{{scope}}`"
             ),
             TemplateError::Unclosed => f.write_str("a `{` is not closed; write `{{` for a literal brace"),
             TemplateError::Unopened => f.write_str("a `}` has no `{`; write `}}` for a literal brace"),
@@ -137,6 +139,7 @@ pub(crate) fn parse_template(template: &str) -> Result<Vec<Part>, TemplateError>
             "series" => Part::Series,
             "seq" => Part::Seq,
             "check" => Part::Check,
+            "scope" => Part::Scope,
             _ => return Err(TemplateError::UnknownPlaceholder(name.to_owned())),
         };
         if parts.contains(&part) {
@@ -158,6 +161,7 @@ pub(crate) fn check_template(
     date: bool,
     series: bool,
     check: bool,
+    scoped: bool,
 ) -> Result<(), &'static str> {
     let has = |part: &Part| template.contains(part);
     if date && !has(&Part::Date) {
@@ -172,6 +176,8 @@ pub(crate) fn check_template(
         Err("`check` is set but the template has no `{check}`")
     } else if !check && has(&Part::Check) {
         Err("the template has `{check}` but no `check` scheme is set")
+    } else if !scoped && has(&Part::Scope) {
+        Err("the template has `{scope}` but the key does not count per scope (`scope = \"...\"`, `.scoped()`)")
     } else {
         Ok(())
     }

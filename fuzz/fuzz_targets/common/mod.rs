@@ -1,4 +1,5 @@
-//! A spec from arbitrary input: every setting a user can type (steps and starts too), with values drawn both from
+//! A spec from arbitrary input: every setting a user can type (steps, starts and printed
+//! scopes too), with values drawn both from
 //! the ones seqgen documents and from arbitrary text.
 
 use arbitrary::Arbitrary;
@@ -14,6 +15,8 @@ const TEMPLATES: &[&str] = &[
     "{date}/{seq}{check}",
     "{{{prefix}}}{seq}",
     "{seq}{date}",
+    "{scope}-{date}-{seq}",
+    "{prefix}{scope}{seq}",
 ];
 const KEY: &[u8; 32] = b"0123456789abcdef0123456789abcdef";
 

@@ -131,8 +131,9 @@ impl SpecBuilder {
         self
     }
 
-    /// A template with placeholders `{prefix}`, `{date}`, `{series}`, `{seq}` and literal
-    /// text (`{{` and `}}` for braces), e.g. `"INV-{date}-{seq}"`. The default is
+    /// A template with placeholders `{prefix}`, `{date}`, `{series}`, `{seq}`, `{check}`,
+    /// `{scope}` (a [scoped](SpecBuilder::scoped) spec's scope: [`Spec::format_in_scope`]) and
+    /// literal text (`{{` and `}}` for braces), e.g. `"INV-{date}-{seq}"`. The default is
     /// `{prefix}{date}{seq}` (`{prefix}{date}{series}{seq}` with series).
     pub fn format(mut self, template: impl Into<String>) -> Self {
         self.format = Some(template.into());
@@ -163,8 +164,9 @@ impl SpecBuilder {
 
     /// Counts per scope: each scope value (a company, an order, a tenant...) gets its own
     /// counter, starting at 1 in every period, as invoice numbers per company do. IDs are then
-    /// taken with a scope (`generator.next_id(conn, invoices.scope("acme"))`); the scope is not printed,
-    /// so IDs repeat across scopes and are unique together with it. Recorded in the
+    /// taken with a scope (`generator.next_id(conn, invoices.scope("acme"))`); the scope is not printed
+    /// (unless a [template](SpecBuilder::format) says `{scope}`), so IDs repeat across scopes
+    /// and are unique together with it. Recorded in the
     /// [shape](Spec::shape): a key cannot switch between one counter and counters per scope.
     ///
     /// ```
@@ -241,6 +243,7 @@ impl SpecBuilder {
                     !self.date.is_empty(),
                     series.is_some(),
                     self.check.is_some(),
+                    self.scoped,
                 )
                 .map_err(|reason| SpecError::TemplateIncomplete(reason.to_owned())),
             );
@@ -275,6 +278,12 @@ impl SpecBuilder {
                 date_shape,
             ));
         }
+        errors.extend(super::printed_scope::check_printed_scope(
+            &template,
+            self.overflow,
+            date_shape,
+            self.check.is_some(),
+        ));
         // The largest number the pad and policy print; the capacity counts the IDs up to it.
         let largest = pad_ok.then(|| policy::capacity(self.pad, self.overflow, series.as_ref()));
         errors.extend(super::start::check_start(self.start, largest));

@@ -21,6 +21,7 @@ mod memo;
 mod numeric;
 mod obfuscated;
 mod period;
+mod printed_scope;
 mod rules;
 mod scoped;
 mod shape;
@@ -240,6 +241,7 @@ impl Spec {
                         shape.push_str(&format!("{{check:{}}}", check.name()));
                     }
                 }
+                Part::Scope => shape.push_str("{scope}"),
             }
         }
         // Not printed, but two counters per scope print what one counter would: the same ID
@@ -285,12 +287,29 @@ impl Spec {
         }
     }
 
-    /// Formats counter `counter` (1..=[`capacity`](Spec::capacity)) of `period`.
+    /// Formats counter `counter` (1..=[`capacity`](Spec::capacity)) of `period`. For a spec
+    /// whose template prints its scope (`{scope}`), [`Spec::format_in_scope`].
     pub fn format(&self, period: &str, counter: u64) -> String {
+        self.format_in_scope("", period, counter)
+    }
+
+    /// Formats counter `counter` of `period` in `scope`, which a template's `{scope}` prints
+    /// (and nothing else does).
+    ///
+    /// ```
+    /// let invoices = diesel_seqgen_core::Spec::builder("invoices")
+    ///     .format("{scope}-{date}-{seq}").date("%Y").pad(4).scoped().build()?;
+    /// assert_eq!(invoices.format_in_scope("ACME", "2026", 1), "ACME-2026-0001");
+    /// let parts = invoices.parse("GLOBEX-2026-0001")?;
+    /// assert_eq!(parts.scope.as_deref(), Some("GLOBEX"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn format_in_scope(&self, scope: &str, period: &str, counter: u64) -> String {
         // Obfuscation and a step are never together (`step.rs`).
         let counter = self.stepped(self.obfuscated(period, counter));
         let shown = policy::show(counter, self.overflow, self.series.as_ref());
-        let mut id = String::with_capacity(self.prefix.len() + period.len() + 24);
+        let capacity = self.prefix.len() + scope.len() + period.len() + 24;
+        let mut id = String::with_capacity(capacity);
         // Where `{check}` goes: it is computed once the rest is written.
         let mut check_at = None;
         for part in &self.template {
@@ -309,6 +328,7 @@ impl Spec {
                 }
                 Part::Seq => policy::push_seq(&mut id, shown.seq, self.pad, self.overflow),
                 Part::Check => check_at = Some(id.len()),
+                Part::Scope => id.push_str(scope),
             }
         }
         if let (Some(at), Some(check)) = (check_at, self.check) {

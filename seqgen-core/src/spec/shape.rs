@@ -108,6 +108,8 @@ impl Spec {
                         .ok_or_else(|| malformed(format!("has a series {setting:?}")))?;
                     builder.series(codes.split(','), max)
                 }
+                // The scope printed: its counters per scope come with the `{scoped}` marker.
+                "scope" => builder,
                 "check" => builder.check(
                     Check::parse(setting)
                         .ok_or_else(|| malformed(format!("has a check {setting:?}")))?,

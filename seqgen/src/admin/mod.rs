@@ -253,8 +253,9 @@ where
 /// Refuses a `period` `spec` could not have printed: `2026` for an undated key, `2026-11` for
 /// `%Y%m`. A mistyped period would otherwise read as one that has handed out nothing.
 pub(super) fn check_period(spec: &Spec, period: &str) -> Result<()> {
+    // Any scope: a template may print one, and what is checked is the period.
     let printed = spec
-        .parse(&spec.format(period, 1))
+        .parse(&spec.format_in_scope("s", period, 1))
         .is_ok_and(|parts| parts.period == period);
     if printed {
         Ok(())

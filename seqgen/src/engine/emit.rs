@@ -5,15 +5,17 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 use diesel_seqgen_core::__private::Period;
-use diesel_seqgen_core::Spec;
+use diesel_seqgen_core::{Scoped, Spec};
 
-/// What hands counters out as formatted IDs, appended to `ids`.
+/// What hands counters of `target` out as formatted IDs (with its scope, where the template
+/// prints it), appended to `ids`.
 pub(crate) fn formatted<'a>(
-    spec: &'a Spec,
+    target: Scoped<'a>,
     ids: &'a mut Vec<String>,
 ) -> impl FnMut(&Period, Range<u64>) -> Result<()> + 'a {
-    |period, counters| {
-        ids.extend(counters.map(|c| spec.format(&period.text, c)));
+    let (spec, scope) = (target.spec(), target.scope());
+    move |period, counters| {
+        ids.extend(counters.map(|c| spec.format_in_scope(scope, &period.text, c)));
         Ok(())
     }
 }
@@ -21,11 +23,12 @@ pub(crate) fn formatted<'a>(
 /// What hands one counter out as a formatted ID, into `id` (the hot path of `next_id`: no
 /// `Vec` for one ID).
 pub(crate) fn formatted_one<'a>(
-    spec: &'a Spec,
+    target: Scoped<'a>,
     id: &'a mut String,
 ) -> impl FnMut(&Period, Range<u64>) -> Result<()> + 'a {
-    |period, counters| {
-        *id = spec.format(&period.text, counters.start);
+    let (spec, scope) = (target.spec(), target.scope());
+    move |period, counters| {
+        *id = spec.format_in_scope(scope, &period.text, counters.start);
         Ok(())
     }
 }

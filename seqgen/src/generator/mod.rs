@@ -117,10 +117,9 @@ impl Generator {
         C: IdConnection,
     {
         let target = spec.into();
-        let spec = target.spec();
         let mut id = String::new();
         self.engine
-            .take(conn, target, 1, formatted_one(spec, &mut id))?;
+            .take(conn, target, 1, formatted_one(target, &mut id))?;
         Ok(id)
     }
 
@@ -136,10 +135,9 @@ impl Generator {
         C: IdConnection,
     {
         let target = spec.into();
-        let spec = target.spec();
         let mut ids = Vec::with_capacity(n);
         self.engine
-            .take(conn, target, n as u64, formatted(spec, &mut ids))?;
+            .take(conn, target, n as u64, formatted(target, &mut ids))?;
         Ok(ids)
     }
 

@@ -266,7 +266,7 @@ where
 {
     let generator = default_generator(conn)?;
     let mut ids = Vec::with_capacity(n);
-    let emit = crate::engine::formatted(target.spec(), &mut ids);
+    let emit = crate::engine::formatted(target, &mut ids);
     drive(
         generator
             .engine()

@@ -6,8 +6,9 @@
 //!   retries of the thread a reservation ended on; a task that moved threads meanwhile reports an
 //!   approximate figure.
 //!
-//! - A scope is not printed: there is no `{scope}` placeholder in templates, so a scoped key's
-//!   IDs are unique only together with their scope (see [scopes](super::scopes)).
+//! - A scope is printed only where a template says `{scope}`; otherwise a scoped key's IDs are
+//!   unique only together with their scope (see [scopes](super::scopes)). A printed scope
+//!   cannot go with `widen`, a date part of varying width or a check character.
 //! - `seqgen gaps --scope` compares with one column of the business table; a scope made of
 //!   several fields (`scope = "order_no, year"`) has no single column to compare with.
 //!

@@ -57,8 +57,9 @@
 //! - Each scope value has its own counter row in `db_key` (`key_name`, `scope`, `period`), in
 //!   both modes and with periods as usual: every scope starts at 1 (or the key's `start_value`)
 //!   in every period. The key's settings and shape stay on its key row and apply to all scopes.
-//! - The scope is not printed: the same ID appears in every scope, and is unique together with
-//!   the scope. Make that pair your table's unique key (`PRIMARY KEY (company_id, number)`).
+//! - The scope is not printed unless the template says so: the same ID appears in every
+//!   scope, and is unique together with the scope. Make that pair your table's unique key
+//!   (`PRIMARY KEY (company_id, number)`), or print the scope (below).
 //! - A bulk insert whose records span several scopes takes one reservation per scope, not per
 //!   record, scopes in order (so gapless writers lock them in the same order and never
 //!   deadlock). Gapless transactions of different scopes lock different rows and never wait for
@@ -96,3 +97,27 @@
 //!   another instance reserved after them, or the process stops first), so a long-running
 //!   process does not grow without end.
 //!
+//! ## The scope in the ID
+//!
+//! `format = "{scope}-{date}-{seq}"` prints the scope: `ACME-2026-0001` and `GLOBEX-2026-0001`
+//! are then two IDs, unique on their own. Every other part of such a template has a fixed
+//! width, so an ID reads back by taking them from both ends and the scope is what is left,
+//! whatever it holds (`AC-ME-2026-0001` is scope `AC-ME`): every ID is exactly one (scope,
+//! period, number), and [`Spec::parse`](crate::Spec::parse) returns the scope. That is why a
+//! printed scope is refused with `overflow = "widen"`, with a date part of varying width
+//! (`%-d`, names) and with a check character (which covers digits only); and why a template
+//! with `{scope}` needs `scope = "..."`. The shape records `{scope}` (`seqgen keys`, `gaps`,
+//! `check` and `adopt` read it back).
+//!
+//! ```
+//! // On a model: #[distributed_id(format = "{scope}-{date}-{seq}", date = "%Y", pad = 4,
+//! //                              scope = "company", gapless)]
+//! let invoices = diesel_seqgen::Spec::builder("invoices")
+//!     .format("{scope}-{date}-{seq}").date("%Y").pad(4).scoped().gapless().build()?;
+//! assert_eq!(invoices.format_in_scope("ACME", "2026", 1), "ACME-2026-0001");
+//! assert_eq!(invoices.format_in_scope("GLOBEX", "2026", 1), "GLOBEX-2026-0001");
+//! let parts = invoices.parse("AC-ME-2026-0007")?;
+//! assert_eq!(parts.scope.as_deref(), Some("AC-ME"));
+//! assert_eq!(invoices.counter_of(&parts), Some(7));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```

@@ -177,7 +177,7 @@ async fn fill_field<T: DistributedId, D: Driver>(
     } else {
         let mut ids = Vec::with_capacity(unset.len());
         generator
-            .take_on(db, target, n, formatted(spec, &mut ids))
+            .take_on(db, target, n, formatted(target, &mut ids))
             .await?;
         put_text(rows, index, field, unset.iter().copied(), ids);
     }

@@ -126,7 +126,9 @@ impl Numbering {
             put_numbers(rows, 0, field, all, ids);
         } else {
             let mut ids = Vec::with_capacity(rows.len());
-            generator.end_in_insert::<B, _>(spec, taking, last, formatted(spec, &mut ids))?;
+            // A plain spec: no scope (`is_plain`).
+            let emit = formatted(spec.into(), &mut ids);
+            generator.end_in_insert::<B, _>(spec, taking, last, emit)?;
             put_text(rows, 0, field, all, ids);
         }
         Ok(true)

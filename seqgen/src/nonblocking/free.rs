@@ -89,7 +89,7 @@ where
 {
     let generator = default_generator(conn).await?;
     let mut ids = Vec::with_capacity(n);
-    let emit = crate::engine::formatted(target.spec(), &mut ids);
+    let emit = crate::engine::formatted(target, &mut ids);
     let engine = generator.as_ref().engine();
     engine
         .take_holding_key(&mut NonBlocking(conn), target, n as u64, emit)

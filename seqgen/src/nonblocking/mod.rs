@@ -149,7 +149,7 @@ impl Generator {
     {
         let target = spec.into();
         let mut id = String::new();
-        let emit = formatted_one(target.spec(), &mut id);
+        let emit = formatted_one(target, &mut id);
         self.take(conn, target, 1, emit).await?;
         Ok(id)
     }
@@ -167,7 +167,7 @@ impl Generator {
     {
         let target = spec.into();
         let mut ids = Vec::with_capacity(n);
-        let emit = formatted(target.spec(), &mut ids);
+        let emit = formatted(target, &mut ids);
         self.take(conn, target, n, emit).await?;
         Ok(ids)
     }

@@ -43,6 +43,7 @@ mod pending;
 mod pgbouncer;
 mod policies;
 mod preview;
+mod printed_scope;
 mod properties;
 mod release;
 mod replication;

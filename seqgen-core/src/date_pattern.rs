@@ -84,7 +84,8 @@ pub(crate) fn check_date_pattern(pattern: &str) -> Result<DateShape, DatePattern
             (0, 'Y' | 'G') => Some(4),
             (0, 'j') => Some(3),
             (0, 'C' | 'y' | 'g' | 'm' | 'd' | 'H' | 'I' | 'M' | 'S' | 'U' | 'W' | 'V') => Some(2),
-            (0, 'u' | 'w') => Some(1),
+            // `%q`: the quarter, 1 to 4.
+            (0, 'u' | 'w' | 'q') => Some(1),
             _ => None,
         };
         leading_nonzero.get_or_insert(modifiers == 0 && matches!(conv, 'Y' | 'G'));

@@ -1,8 +1,31 @@
-//! # Periods: calendar dates, fiscal years and the document's own date
+//! # Periods: calendar dates, quarters and ISO weeks, fiscal years and the document's own date
 //!
 //! A spec with a date part counts from 1 (or its `start`) in every period, each period its own
 //! `db_key` row: `date = "%y%m"` a month, `date = "%Y"` a calendar year, in the time zone `tz`
 //! says. Two things accountants ask for change what the period is.
+//!
+//! ## Quarters and ISO weeks
+//!
+//! The period is what the date part prints, so any strftime field makes one: `%q` the
+//! quarter (1 to 4), `%G-W%V` the ISO week with its ISO year. `format = "Q{date}-{seq}"` with
+//! `date = "%q-%Y"` numbers `Q3-2026-0001`, and counts from 1 again at the first local midnight
+//! of October in the spec's zone. An ISO week belongs to the ISO year of its Thursday: 31
+//! December 2026 and 1 January 2027 are both week 53 of 2026, and share its counter; use `%G`
+//! with `%V`, never `%Y`, or that week would be two periods printed alike. Half-years and
+//! fiscal quarters have no strftime field, and are not periods seqgen knows yet.
+//!
+//! ```
+//! use chrono::{TimeZone, Utc};
+//!
+//! let quarterly = diesel_seqgen::Spec::builder("q").format("Q{date}-{seq}").date("%q-%Y").pad(4)
+//!     .time_zone(diesel_seqgen::TimeZone::parse("+09:00").unwrap()).build()?;
+//! let midnight_in_tokyo = Utc.with_ymd_and_hms(2026, 9, 30, 15, 0, 0).unwrap();
+//! assert_eq!(quarterly.period_at(midnight_in_tokyo), "4-2026");
+//! let weekly = diesel_seqgen::Spec::builder("w").format("{date}-{seq}").date("%G-W%V").pad(3).build()?;
+//! let new_year = Utc.with_ymd_and_hms(2027, 1, 1, 12, 0, 0).unwrap();
+//! assert_eq!(weekly.format(&weekly.period_at(new_year), 1), "2026-W53-001");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! ## Fiscal years
 //!

@@ -45,6 +45,7 @@ mod policies;
 mod preview;
 mod printed_scope;
 mod properties;
+mod quarters_and_weeks;
 mod release;
 mod replication;
 mod scoped;

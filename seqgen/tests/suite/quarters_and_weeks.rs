@@ -33,7 +33,7 @@ fn a_quarter_counts_from_one_at_local_midnight<C: TestConnection>(db: TestDb<C>)
     };
     let batched = quarterly("batched").build().unwrap();
     let gapless = quarterly("gapless").gapless().build().unwrap();
-    let mut take = |conn: &mut C| {
+    let take = |conn: &mut C| {
         let batched = generator.next_id(conn, &batched).unwrap();
         let gapless = conn
             .transaction(|conn| generator.next_id(conn, &gapless))
@@ -61,7 +61,7 @@ fn an_iso_week_across_new_year_is_one_counter<C: TestConnection>(db: TestDb<C>) 
     let generator = Generator::builder().clock(clock.clone()).build();
     let batched = weekly("batched").build().unwrap();
     let gapless = weekly("gapless").gapless().build().unwrap();
-    let mut take = |conn: &mut C| {
+    let take = |conn: &mut C| {
         let batched = generator.next_id(conn, &batched).unwrap();
         let gapless = conn
             .transaction(|conn| generator.next_id(conn, &gapless))

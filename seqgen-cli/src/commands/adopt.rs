@@ -75,7 +75,7 @@ where
     } else {
         ExitCode::SUCCESS
     };
-    let id_of = |c: &CounterCheck| spec.format(&c.period, c.highest);
+    let id_of = |c: &CounterCheck| spec.format_in_scope(&c.scope, &c.period, c.highest);
     if json {
         print_json(&TableJson {
             key: found.key.clone(),

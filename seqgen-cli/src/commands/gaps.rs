@@ -75,8 +75,11 @@ where
     } else {
         ExitCode::FAILURE
     };
-    // The report counts IDs; an operator reads the numbers they print (on a step, 10, 20, …).
+    // The report counts IDs; an operator reads the numbers they print (on a step, 10, 20, …),
+    // and the IDs in their scope (which a template may print).
     let number = |counter: u64| spec.stepped(counter);
+    let in_scope = scope.map_or("", |(value, _)| value);
+    let id_of = |counter: u64| spec.format_in_scope(in_scope, &period, counter);
     if json {
         print_json(&GapsJson {
             key: report.key.clone(),
@@ -95,7 +98,7 @@ where
                 .map(|m| match m {
                     Missing::Voided { number: n, reason } => MissingJson::Voided {
                         number: number(*n),
-                        id: spec.format(&period, *n),
+                        id: id_of(*n),
                         reason: reason.clone(),
                     },
                     Missing::Unexplained { from, to } => MissingJson::Unexplained {
@@ -130,25 +133,19 @@ where
     let mut unexplained = 0;
     for missing in &report.missing {
         match missing {
-            Missing::Voided { number: n, reason } => out!(
-                "  {:>8}  {}  voided: {reason}",
-                number(*n),
-                spec.format(&period, *n)
-            ),
+            Missing::Voided { number: n, reason } => {
+                out!("  {:>8}  {}  voided: {reason}", number(*n), id_of(*n))
+            }
             Missing::Unexplained { from, to } => {
                 unexplained += to - from + 1;
                 if from == to {
-                    out!(
-                        "  {:>8}  {}  unexplained",
-                        number(*from),
-                        spec.format(&period, *from)
-                    );
+                    out!("  {:>8}  {}  unexplained", number(*from), id_of(*from));
                 } else {
                     out!(
                         "  {:>8}  {} ..= {}  unexplained ({} numbers)",
                         number(*from),
-                        spec.format(&period, *from),
-                        spec.format(&period, *to),
+                        id_of(*from),
+                        id_of(*to),
                         to - from + 1
                     );
                 }
@@ -159,14 +156,14 @@ where
         out!(
             "  {:>8}  {}  DUPLICATE: {times} rows",
             number(*n),
-            spec.format(&period, *n)
+            id_of(*n)
         );
     }
     for n in &report.beyond {
         out!(
             "  {:>8}  {}  past the counter: not handed out by seqgen",
             number(*n),
-            spec.format(&period, *n)
+            id_of(*n)
         );
     }
     if report.foreign > 0 {

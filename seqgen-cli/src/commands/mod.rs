@@ -212,9 +212,9 @@ where
         key: key.to_owned(),
         scope: scope.to_owned(),
         last: peek.last,
-        last_id: peek.last.map(|n| spec.format(&period, n)),
+        last_id: peek.last.map(|n| spec.format_in_scope(scope, &period, n)),
         next: peek.next,
-        next_id: spec.format(&period, peek.next),
+        next_id: spec.format_in_scope(scope, &period, peek.next),
         period,
     };
     if json {

@@ -348,7 +348,8 @@ impl fmt::Display for SpecError {
             FiscalPattern(pattern) => write!(
                 f,
                 "with `fiscal`, the date pattern prints the fiscal year's name with year \
-                 specifiers and text only (`FY%Y`, `%y`); got {pattern:?}"
+                 specifiers, the fiscal quarter (`%q`) and text only (`FY%Y`, `%y`, \
+                 `FY%Y-Q%q`); got {pattern:?}"
             ),
             CheckNeedsDigits(reason) => write!(
                 f,

@@ -54,3 +54,36 @@ fn the_last_days_of_a_year_can_be_the_next_years_first_iso_week() {
         ("2026-W53", Some(7))
     );
 }
+
+#[test]
+fn fiscal_quarters_start_at_the_fiscal_years_first_day() {
+    use diesel_seqgen_core::FiscalYear;
+    let spec = Spec::builder("k")
+        .format("{date}-{seq}")
+        .date("FY%Y-Q%q")
+        .fiscal_year(FiscalYear::starting(4, 1).unwrap())
+        .pad(4)
+        .time_zone(Zone::parse("+09:00").unwrap())
+        .build()
+        .unwrap();
+    let at = |y, m, d, h| spec.period_at(Utc.with_ymd_and_hms(y, m, d, h, 0, 0).unwrap());
+    assert_eq!(at(2026, 4, 1, 12), "FY2026-Q1");
+    assert_eq!(at(2026, 6, 30, 12), "FY2026-Q1");
+    assert_eq!(at(2026, 7, 1, 12), "FY2026-Q2");
+    assert_eq!(at(2026, 12, 31, 12), "FY2026-Q3");
+    assert_eq!(at(2027, 3, 31, 12), "FY2026-Q4");
+    // 15:00 UTC on 31 March is midnight of April 1st at +09:00: the next fiscal year.
+    assert_eq!(at(2027, 3, 31, 15), "FY2027-Q1");
+    let back = Spec::from_shape("k", spec.shape()).unwrap();
+    assert_eq!(back.shape(), spec.shape());
+    assert_eq!(spec.parse("FY2026-Q3-0042").unwrap().period, "FY2026-Q3");
+    // A fiscal year starting on the 16th: its quarters do too.
+    let mid = FiscalYear::starting(1, 16).unwrap();
+    let day = |m, d| chrono::NaiveDate::from_ymd_opt(2026, m, d).unwrap();
+    assert_eq!((mid.quarter(day(4, 15)), mid.quarter(day(4, 16))), (1, 2));
+    assert_eq!(
+        mid.quarter(day(1, 15)),
+        4,
+        "the end of the fiscal year that began in 2025"
+    );
+}

@@ -1,6 +1,7 @@
 //! Fiscal years: a period of one year that starts on a given month and day (`fiscal =
 //! "04-01"`), named by the calendar year it starts in, or the one it ends in. Its date part
-//! prints only years (`FY%Y`, `%y`): each fiscal year is its own counter row.
+//! prints only years (`FY%Y`, `%y`), and fiscal quarters (`FY%Y-Q%q`): each fiscal year (or
+//! quarter) is its own counter row.
 
 use chrono::format::{Item, Numeric, StrftimeItems};
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
@@ -80,6 +81,19 @@ impl FiscalYear {
         }
     }
 
+    /// The quarter (1 to 4) of the fiscal year `date` falls in: each starts on the fiscal
+    /// year's day, three months after the one before (April, July, October and January for a
+    /// year starting on April 1st).
+    pub fn quarter(self, date: NaiveDate) -> u32 {
+        let start = self.start_of(date);
+        let months = |d: NaiveDate| d.year() * 12 + d.month0() as i32;
+        let mut elapsed = months(date) - months(start);
+        if date.day() < self.day {
+            elapsed -= 1; // the fiscal month has not begun yet
+        }
+        (elapsed.clamp(0, 11) / 3) as u32 + 1
+    }
+
     /// The calendar year that names the fiscal year `date` falls in.
     pub fn name_year(self, date: NaiveDate) -> i32 {
         let start = self.start_of(date).year();
@@ -136,23 +150,26 @@ impl Spec {
         self.fiscal
     }
 
-    /// The period of a fiscal spec at `now`: its date pattern applied to the first day of the
-    /// year that names the fiscal year (only its year specifiers print).
+    /// The period of a fiscal spec at `now`: its date pattern applied to a day of the year that
+    /// names the fiscal year, in the calendar quarter that prints as the fiscal quarter (only
+    /// year and quarter specifiers print).
     pub(super) fn fiscal_period_at(&self, year: FiscalYear, now: DateTime<Utc>) -> String {
         let local = self.tz.local_date(now);
-        let naming = NaiveDate::from_ymd_opt(year.name_year(local), 1, 1).unwrap_or(local);
-        naming.format(&self.date).to_string()
+        let first_month = (year.quarter(local) - 1) * 3 + 1;
+        let naming = NaiveDate::from_ymd_opt(year.name_year(local), first_month, 1);
+        naming.unwrap_or(local).format(&self.date).to_string()
     }
 }
 
-/// Refuses a fiscal year whose date pattern is empty or prints anything but years and text.
+/// Refuses a fiscal year whose date pattern is empty or prints anything but years, fiscal
+/// quarters (`%q`) and text.
 pub(super) fn check_fiscal_pattern(pattern: &str) -> Option<SpecError> {
     let years_only = StrftimeItems::new(pattern).all(|item| match item {
         Item::Literal(_) | Item::OwnedLiteral(_) | Item::Space(_) | Item::OwnedSpace(_) => true,
         Item::Numeric(numeric, _) => {
             matches!(
                 numeric,
-                Numeric::Year | Numeric::YearDiv100 | Numeric::YearMod100
+                Numeric::Year | Numeric::YearDiv100 | Numeric::YearMod100 | Numeric::Quarter
             )
         }
         _ => false,

@@ -62,7 +62,7 @@
 //! | `max = 500` | none | the last number of a `cycle`, or of each series code |
 //! | `series = ["AA", "AB"]` | none | series codes, each holding `max` numbers: [policies](super::policies) |
 //! | `format = "{prefix}{date}-{seq}"` | `{prefix}{date}{seq}` | a template: [policies](super::policies); `{scope}` prints a scoped key's scope: [scopes](super::scopes#the-scope-in-the-id) |
-//! | `fiscal = "04-01"` | calendar dates | count per fiscal year starting on that month and day (`"07-01,end"`: named by the year it ends in); the date part prints its name with year specifiers only (`date = "FY%Y"`) |
+//! | `fiscal = "04-01"` | calendar dates | count per fiscal year starting on that month and day (`"07-01,end"`: named by the year it ends in); the date part prints its name with year specifiers only (`date = "FY%Y"`), and fiscal quarters with `%q` (`date = "FY%Y-Q%q"`) |
 //! | `period_from = "issued_on"` | the clock | another field of the struct (a `NaiveDate` or `DateTime<Utc>`) whose value is the document's date: its numbers are taken in that date's period, a back-dated invoice in its own month's (or fiscal year's) row |
 //! | `max_days_ahead = 31` | `1` | with `period_from`: how many days ahead of the clock a document may be dated before it is refused (`Error::DateAhead`: more often a typing error than a document) |
 //! | `tz = "Europe/Paris"` | UTC | the time zone periods begin in: `utc`, `local`, a fixed offset (`+08:00`) or an IANA zone (the `tz` feature), whose daylight-saving changes it follows |

@@ -11,8 +11,8 @@
 //! `date = "%q-%Y"` numbers `Q3-2026-0001`, and counts from 1 again at the first local midnight
 //! of October in the spec's zone. An ISO week belongs to the ISO year of its Thursday: 31
 //! December 2026 and 1 January 2027 are both week 53 of 2026, and share its counter; use `%G`
-//! with `%V`, never `%Y`, or that week would be two periods printed alike. Half-years and
-//! fiscal quarters have no strftime field, and are not periods seqgen knows yet.
+//! with `%V`, never `%Y`, or that week would be two periods printed alike. Fiscal quarters are
+//! below; half-years have no strftime field, and are not periods seqgen knows yet.
 //!
 //! ```
 //! use chrono::{TimeZone, Utc};
@@ -30,7 +30,9 @@
 //! ## Fiscal years
 //!
 //! `fiscal = "04-01"` counts per fiscal year starting on April 1st: the date part prints the
-//! year that names it, with year specifiers only (`date = "FY%Y"`, `%y`). A year is named by the
+//! year that names it, with year specifiers only (`date = "FY%Y"`, `%y`), or counts per fiscal
+//! quarter with `%q` (`date = "FY%Y-Q%q"`: quarters begin on the fiscal year's day, every
+//! three months, so `FY2026-Q1` is April to June 2026). A year is named by the
 //! calendar year it starts in (April 2026 to March 2027 is `FY2026`, as Japan and Odoo's fiscal
 //! year ranges name it); `fiscal = "07-01,end"` names it by the year it ends in (Australia's
 //! `FY2027` runs from July 2026). The first day goes up to the 28th, so that every year has it;

@@ -1,7 +1,8 @@
 //! Quarters (`%q`) and ISO weeks (`%G-W%V`) as periods on every backend: one counter per
 //! quarter, beginning at local midnight in a zone east of UTC; one per ISO week, shared by the
 //! last days of a calendar year and the first of the next when they are one ISO week. Batched
-//! and gapless on a generator with a clock, and the default generator with document dates.
+//! and gapless on a generator with a clock, and the default generator with document dates;
+//! fiscal quarters, from the fiscal year's first day.
 
 use crate::common;
 
@@ -10,11 +11,12 @@ use std::sync::Arc;
 use chrono::{NaiveDate, TimeDelta, TimeZone, Utc};
 use common::{TestConnection, TestDb};
 use diesel_seqgen::clock::FixedClock;
-use diesel_seqgen::{Generator, Spec, TimeZone as Zone};
+use diesel_seqgen::{FiscalYear, Generator, Spec, TimeZone as Zone};
 
 backend_tests!(
     a_quarter_counts_from_one_at_local_midnight,
     an_iso_week_across_new_year_is_one_counter,
+    a_fiscal_quarter_counts_from_the_fiscal_years_day,
 );
 
 fn a_quarter_counts_from_one_at_local_midnight<C: TestConnection>(db: TestDb<C>) {
@@ -94,6 +96,42 @@ fn an_iso_week_across_new_year_is_one_counter<C: TestConnection>(db: TestDb<C>) 
             "2026-W01-001",
             "2026-W01-002",
             "2026-W01-003"
+        ]
+    );
+}
+
+/// Fiscal years from April 1st, counted per quarter: documents dated across the fiscal New
+/// Year and a quarter's end, on the default generator, batched and gapless.
+fn a_fiscal_quarter_counts_from_the_fiscal_years_day<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let fiscal = |name: &str| {
+        Spec::builder(db.key(name))
+            .format("{date}-{seq}")
+            .date("FY%Y-Q%q")
+            .fiscal_year(FiscalYear::starting(4, 1).unwrap())
+            .pad(4)
+    };
+    let batched = fiscal("batched").build().unwrap();
+    let gapless = fiscal("gapless").gapless().build().unwrap();
+    let on = |m, d| NaiveDate::from_ymd_opt(2026, m, d).unwrap();
+    let days = [on(3, 31), on(4, 1), on(6, 30), on(7, 1), on(7, 2)];
+    let mut ids = Vec::new();
+    for day in days {
+        let batched = diesel_seqgen::global::next_id(&mut conn, batched.dated(day)).unwrap();
+        let gapless = conn
+            .transaction(|conn| diesel_seqgen::global::next_id(conn, gapless.dated(day)))
+            .unwrap();
+        assert_eq!(batched, gapless);
+        ids.push(batched);
+    }
+    assert_eq!(
+        ids,
+        [
+            "FY2025-Q4-0001",
+            "FY2026-Q1-0001",
+            "FY2026-Q1-0002",
+            "FY2026-Q2-0001",
+            "FY2026-Q2-0002"
         ]
     );
 }

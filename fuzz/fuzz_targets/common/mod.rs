@@ -1,13 +1,13 @@
-//! A spec from arbitrary input: every setting a user can type (steps, starts and printed
-//! scopes too), with values drawn both from
+//! A spec from arbitrary input: every setting a user can type (steps, starts, printed scopes,
+//! quarters and fiscal years too), with values drawn both from
 //! the ones seqgen documents and from arbitrary text.
 
 use arbitrary::Arbitrary;
-use diesel_seqgen_core::{Check, Overflow, Spec, SpecBuilder, TimeZone};
+use diesel_seqgen_core::{Check, FiscalYear, Overflow, Spec, SpecBuilder, TimeZone};
 
 /// Date patterns users write, and arbitrary text beside them.
 const DATES: &[&str] = &[
-    "", "%Y", "%y", "%y%m", "%Y%m%d", "%Y%m%d%H", "%-d", "%j", "%G-W%V",
+    "", "%Y", "%y", "%y%m", "%Y%m%d", "%Y%m%d%H", "%-d", "%j", "%G-W%V", "%q-%Y", "FY%Y-Q%q",
 ];
 const TEMPLATES: &[&str] = &[
     "{prefix}{date}{seq}",
@@ -59,6 +59,8 @@ pub struct SpecInput {
     /// `step` and `start`: small steps (what users write) and any.
     pub step: Option<Step>,
     pub start: Option<u64>,
+    /// A fiscal year's first month and day, and whether its end names it.
+    pub fiscal: Option<(u8, u8, bool)>,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -113,6 +115,11 @@ impl SpecInput {
         }
         if let Some(start) = self.start {
             builder = builder.start(start);
+        }
+        if let Some((month, day, end)) = self.fiscal {
+            if let Ok(year) = FiscalYear::starting(u32::from(month % 13), u32::from(day % 30)) {
+                builder = builder.fiscal_year(if end { year.named_by_end() } else { year });
+            }
         }
         builder
     }

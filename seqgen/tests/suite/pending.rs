@@ -214,18 +214,12 @@ where
         let committed: usize = writers.into_iter().map(|w| w.join().unwrap()).sum();
         // From the last commit until the followers numbered every committed row.
         let mut conn = scratch.connect();
-        let last_commit = std::time::Instant::now();
-        while numbers(&mut conn).iter().any(Option::is_none) {
-            assert!(
-                last_commit.elapsed() < LONGEST_WAIT,
-                "rows still without a number {LONGEST_WAIT:?} after the last commit"
-            );
-            thread::sleep(Duration::from_millis(2));
-        }
-        println!(
-            "the followers numbered the last committed rows {:.1?} after their commit",
-            last_commit.elapsed()
+        let took = crate::own_servers::wait_until(
+            "the followers to number every committed row",
+            LONGEST_WAIT,
+            || numbers(&mut conn).iter().all(Option::is_some),
         );
+        println!("the followers numbered the last committed rows {took:.1?} after their commit");
         stop.store(true, Ordering::Relaxed);
         for follower in followers {
             follower.join().unwrap().unwrap();

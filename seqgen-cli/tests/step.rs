@@ -86,5 +86,9 @@ fn every_tool_reads_the_step_from_the_shape() {
     assert!(out.contains("not on the key's step"), "{out}");
     let (code, out) = seqgen(url, &["set-start", "--key", "lines", "1000"]);
     assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("-> 100") && out.contains("prints 1000"),
+        "{out}"
+    );
     assert_eq!(insert(&mut conn), "L1000");
 }

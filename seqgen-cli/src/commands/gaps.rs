@@ -80,17 +80,19 @@ where
     let number = |counter: u64| spec.stepped(counter);
     let in_scope = scope.map_or("", |(value, _)| value);
     let id_of = |counter: u64| spec.format_in_scope(in_scope, &period, counter);
+    // 0: nothing handed out yet.
+    let last = if report.last == 0 {
+        0
+    } else {
+        number(report.last)
+    };
     if json {
         print_json(&GapsJson {
             key: report.key.clone(),
             scope: scope.map(|(value, _)| value.to_owned()),
             period: report.period.clone(),
             first: number(report.first),
-            last: if report.last == 0 {
-                0
-            } else {
-                number(report.last)
-            },
+            last,
             found: report.found,
             missing: report
                 .missing
@@ -123,11 +125,7 @@ where
     out!(
         "{key}{in_scope}, period {shown}: numbers {}..={} handed out, {} found in {table}.{column}",
         number(report.first),
-        if report.last == 0 {
-            0
-        } else {
-            number(report.last)
-        },
+        last,
         report.found
     );
     let mut unexplained = 0;

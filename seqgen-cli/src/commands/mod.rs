@@ -257,8 +257,18 @@ where
             ""
         }
     );
-    // When a start value takes effect depends on the date part, which the shape tells.
-    let dated = admin::recorded_spec(conn, key).map(|spec| !spec.date().is_empty());
+    // When a start value takes effect depends on the date part, which the shape tells; and
+    // on a step the row holds the counter that prints the number given.
+    let spec = admin::recorded_spec(conn, key);
+    if let (Setting::StartValue, Some(number), Ok(spec)) = (setting, value, &spec) {
+        if spec.step() > 1 {
+            out!(
+                "(the counter that prints {number}, on a step of {})",
+                spec.step()
+            );
+        }
+    }
+    let dated = spec.map(|spec| !spec.date().is_empty());
     if let (Setting::StartValue, Some(_), Ok(dated)) = (setting, value, dated) {
         if dated {
             out!("(from the next period on; the current one keeps counting)");

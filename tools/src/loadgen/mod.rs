@@ -153,7 +153,10 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
             let url = url.to_owned();
             std::thread::spawn(move || -> Result<Worker, BoxError> {
                 let url = url.as_str();
-                let mut conn = Some(pool.get()?);
+                // Taken in the retried call below: a server that restarts between the set-up
+                // and a thread's first ID is waited for as any later restart is (once, a
+                // thread that took it here ended its process in a crash test).
+                let mut conn = None;
                 let mut plain = None; // `--form plain`'s connection
                 let _ = &mut plain;
                 let mut out = open_out(&args)?;

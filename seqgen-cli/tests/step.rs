@@ -1,6 +1,7 @@
 //! The command on a key with a step (`{seq:4,step=10}`): it reads the step from the key's
 //! recorded shape, so `gaps` names missing numbers as printed, `check` sees a counter behind
-//! its table and `adopt` raises it, and `set-start` takes a number on the step.
+//! its table and `adopt` raises it, `set-start` takes a number on the step, `capacity` counts
+//! IDs; and `number` numbers rows on the step of a shape given to it.
 #![cfg(feature = "sqlite")]
 
 use std::process::Command;
@@ -91,4 +92,38 @@ fn every_tool_reads_the_step_from_the_shape() {
         "{out}"
     );
     assert_eq!(insert(&mut conn), "L1000");
+
+    // `capacity` counts IDs: 100 of the 999 a step of 10 holds in four digits.
+    let (code, out) = seqgen(url, &["capacity", "--key", "lines"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("lines at 10.0%"), "{out}");
+
+    // `number` gives committed rows numbers on a step, from a shape given on the command.
+    conn.batch_execute(
+        "CREATE TABLE refs (id INTEGER PRIMARY KEY, ref TEXT UNIQUE); \
+         INSERT INTO refs (ref) VALUES (NULL), (NULL), (NULL)",
+    )
+    .unwrap();
+    let shape = "R{date:}{seq:4,step=5}";
+    let number = [
+        "number",
+        "--key",
+        "refs",
+        "--table",
+        "refs",
+        "--column",
+        "ref",
+        "--order-by",
+        "id",
+        "--shape",
+        shape,
+    ];
+    let (code, out) = seqgen(url, &number);
+    assert_eq!(code, 0, "{out}");
+    let refs: Vec<String> = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(
+        "ref FROM refs ORDER BY id",
+    ))
+    .load(&mut conn)
+    .unwrap();
+    assert_eq!(refs, ["R0005", "R0010", "R0015"]);
 }

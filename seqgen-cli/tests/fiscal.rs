@@ -3,7 +3,6 @@
 //! year's missing numbers, `check` sees a counter behind its table and `adopt` raises it.
 #![cfg(feature = "sqlite")]
 
-use std::process::Command;
 use std::sync::Arc;
 
 use chrono::{TimeZone as _, Utc};
@@ -12,25 +11,17 @@ use diesel::prelude::*;
 use diesel_seqgen::clock::FixedClock;
 use diesel_seqgen::{FiscalYear, Generator, Spec};
 
-/// `seqgen ARGS` on the SQLite file `url`: exit code and standard output.
-fn seqgen(url: &str, args: &[&str]) -> (i32, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_seqgen"))
-        .args(args)
-        .args(["--database-url", url])
-        .current_dir(std::env::temp_dir())
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&output.stdout).into_owned();
-    let err = String::from_utf8_lossy(&output.stderr);
-    (output.status.code().unwrap_or(-1), format!("{out}{err}"))
-}
+#[allow(dead_code)] // the server tests' watchdog and runs in a directory
+#[path = "support/command.rs"]
+mod command;
+use command::{expect, seqgen};
 
 #[test]
 fn every_tool_reads_the_fiscal_year_from_the_shape() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("fiscal.db");
     let url = path.to_str().unwrap();
-    assert_eq!(seqgen(url, &["migrate"]).0, 0);
+    expect(&seqgen(Some(url), &["migrate"]), 0);
     let mut conn = SqliteConnection::establish(url).unwrap();
     conn.batch_execute("CREATE TABLE invoices (id TEXT PRIMARY KEY)")
         .unwrap();
@@ -60,13 +51,14 @@ fn every_tool_reads_the_fiscal_year_from_the_shape() {
     clock.set(Utc.with_ymd_and_hms(2027, 4, 1, 0, 0, 0).unwrap());
     assert_eq!(insert(&mut conn), "INVFY2027-0001");
 
-    let (code, keys) = seqgen(url, &["keys", "--key", "invoices", "--json"]);
-    assert_eq!(code, 0, "{keys}");
+    let keys = seqgen(Some(url), &["keys", "--key", "invoices", "--json"]);
+    expect(&keys, 0);
     assert!(
-        keys.contains("FY2026-") && keys.contains("FY2027-"),
-        "{keys}"
+        keys.out.contains("FY2026-") && keys.out.contains("FY2027-"),
+        "{}",
+        keys.out
     );
-    assert!(keys.contains("{fiscal:04-01}"), "{keys}");
+    assert!(keys.out.contains("{fiscal:04-01}"), "{}", keys.out);
 
     // A number of fiscal 2026 deleted: `gaps` names it in that year.
     conn.batch_execute("DELETE FROM invoices WHERE id = 'INVFY2026-0002'")
@@ -74,9 +66,13 @@ fn every_tool_reads_the_fiscal_year_from_the_shape() {
     let table = ["--key", "invoices", "--table", "invoices", "--column", "id"];
     let mut gaps = vec!["gaps", "--period", "FY2026-"];
     gaps.extend(table);
-    let (code, out) = seqgen(url, &gaps);
-    assert_eq!(code, 1, "{out}");
-    assert!(out.contains("INVFY2026-0002  unexplained"), "{out}");
+    let run = seqgen(Some(url), &gaps);
+    expect(&run, 1);
+    assert!(
+        run.out.contains("INVFY2026-0002  unexplained"),
+        "{}",
+        run.out
+    );
 
     // Rows another program wrote past the counter of fiscal 2027: `check` sees it, `adopt`
     // raises that year's counter alone.
@@ -84,11 +80,11 @@ fn every_tool_reads_the_fiscal_year_from_the_shape() {
         .unwrap();
     let mut check = vec!["check"];
     check.extend(table);
-    assert_eq!(seqgen(url, &check).0, 1);
+    expect(&seqgen(Some(url), &check), 1);
     let mut adopt = vec!["adopt"];
     adopt.extend(table);
-    let (code, out) = seqgen(url, &adopt);
-    assert_eq!(code, 0, "{out}");
-    assert_eq!(seqgen(url, &check).0, 0);
+    let run = seqgen(Some(url), &adopt);
+    expect(&run, 0);
+    expect(&seqgen(Some(url), &check), 0);
     assert_eq!(insert(&mut conn), "INVFY2027-0010");
 }

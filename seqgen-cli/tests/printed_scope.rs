@@ -3,31 +3,21 @@
 //! `adopt` raises that scope's counter alone.
 #![cfg(feature = "sqlite")]
 
-use std::process::Command;
-
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel_seqgen::{Generator, Spec};
 
-/// `seqgen ARGS` on the SQLite file `url`: exit code and standard output.
-fn seqgen(url: &str, args: &[&str]) -> (i32, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_seqgen"))
-        .args(args)
-        .args(["--database-url", url])
-        .current_dir(std::env::temp_dir())
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&output.stdout).into_owned();
-    let err = String::from_utf8_lossy(&output.stderr);
-    (output.status.code().unwrap_or(-1), format!("{out}{err}"))
-}
+#[allow(dead_code)] // the server tests' watchdog and runs in a directory
+#[path = "support/command.rs"]
+mod command;
+use command::{expect, seqgen};
 
 #[test]
 fn every_tool_prints_and_reads_the_scope_in_the_id() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("printed_scope.db");
     let url = path.to_str().unwrap();
-    assert_eq!(seqgen(url, &["migrate"]).0, 0);
+    expect(&seqgen(Some(url), &["migrate"]), 0);
     let mut conn = SqliteConnection::establish(url).unwrap();
     conn.batch_execute("CREATE TABLE invoices (id TEXT PRIMARY KEY, company TEXT NOT NULL)")
         .unwrap();
@@ -53,14 +43,15 @@ fn every_tool_prints_and_reads_the_scope_in_the_id() {
     for company in ["ACME", "GLOBEX", "ACME", "ACME", "GLOBEX"] {
         insert(&mut conn, company);
     }
-    let (code, keys) = seqgen(url, &["keys", "--key", "invoices", "--json"]);
-    assert_eq!(code, 0, "{keys}");
-    assert!(keys.contains("{scope}-{seq:4}{scoped}"), "{keys}");
-    let (code, peek) = seqgen(url, &["peek", "--key", "invoices", "--scope", "ACME"]);
-    assert_eq!(code, 0, "{peek}");
+    let keys = seqgen(Some(url), &["keys", "--key", "invoices", "--json"]);
+    expect(&keys, 0);
+    assert!(keys.out.contains("{scope}-{seq:4}{scoped}"), "{}", keys.out);
+    let peek = seqgen(Some(url), &["peek", "--key", "invoices", "--scope", "ACME"]);
+    expect(&peek, 0);
     assert!(
-        peek.contains("(ACME-0003)") && peek.contains("(ACME-0004)"),
-        "{peek}"
+        peek.out.contains("(ACME-0003)") && peek.out.contains("(ACME-0004)"),
+        "{}",
+        peek.out
     );
 
     conn.batch_execute("DELETE FROM invoices WHERE id = 'ACME-0002'")
@@ -69,9 +60,9 @@ fn every_tool_prints_and_reads_the_scope_in_the_id() {
     let scoped = ["--scope-column", "company"];
     let mut gaps = vec!["gaps", "--scope", "ACME"];
     gaps.extend(table.iter().chain(&scoped));
-    let (code, out) = seqgen(url, &gaps);
-    assert_eq!(code, 1, "{out}");
-    assert!(out.contains("ACME-0002  unexplained"), "{out}");
+    let run = seqgen(Some(url), &gaps);
+    expect(&run, 1);
+    assert!(run.out.contains("ACME-0002  unexplained"), "{}", run.out);
 
     // A row another program wrote past GLOBEX's counter: `check` sees it, `adopt` raises
     // GLOBEX's counter and leaves ACME's.
@@ -79,13 +70,13 @@ fn every_tool_prints_and_reads_the_scope_in_the_id() {
         .unwrap();
     let mut check = vec!["check"];
     check.extend(table.iter().chain(&scoped));
-    assert_eq!(seqgen(url, &check).0, 1);
+    expect(&seqgen(Some(url), &check), 1);
     let mut adopt = vec!["adopt"];
     adopt.extend(table.iter().chain(&scoped));
-    let (code, out) = seqgen(url, &adopt);
-    assert_eq!(code, 0, "{out}");
-    assert!(out.contains("GLOBEX-0009"), "{out}");
-    assert_eq!(seqgen(url, &check).0, 0);
+    let run = seqgen(Some(url), &adopt);
+    expect(&run, 0);
+    assert!(run.out.contains("GLOBEX-0009"), "{}", run.out);
+    expect(&seqgen(Some(url), &check), 0);
     assert_eq!(insert(&mut conn, "GLOBEX"), "GLOBEX-0010");
     assert_eq!(insert(&mut conn, "ACME"), "ACME-0004");
 }

@@ -67,8 +67,8 @@ impl Stepping {
 
     /// The counter that prints `shown`; `None` off the step.
     pub(super) fn counter(self, shown: u64) -> Option<u64> {
-        let above = shown.checked_sub(self.first)?;
-        (above % self.step == 0).then(|| above / self.step + 1)
+        let on_step = shown >= self.first && (shown - self.first) % self.step == 0;
+        on_step.then(|| self.counters_up_to(shown))
     }
 
     /// How many counters print a number up to `largest`.

@@ -44,8 +44,8 @@ pub use obfuscate::{FLOOR as OBFUSCATION_FLOOR, MIN_KEY_LEN as MIN_OBFUSCATION_K
 pub use parse::{IdParts, ParseIdError};
 pub use policy::{Overflow, Series};
 pub use spec::{
-    DocumentDate, FiscalYear, Mode, Scoped, Spec, SpecBuilder, DEFAULT_MAX_DAYS_AHEAD, MAX_KEY_LEN,
-    MAX_PAD,
+    DocumentDate, FiscalYear, Mode, Reset, Scoped, Spec, SpecBuilder, DEFAULT_MAX_DAYS_AHEAD,
+    MAX_KEY_LEN, MAX_PAD,
 };
 pub use zone::TimeZone;
 

@@ -26,13 +26,14 @@ pub(crate) const OBFUSCATE: &str = "obfuscate";
 pub(crate) const START: &str = "start";
 pub(crate) const STEP: &str = "step";
 pub(crate) const FISCAL: &str = "fiscal";
+pub(crate) const RESET: &str = "reset";
 pub(crate) const PERIOD_FROM: &str = "period_from";
 pub(crate) const MAX_DAYS_AHEAD: &str = "max_days_ahead";
 /// On the struct: the path of the seqgen crate.
 pub(crate) const CRATE: &str = "crate";
 /// Not a key: the spelling of gapless mode this crate did not pick, answered with a hint.
 const MODE: &str = "mode";
-const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`, `check`, `scope`, `obfuscate`, `start`, `step`, `fiscal`, `period_from`, `max_days_ahead`";
+const KEYS: &str = "`prefix`, `date`, `pad`, `batch`, `key`, `gapless`, `nowait`, `overflow`, `max`, `series`, `format`, `tz`, `check`, `scope`, `obfuscate`, `start`, `step`, `fiscal`, `reset`, `period_from`, `max_days_ahead`";
 const HELP: &str = r#"the correct format looks like `#[distributed_id(prefix = "U", date = "%Y%m%d", pad = 6, batch = 100)]`"#;
 
 /// The keys of one `#[distributed_id(...)]`, each as written.
@@ -58,6 +59,7 @@ pub(crate) struct FieldAttr {
     pub(crate) start: Option<LitInt>,
     pub(crate) step: Option<LitInt>,
     pub(crate) fiscal: Option<LitStr>,
+    pub(crate) reset: Option<LitStr>,
     pub(crate) period_from: Option<LitStr>,
     pub(crate) max_days_ahead: Option<LitInt>,
 }
@@ -139,7 +141,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             set_once(slot, ident, ident.clone(), errors);
             return Ok(());
         }
-        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ, CHECK, SCOPE, OBFUSCATE, START, STEP, FISCAL, PERIOD_FROM, MAX_DAYS_AHEAD].contains(&name.as_str()) {
+        if ![PREFIX, DATE, PAD, BATCH, KEY, OVERFLOW, MAX, SERIES, FORMAT, TZ, CHECK, SCOPE, OBFUSCATE, START, STEP, FISCAL, RESET, PERIOD_FROM, MAX_DAYS_AHEAD].contains(&name.as_str()) {
             errors.at(
                 ident,
                 format!("unknown distributed_id attribute `{name}`; expected one of {KEYS}"),
@@ -164,6 +166,7 @@ pub(crate) fn parse_field_attr(attr: &Attribute, errors: &mut Errors) -> FieldAt
             SCOPE => set_str(&mut parsed.scope, ident, &value, errors),
             OBFUSCATE => set_str(&mut parsed.obfuscate, ident, &value, errors),
             FISCAL => set_str(&mut parsed.fiscal, ident, &value, errors),
+            RESET => set_str(&mut parsed.reset, ident, &value, errors),
             PERIOD_FROM => set_str(&mut parsed.period_from, ident, &value, errors),
             MAX_DAYS_AHEAD => set_int(&mut parsed.max_days_ahead, ident, &value, errors),
             PAD => set_int(&mut parsed.pad, ident, &value, errors),

@@ -98,6 +98,12 @@ fn implementation(
                 #krate::__private::FiscalYear::parse(#year).expect("checked by #[derive(DistributedId)]")
             ))
         });
+        let reset = spec.reset().map(|reset| {
+            let reset = reset.name();
+            quote!(.reset(
+                #krate::__private::Reset::parse(#reset).expect("checked by #[derive(DistributedId)]")
+            ))
+        });
         let tz = f.tz.as_ref().map(|tz| {
             quote!(.time_zone(
                 #krate::__private::TimeZone::parse(#tz).expect("checked by #[derive(DistributedId)]")
@@ -132,6 +138,7 @@ fn implementation(
                     #check
                     #tz
                     #fiscal
+                    #reset
                     #max_days_ahead
                     #start
                     #step

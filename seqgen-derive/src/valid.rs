@@ -124,6 +124,12 @@ fn check_field<'a>(
             Err(e) => errors.at(fiscal, e.to_string()),
         }
     }
+    if let Some(reset) = &attr.reset {
+        match diesel_seqgen_core::Reset::parse(&reset.value()) {
+            Ok(reset) => builder = builder.reset(reset),
+            Err(e) => errors.at(reset, e.to_string()),
+        }
+    }
     if let Some(overflow) = overflow {
         builder = builder.overflow(overflow);
     }
@@ -229,6 +235,7 @@ fn spec_error(field: &IdField<'_>, error: &SpecError, errors: &mut Errors) {
         Setting::Start => attr.start.as_ref().map(|t| t as &dyn ToTokens),
         Setting::Step => attr.step.as_ref().map(|t| t as &dyn ToTokens),
         Setting::Fiscal => attr.fiscal.as_ref().map(|t| t as &dyn ToTokens),
+        Setting::Reset => attr.reset.as_ref().map(|t| t as &dyn ToTokens),
         _ => None,
     };
     match token {

@@ -57,7 +57,8 @@ where
         .ok_or_else(|| invalid("its IDs repeat (`cycle`): it names no single number".into()))?;
     let (key, period) = (spec.key(), parts.period.as_str());
     let number_sql = i64::try_from(number).map_err(|_| invalid("past the largest i64".into()))?;
-    let counter = Counter::new(key, scope, period);
+    let row = spec.counter_period(period);
+    let counter = Counter::new(key, scope, &row);
     let issued = C::Backend::read(conn, counter)?;
     if issued.is_none_or(|last| number_sql > last) {
         return Err(Error::NotIssued {
@@ -78,7 +79,8 @@ where
 }
 
 /// The void ledger of `spec` (`&spec`, or `spec.scope("acme")`) in `period` (the date part
-/// as it appears in IDs; `""` without one), in number order.
+/// as it appears in IDs; `""` without one), in number order. With a
+/// [reset](diesel_seqgen_core::Reset), the ledger of the counter that period draws from.
 pub fn voided<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>, period: &str) -> Result<Vec<Voided>>
 where
     C: IdConnection,
@@ -86,7 +88,8 @@ where
     let target = spec.into();
     let (spec, scope) = (target.spec(), target.scope());
     check_scope(spec, scope)?;
-    let rows = C::Backend::voided(conn, Counter::new(spec.key(), scope, period))?;
+    let row = spec.counter_period(period);
+    let rows = C::Backend::voided(conn, Counter::new(spec.key(), scope, &row))?;
     Ok(rows
         .into_iter()
         .map(|(number, reason)| Voided {

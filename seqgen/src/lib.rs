@@ -124,8 +124,8 @@ mod transaction;
 pub use backend::sqlite;
 pub use backend::{Backend, IdConnection, MigrateConnection};
 pub use diesel_seqgen_core::{
-    Check, DocumentDate, FiscalYear, IdParts, Mode, Overflow, ParseIdError, Scoped, Series, Spec,
-    SpecBuilder, SpecError, TimeZone,
+    Check, DocumentDate, FiscalYear, IdParts, Mode, Overflow, ParseIdError, Reset, Scoped, Series,
+    Spec, SpecBuilder, SpecError, TimeZone,
 };
 pub use error::{Error, Result};
 pub use generator::{Generator, GeneratorBuilder};
@@ -191,6 +191,8 @@ pub use diesel_seqgen_derive::DistributedId;
 pub mod __private {
     pub use crate::backend::one_statement::OneStatement;
     pub use crate::model::{build_field_spec, scope_text, IdField};
-    pub use diesel_seqgen_core::{Check, DocumentDate, FiscalYear, Overflow, Spec, TimeZone};
+    pub use diesel_seqgen_core::{
+        Check, DocumentDate, FiscalYear, Overflow, Reset, Spec, TimeZone,
+    };
     pub use std::sync::LazyLock;
 }

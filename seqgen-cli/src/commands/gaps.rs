@@ -30,7 +30,8 @@ struct GapsJson {
 enum MissingJson {
     Voided {
         number: u64,
-        id: String,
+        /// `None` with a reset: the number's own date is not known.
+        id: Option<String>,
         reason: String,
     },
     Unexplained {
@@ -79,7 +80,11 @@ where
     // and the IDs in their scope (which a template may print).
     let number = |counter: u64| spec.stepped(counter);
     let in_scope = scope.map_or("", |(value, _)| value);
-    let id_of = |counter: u64| spec.format_in_scope(in_scope, &period, counter);
+    // With a reset, a number of the counter may have been printed with any of its dates.
+    let id_of = |counter: u64| match spec.reset() {
+        None => spec.format_in_scope(in_scope, &period, counter),
+        Some(_) => "-".to_owned(),
+    };
     // 0: nothing handed out yet.
     let last = if report.last == 0 {
         0
@@ -100,7 +105,7 @@ where
                 .map(|m| match m {
                     Missing::Voided { number: n, reason } => MissingJson::Voided {
                         number: number(*n),
-                        id: id_of(*n),
+                        id: spec.reset().is_none().then(|| id_of(*n)),
                         reason: reason.clone(),
                     },
                     Missing::Unexplained { from, to } => MissingJson::Unexplained {
@@ -120,7 +125,14 @@ where
         })?;
         return Ok(code);
     }
-    let shown = if period.is_empty() { "-" } else { &period };
+    let shown = match (spec.reset(), period.is_empty()) {
+        (Some(reset), _) => match spec.counter_period(&period) {
+            row if row.is_empty() => format!("- (reset {reset}: every date)"),
+            row => format!("{row} (reset {reset}: every date in it)"),
+        },
+        (None, true) => "-".to_owned(),
+        (None, false) => period.clone(),
+    };
     let in_scope = scope.map_or_else(String::new, |(value, _)| format!(" (scope {value})"));
     out!(
         "{key}{in_scope}, period {shown}: numbers {}..={} handed out, {} found in {table}.{column}",

@@ -31,6 +31,7 @@ impl Spec {
             start: 1,
             step: 1,
             fiscal: None,
+            reset: None,
             max_days_ahead: super::DEFAULT_MAX_DAYS_AHEAD,
         }
     }
@@ -62,6 +63,8 @@ pub struct SpecBuilder {
     pub(super) step: u64,
     /// The fiscal year the periods follow (`fiscal.rs`).
     pub(super) fiscal: Option<super::FiscalYear>,
+    /// When the counter starts again (`reset.rs`).
+    pub(super) reset: Option<super::Reset>,
     /// How far ahead of the clock a document's date may be (`dated.rs`).
     pub(super) max_days_ahead: u32,
 }
@@ -293,9 +296,14 @@ impl SpecBuilder {
             series.as_ref(),
             self.obfuscate.is_some(),
         ));
-        if self.fiscal.is_some() {
+        if self.fiscal.is_some() && self.reset.is_none() {
             errors.extend(super::fiscal::check_fiscal_pattern(&self.date));
         }
+        errors.extend(super::reset::check_reset(
+            self.reset,
+            &self.date,
+            self.fiscal,
+        ));
         let obfuscation = self.obfuscate.as_ref().map(|source| source.resolve());
         errors.extend(obfuscation.clone().and_then(Result::err));
         if !errors.is_empty() {
@@ -327,6 +335,7 @@ impl SpecBuilder {
             start: self.start,
             stepping,
             fiscal: self.fiscal,
+            reset: self.reset,
             max_days_ahead: self.max_days_ahead,
         };
         spec.numeric = spec.why_not_numeric().is_none();

@@ -21,12 +21,14 @@ impl Spec {
     /// # Ok::<(), diesel_seqgen_core::SpecError>(())
     /// ```
     pub fn period_ends(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
-        if self.date().is_empty() {
+        if self.date().is_empty() || self.reset() == Some(super::Reset::Never) {
             return None;
         }
         let now = now.with_nanosecond(0).unwrap_or(now);
-        let period = self.period_at(now);
-        let differs = |seconds: i64| self.period_at(now + TimeDelta::seconds(seconds)) != period;
+        // The counter's period, which a reset makes longer than the printed date's.
+        let counter_at = |at| self.counter_period(&self.period_at(at));
+        let period = counter_at(now);
+        let differs = |seconds: i64| counter_at(now + TimeDelta::seconds(seconds)) != period;
         // Doubling steps find a second in another period, halving ones the first such second.
         let (mut same, mut other) = (0i64, 1i64);
         while !differs(other) {

@@ -43,6 +43,11 @@ impl FiscalYear {
         })
     }
 
+    /// The day of the month it starts on.
+    pub(super) fn day(self) -> u32 {
+        self.day
+    }
+
     /// Named by the calendar year it ends in instead.
     pub fn named_by_end(mut self) -> FiscalYear {
         self.named_by_end = true;

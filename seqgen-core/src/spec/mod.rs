@@ -22,6 +22,7 @@ mod numeric;
 mod obfuscated;
 mod period;
 mod printed_scope;
+mod reset;
 mod rules;
 mod scoped;
 mod shape;
@@ -35,6 +36,7 @@ pub use dated::{DocumentDate, DEFAULT_MAX_DAYS_AHEAD};
 pub use fiscal::FiscalYear;
 pub use memo::Memo;
 pub use period::{CacheKey, Period, PrehashedHasher};
+pub use reset::Reset;
 pub use scoped::Scoped;
 
 pub use crate::widths::{MAX_KEY_LEN, MAX_PAD};
@@ -92,6 +94,8 @@ pub struct Spec {
     stepping: step::Stepping,
     /// The fiscal year the periods follow ([`SpecBuilder::fiscal_year`]).
     fiscal: Option<FiscalYear>,
+    /// When the counter starts again, if not with the printed date ([`SpecBuilder::reset`]).
+    reset: Option<Reset>,
     /// How far ahead of the clock a document's date may be ([`SpecBuilder::max_days_ahead`]).
     max_days_ahead: u32,
     /// Names this spec's block in a generator.
@@ -253,6 +257,10 @@ impl Spec {
         if let Some(year) = self.fiscal {
             shape.push_str(&format!("{{fiscal:{year}}}"));
         }
+        // Nor this, but one printed date draws from another counter with it.
+        if let Some(reset) = self.reset {
+            shape.push_str(&format!("{{reset:{reset}}}"));
+        }
         shape
     }
 
@@ -266,7 +274,7 @@ impl Spec {
     /// Whether an ID is the prefix, the period and the counter zero-padded to `pad` (in full
     /// past it, with `widen`), and nothing else: a form SQL can print as well (seqgen's
     /// one-statement gapless insert on PostgreSQL). No template, series, check digit, letters,
-    /// cycle, scope or step.
+    /// cycle, scope, step or reset.
     #[doc(hidden)]
     pub fn is_plain(&self) -> bool {
         !self.custom_template
@@ -276,14 +284,16 @@ impl Spec {
             && !self.scoped
             && matches!(self.overflow, Overflow::Error | Overflow::Widen)
             && self.obfuscation.is_none()
+            && self.reset.is_none()
     }
 
     /// The period at `now`: the date part as it appears in IDs (empty without a date part).
     pub fn period_at(&self, now: DateTime<Utc>) -> String {
         match self.fiscal {
             _ if self.date.is_empty() => String::new(),
-            Some(year) => self.fiscal_period_at(year, now),
-            None => self.tz.format(now, &self.date),
+            // With a fiscal-year reset, the date prints the calendar's date.
+            Some(year) if self.reset.is_none() => self.fiscal_period_at(year, now),
+            _ => self.tz.format(now, &self.date),
         }
     }
 

@@ -61,6 +61,9 @@ pub struct Period {
     /// The formatted date part.
     pub text: String,
     pub(super) number: Option<i64>,
+    /// The period of the counter it draws from, where a [reset](super::Reset) makes it other
+    /// than `text`.
+    counter: Option<Box<str>>,
 }
 
 impl Default for Period {
@@ -80,6 +83,23 @@ impl Period {
         } else {
             None
         };
-        Period { text, number }
+        Period {
+            text,
+            number,
+            counter: None,
+        }
+    }
+
+    /// A period drawing from the counter of period `counter` (`None`: its own).
+    pub(super) fn with_counter(text: String, counter: Option<Box<str>>) -> Self {
+        Period {
+            counter,
+            ..Period::new(text)
+        }
+    }
+
+    /// The `db_key` period of the counter its IDs draw from ([`Spec::counter_period`](super::Spec::counter_period)).
+    pub fn counter(&self) -> &str {
+        self.counter.as_deref().unwrap_or(&self.text)
     }
 }

@@ -66,6 +66,10 @@ impl Spec {
                 builder = builder.fiscal_year(super::FiscalYear::parse(setting)?); // nor this
                 continue;
             }
+            if name == "reset" {
+                builder = builder.reset(super::Reset::parse(setting)?); // nor this
+                continue;
+            }
             builder = match name {
                 "date" => builder.date(setting),
                 "seq" if setting.contains("obfuscated=") => {

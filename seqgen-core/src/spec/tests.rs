@@ -316,4 +316,5 @@ fn a_setting_whose_feature_is_off_is_refused_by_name() {
 #[cfg(feature = "check-characters")]
 mod check_characters;
 mod printed_scope;
+mod reset;
 mod step;

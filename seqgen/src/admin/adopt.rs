@@ -49,7 +49,8 @@ impl TableCheck {
 pub struct CounterCheck {
     /// The scope (`""` for an unscoped key).
     pub scope: String,
-    /// The period (`""` without a date part).
+    /// The counter's period, as `db_key.period` holds it (`""` without a date part or with
+    /// `reset = "never"`).
     pub period: String,
     /// The highest number of this counter in the table.
     pub highest: u64,

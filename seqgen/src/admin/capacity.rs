@@ -175,7 +175,7 @@ fn counter_capacity(
     let (limit, current, period_ends) = match spec {
         Err(reason) => (Limit::Unknown(reason.clone()), false, None),
         Ok(spec) => {
-            let current = spec.period_at(now) == row.period;
+            let current = spec.counter_period(&spec.period_at(now)) == row.period;
             (
                 limit_of(spec),
                 current,

@@ -132,7 +132,9 @@ impl<'a> IdColumn<'a> {
 /// column holds it, compared as text, so an integer column matches `"42"`): which are missing,
 /// and of those which the void ledger explains. For a gapless key every number up to the
 /// counter is committed, so anything missing and not voided deserves a question; a batched
-/// key has holes by design.
+/// key has holes by design. With a [reset](diesel_seqgen_core::Reset), the counter is that
+/// of `period`'s reset period, and every date drawing from it is checked (`20261127` checks
+/// all of 2026 under `reset = "year"`).
 ///
 /// Values that are no ID of the spec are counted ([`GapReport::foreign`]), not checked.
 pub fn gaps<'s, C>(
@@ -184,8 +186,10 @@ where
     C: IdConnection,
 {
     let key = spec.key();
-    let counter = Row::new(key, scope.map_or("", |s| s.value), period);
     check_period(spec, period)?;
+    // The numbers of every date drawing from the same counter (all of them with a reset).
+    let row = spec.counter_period(period);
+    let counter = Row::new(key, scope.map_or("", |s| s.value), &row);
     if let Overflow::Cycle { .. } = spec.overflow() {
         return Err(refused(
             key,
@@ -207,7 +211,7 @@ where
     let mut foreign = 0;
     for value in values.iter().flatten() {
         match number_of(spec, value) {
-            Some((number, p)) if p == period => *counts.entry(number).or_default() += 1,
+            Some((number, p)) if p == row => *counts.entry(number).or_default() += 1,
             Some(_) => {}
             None => foreign += 1,
         }

@@ -272,15 +272,21 @@ pub(super) fn check_period(spec: &Spec, period: &str) -> Result<()> {
     }
 }
 
-/// The counter and period of `value`, an ID of `spec` as a table holds it (text, or the
-/// integer of a numeric spec); `None` when it is no ID of `spec`.
+/// The counter and the period of the `db_key` row it came from of `value`, an ID of `spec` as
+/// a table holds it (text, or the integer of a numeric spec); `None` when it is no ID of
+/// `spec`. The row's period is the printed one, unless a reset says otherwise.
 pub(super) fn number_of(spec: &Spec, value: &str) -> Option<(u64, String)> {
     let parts = match value.parse::<i64>() {
         Ok(number) if spec.is_numeric() => spec.parse_number(number),
         _ => spec.parse(value),
     };
     let parts = parts.ok()?;
-    Some((spec.counter_of(&parts)?, parts.period))
+    let number = spec.counter_of(&parts)?;
+    let period = match spec.reset() {
+        None => parts.period,
+        Some(_) => spec.counter_period(&parts.period),
+    };
+    Some((number, period))
 }
 
 /// [`Error::Refused`] for `key`.

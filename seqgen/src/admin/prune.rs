@@ -13,7 +13,10 @@ use diesel_seqgen_core::TimeZone;
 /// returns the periods deleted. A key's counter row is only needed while its period can still
 /// hand out numbers: delete periods long past, on every instance's clock.
 ///
-/// Refused ([`Error::Refused`](crate::Error::Refused)): a key without a date part (its one row is its counter), a
+/// With a [reset](diesel_seqgen_core::Reset), the rows are those of the reset's periods, and
+/// `before` is one of them (`2025` under `reset = "year"`).
+///
+/// Refused ([`Error::Refused`](crate::Error::Refused)): a key without a date part or that never resets (its one row is its counter), a
 /// date pattern whose periods do not sort as dates do (`%d%m%Y`), a `before` that is not a
 /// period of the key, and a `before` after the current period at `now` in `tz` or after the
 /// key's latest period. The current period is never deleted, nor the newest period in the
@@ -38,19 +41,24 @@ where
     let refuse = |reason: String| refused(key, reason);
     conn.transaction(|conn| {
         C::Backend::lock_for_writing(conn)?;
-        let spec = recorded_spec(conn, key)?;
+        let spec = recorded_spec(conn, key)?.with_time_zone(tz);
         let pattern = spec.date();
-        if pattern.is_empty() {
+        let reset = spec.reset();
+        if pattern.is_empty() || reset == Some(diesel_seqgen_core::Reset::Never) {
             return Err(refuse(
                 "it has no date part: its one row is its counter, and deleting it would hand its numbers out again".to_owned(),
             ));
         }
-        if !sorts_as_dates(pattern) {
+        // A reset's periods sort as dates whatever the date prints.
+        if reset.is_none() && !sorts_as_dates(pattern) {
             return Err(refuse(format!(
                 "its periods (`{pattern}`) do not sort as dates, so \"before\" cannot be told by comparing them; delete old rows by hand"
             )));
         }
-        let current = tz.format(now, pattern);
+        let current = match reset {
+            None => tz.format(now, pattern),
+            Some(_) => spec.counter_period(&spec.period_at(now)),
+        };
         if !same_form(before, &current) {
             return Err(refuse(format!(
                 "{before:?} is not a period of `{pattern}` (this period is {current:?})"

@@ -74,7 +74,7 @@ impl Cursor {
         if text == self.period.text {
             return false;
         }
-        let old = std::mem::replace(&mut self.period, Period::new(text));
+        let old = std::mem::replace(&mut self.period, spec.period(text));
         let unused = self.left() + self.spare.as_ref().map_or(0, |s| s.end - s.start);
         if unused > 0 {
             event!(

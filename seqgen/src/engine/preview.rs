@@ -8,7 +8,6 @@ use crate::backend::{Backend, Counter, IdConnection};
 use crate::counter_range::capacity_error;
 use crate::error::Result;
 use crate::reserve::same_shape;
-use diesel_seqgen_core::__private::Period;
 use diesel_seqgen_core::{Scoped, Spec};
 
 impl Engine {
@@ -78,7 +77,8 @@ where
 {
     check_scope(spec, scope)?;
     check_recorded_shape(conn, spec)?;
-    let current = C::Backend::read(conn, Counter::new(spec.key(), scope, period))?;
+    let row = spec.counter_period(period);
+    let current = C::Backend::read(conn, Counter::new(spec.key(), scope, &row))?;
     Ok(current
         .and_then(|c| u64::try_from(c).ok())
         .filter(|&c| c > 0))
@@ -118,7 +118,8 @@ where
 {
     check_scope(spec, scope)?;
     check_recorded_shape(conn, spec)?;
-    let counter = Counter::of(spec, scope, period);
+    let row = spec.counter_period(period);
+    let counter = Counter::of(spec, scope, &row);
     let current = C::Backend::read(conn, counter)?;
     let last = current
         .and_then(|c| u64::try_from(c).ok())
@@ -135,7 +136,7 @@ where
     let base = current.map_or(base, |current| current.max(base));
     let next = u64::try_from(base.max(0)).unwrap_or(0).saturating_add(1);
     if next > spec.capacity() {
-        return Err(capacity_error(spec, &Period::new(period.to_owned())));
+        return Err(capacity_error(spec, &spec.period(period.to_owned())));
     }
     Ok((last, next))
 }

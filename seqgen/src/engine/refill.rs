@@ -57,7 +57,7 @@ impl Engine {
             in_transaction && D::Backend::RESERVE_BESIDE_TRANSACTION && pool.is_some();
         if in_transaction && !through_pool {
             let claim = self.shape_before_reserving(db, spec, &state, pool).await?;
-            let counter = Counter::of(spec, scope, &period.text);
+            let counter = Counter::of(spec, scope, period.counter());
             let unknown = self.row_unknown::<D>(&state, counter);
             if unknown {
                 self.create_row_first(db, counter, pool).await?;
@@ -76,7 +76,7 @@ impl Engine {
             .inspect_err(|e| self.count_conflict(spec, scope, e))?;
             reserving.took(need);
             if unknown {
-                state.remember_row(&period.text);
+                state.remember_row(period.counter());
             }
             self.claim_shape(db, spec, &state, claim).await?;
             self.inner.reservations.fetch_add(1, Ordering::Relaxed);

@@ -171,7 +171,7 @@ async fn give_back<D: Driver>(
         // compare-and-set that committed but whose answer was lost (a dropped connection)
         // does not make the next block look like a counter that went back.
         state.lower_held(&period.text, block.start - 1);
-        let counter = Counter::new(state.key(), state.scope(), &period.text);
+        let counter = Counter::new(state.key(), state.scope(), period.counter());
         match retrying!(D, db.give_back(counter, held_end, value).await) {
             Ok(true) => {
                 state.count_given_back(unused);

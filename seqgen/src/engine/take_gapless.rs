@@ -80,12 +80,12 @@ impl Engine {
             Some(date) => spec.moment_of(date),
             None => self.inner.clock.now(),
         };
-        let period = Period::new(spec.period_at(at));
+        let period = spec.period(spec.period_at(at));
         if n > largest(spec) {
             return Err(refused(spec, &period, n));
         }
         let state = self.key_state(spec, scope);
-        let counter = Counter::of(spec, scope, &period.text);
+        let counter = Counter::of(spec, scope, period.counter());
         // Once per key, with the first number (the shape is known from then on: the
         // one-statement insert, which never asks, is only used after), and again after each
         // failover this process lived through. A session checked anew is checked in
@@ -121,7 +121,7 @@ impl Engine {
         self.claim_shape(db, spec, &state, claim).await?;
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         if unknown {
-            state.remember_row(&period.text);
+            state.remember_row(period.counter());
         }
         let mine = block_ending_at(last, n)?;
         self.watch_capacity(spec, &state, &period, mine.end - 1);
@@ -141,7 +141,7 @@ impl Engine {
         if !state.shape_known(spec.shape()) || replication_checked < failovers_seen() {
             return Ok(None);
         }
-        let period = Period::new(spec.period_at(self.inner.clock.now()));
+        let period = spec.period(spec.period_at(self.inner.clock.now()));
         if n > largest(spec) {
             return Err(refused(spec, &period, n));
         }

@@ -30,7 +30,7 @@ impl Engine {
         meter::capacity_used(spec.key(), ratio);
         let now = self.inner.clock.now();
         let level = WARN_AT.iter().filter(|&&at| ratio >= at).count() as u8;
-        let Some(watch) = state.watch(&period.text, last, now, level) else {
+        let Some(watch) = state.watch(period.counter(), last, now, level) else {
             return;
         };
         // At the rate this generator saw since its first reservation in the period.

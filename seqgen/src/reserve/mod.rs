@@ -46,7 +46,7 @@ pub(crate) async fn reserve_block<D: Driver>(
     expected: Option<&Found>,
 ) -> Result<Reserved> {
     let request = Request {
-        counter: Counter::of(spec, scope, &period.text),
+        counter: Counter::of(spec, scope, period.counter()),
         // Both fit in an i64: `need <= largest` was checked, and `largest` is capped.
         need: need as i64,
         batch: i64::try_from(batch.generator).unwrap_or(i64::MAX),
@@ -179,7 +179,7 @@ pub(crate) async fn reserve_fitting<D: Driver>(
     retry: Retry,
 ) -> Result<(i64, u64)> {
     let largest = largest(spec);
-    let counter = Counter::of(spec, scope, &period.text);
+    let counter = Counter::of(spec, scope, period.counter());
     let count = count.min(largest);
     for count in [count, need] {
         // Both fit in an i64: `need <= largest` was checked, and `count` is capped above.

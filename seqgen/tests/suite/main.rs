@@ -48,6 +48,7 @@ mod properties;
 mod quarters_and_weeks;
 mod release;
 mod replication;
+mod reset;
 mod scoped;
 #[cfg(feature = "postgres")]
 mod servers;

@@ -1,0 +1,109 @@
+//! The command on a key whose counter resets apart from its printed date
+//! (`SO{date:%Y%m%d-}{seq:5}{reset:year}`): `keys` shows one row per year, `gaps` checks a
+//! year's counter against IDs of all its days, `check` sees a counter behind its table and
+//! `adopt` raises the year's row.
+#![cfg(feature = "sqlite")]
+
+use std::sync::Arc;
+
+use chrono::{TimeZone, Utc};
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use diesel_seqgen::clock::FixedClock;
+use diesel_seqgen::{Generator, Reset, Spec};
+
+#[allow(dead_code)] // the server tests' watchdog and runs in a directory
+#[path = "support/command.rs"]
+mod command;
+use command::{expect, seqgen};
+
+#[test]
+fn every_tool_reads_the_reset_from_the_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("reset.db");
+    let url = path.to_str().unwrap();
+    expect(&seqgen(Some(url), &["migrate"]), 0);
+    let mut conn = SqliteConnection::establish(url).unwrap();
+    conn.batch_execute("CREATE TABLE orders (id TEXT PRIMARY KEY)")
+        .unwrap();
+    let spec = Spec::builder("orders")
+        .prefix("SO")
+        .date("%Y%m%d-")
+        .pad(5)
+        .reset(Reset::Year)
+        .gapless()
+        .build()
+        .unwrap();
+    let clock = Arc::new(FixedClock::new(
+        Utc.with_ymd_and_hms(2026, 11, 27, 9, 0, 0).unwrap(),
+    ));
+    let generator = Generator::builder().clock(clock.clone()).build();
+    let mut insert = |day: (u32, u32, u32)| {
+        clock.set(
+            Utc.with_ymd_and_hms(2000 + day.0 as i32, day.1, day.2, 9, 0, 0)
+                .unwrap(),
+        );
+        conn.transaction(|conn| {
+            let id = generator.next_id(conn, &spec)?;
+            conn.batch_execute(&format!("INSERT INTO orders VALUES ('{id}')"))?;
+            Ok::<_, diesel_seqgen::Error>(id)
+        })
+        .unwrap()
+    };
+    let ids: Vec<String> = [(26, 11, 27), (26, 11, 28), (26, 12, 31), (27, 1, 1)]
+        .into_iter()
+        .map(&mut insert)
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "SO20261127-00001",
+            "SO20261128-00002",
+            "SO20261231-00003",
+            "SO20270101-00001"
+        ]
+    );
+    let keys = seqgen(Some(url), &["keys", "--key", "orders"]);
+    expect(&keys, 0);
+    assert!(keys.out.contains("{reset:year}"), "{}", keys.out);
+    assert!(
+        keys.out.contains("2026") && keys.out.contains("2027"),
+        "{}",
+        keys.out
+    );
+    assert!(
+        !keys.out.contains("20261127"),
+        "rows per year, not per day: {}",
+        keys.out
+    );
+
+    // The second order deleted: `gaps` on any day of 2026 checks all of 2026's numbers.
+    let mut conn = SqliteConnection::establish(url).unwrap();
+    conn.batch_execute("DELETE FROM orders WHERE id = 'SO20261128-00002'")
+        .unwrap();
+    let table = ["--key", "orders", "--table", "orders", "--column", "id"];
+    let mut gaps = vec!["gaps", "--period", "20261231-"];
+    gaps.extend(table);
+    let run = seqgen(Some(url), &gaps);
+    expect(&run, 1);
+    assert!(run.out.contains("period 2026 (reset year"), "{}", run.out);
+    assert!(
+        run.out.contains("numbers 1..=3 handed out, 2 found"),
+        "{}",
+        run.out
+    );
+    assert!(run.out.contains("       2  -  unexplained"), "{}", run.out);
+
+    // A row another program wrote past 2026's counter: `check` sees it, `adopt` raises 2026.
+    conn.batch_execute("INSERT INTO orders VALUES ('SO20261230-00009')")
+        .unwrap();
+    let mut check = vec!["check"];
+    check.extend(table);
+    expect(&seqgen(Some(url), &check), 1);
+    let mut adopt = vec!["adopt"];
+    adopt.extend(table);
+    expect(&seqgen(Some(url), &adopt), 0);
+    expect(&seqgen(Some(url), &check), 0);
+    assert_eq!(insert((26, 12, 31)), "SO20261231-00010");
+    assert_eq!(insert((27, 1, 2)), "SO20270102-00002");
+}

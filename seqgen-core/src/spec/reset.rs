@@ -1,0 +1,255 @@
+//! When the counter starts again, apart from the date an ID prints: `SO20261127-00042`
+//! numbering per year (`date = "%Y%m%d", reset = "year"`), or `DOC-2026-11-27-000123` never
+//! starting again (`reset = "never"`).
+//!
+//! The counter row an ID draws from is read off the date the ID prints: the printed date is
+//! read back, and the reset period is taken of the day it names. Two IDs that print the same
+//! date therefore always draw from the same counter, and so never repeat a number, whatever the
+//! clock or the document's date did. A reset the printed date cannot tell (`reset = "day"`
+//! under `date = "%Y%m"`) is refused when the spec is built.
+
+use chrono::format::{parse, Parsed, StrftimeItems};
+use chrono::{Datelike, NaiveDate, Weekday};
+
+use super::{FiscalYear, Spec, SpecBuilder};
+use crate::error::SpecError;
+
+/// When a counter starts again at its first number ([`SpecBuilder::reset`]). Without one, it
+/// starts again whenever the printed date changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reset {
+    /// Every day.
+    Day,
+    /// Every ISO week (Monday to Sunday; the week of 31 December 2026 is `2026-W53`).
+    Week,
+    /// Every month.
+    Month,
+    /// Every calendar quarter.
+    Quarter,
+    /// Every half-year (January and July).
+    HalfYear,
+    /// Every calendar year.
+    Year,
+    /// Every fiscal year ([`SpecBuilder::fiscal_year`] says when it starts).
+    FiscalYear,
+    /// Never: one counter for ever, whatever the date prints (CosId's date prefix).
+    Never,
+}
+
+impl Reset {
+    /// Every reset, in the order of [`Reset::name`]s a message lists.
+    pub const ALL: [Reset; 8] = [
+        Reset::Day,
+        Reset::Week,
+        Reset::Month,
+        Reset::Quarter,
+        Reset::HalfYear,
+        Reset::Year,
+        Reset::FiscalYear,
+        Reset::Never,
+    ];
+
+    /// As the derive's `reset = "…"` and the recorded shape spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reset::Day => "day",
+            Reset::Week => "week",
+            Reset::Month => "month",
+            Reset::Quarter => "quarter",
+            Reset::HalfYear => "half-year",
+            Reset::Year => "year",
+            Reset::FiscalYear => "fiscal-year",
+            Reset::Never => "never",
+        }
+    }
+
+    /// Reads a [`Reset::name`].
+    pub fn parse(text: &str) -> Result<Reset, SpecError> {
+        Reset::ALL
+            .into_iter()
+            .find(|reset| reset.name() == text)
+            .ok_or_else(|| SpecError::ResetUnknown(text.to_owned()))
+    }
+
+    /// What a printed date must tell for this reset.
+    fn needs(self, fiscal: Option<FiscalYear>) -> &'static [Grain] {
+        use Grain::*;
+        match self {
+            Reset::Day => &[Day],
+            Reset::Week => &[Day, Week],
+            Reset::Month => &[Day, Month],
+            Reset::Quarter | Reset::HalfYear => &[Day, Month, Quarter],
+            Reset::Year => &[Day, Month, Quarter, Year],
+            // A year starting on the 1st of a month is told by the month.
+            Reset::FiscalYear if fiscal.is_some_and(|f| f.day() == 1) => &[Day, Month],
+            Reset::FiscalYear => &[Day],
+            Reset::Never => &[],
+        }
+    }
+
+    /// The counter row of the period `day` falls in: text that sorts as the periods do.
+    fn row(self, day: NaiveDate, fiscal: Option<FiscalYear>) -> String {
+        let quarter = day.month0() / 3 + 1;
+        match self {
+            Reset::Day => day.format("%Y-%m-%d").to_string(),
+            Reset::Week => day.format("%G-W%V").to_string(),
+            Reset::Month => day.format("%Y-%m").to_string(),
+            Reset::Quarter => format!("{}-Q{quarter}", day.year()),
+            Reset::HalfYear => format!("{}-H{}", day.year(), (quarter + 1) / 2),
+            Reset::Year => day.year().to_string(),
+            Reset::FiscalYear => match fiscal {
+                Some(year) => format!("FY{}", year.name_year(day)),
+                None => day.year().to_string(), // refused when built
+            },
+            Reset::Never => String::new(),
+        }
+    }
+}
+
+impl std::fmt::Display for Reset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How much of a day a printed date tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Grain {
+    Day,
+    /// The week (ISO, or `%W`/`%U` with the year): not the month nor, around New Year, the
+    /// calendar year.
+    Week,
+    Month,
+    Quarter,
+    Year,
+}
+
+/// A day the printed date `text` (of `pattern`) names, and how much of it the text tells.
+fn read(pattern: &str, text: &str) -> Option<(NaiveDate, Grain)> {
+    let mut parsed = Parsed::new();
+    parse(&mut parsed, text, StrftimeItems::new(pattern)).ok()?;
+    if let Ok(day) = parsed.to_naive_date() {
+        return Some((day, Grain::Day));
+    }
+    // The first day of the coarsest period the text tells, found by filling in the rest.
+    [Grain::Week, Grain::Month, Grain::Quarter, Grain::Year]
+        .into_iter()
+        .find_map(|grain| {
+            let mut guess = parsed.clone();
+            match grain {
+                Grain::Week => guess.set_weekday(Weekday::Mon).ok()?,
+                Grain::Month => guess.set_day(1).ok()?,
+                Grain::Quarter => {
+                    guess.set_month(i64::from(parsed.quarter()?) * 3 - 2).ok()?;
+                    guess.set_day(1).ok()?;
+                }
+                Grain::Year | Grain::Day => {
+                    guess.set_month(1).ok()?;
+                    guess.set_day(1).ok()?;
+                }
+            }
+            Some((guess.to_naive_date().ok()?, grain))
+        })
+}
+
+impl SpecBuilder {
+    /// When the counter starts again (default: whenever the printed date changes). The date
+    /// still prints as its pattern says: `date("%Y%m%d").reset(Reset::Year)` prints the day
+    /// and numbers per year, `reset(Reset::Never)` keeps one counter for ever. The printed date
+    /// must tell the reset's period apart (a day for `Day`, a year for `Year`), so that two
+    /// periods never print the same IDs from two counters; without a date part, only `Never`.
+    /// Recorded in the [shape](Spec::shape) (`{reset:year}`).
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use diesel_seqgen_core::{Reset, Spec};
+    ///
+    /// let orders = Spec::builder("orders").prefix("SO").date("%Y%m%d-").pad(5).reset(Reset::Year).build()?;
+    /// let day = orders.period_at(Utc.with_ymd_and_hms(2026, 11, 27, 9, 0, 0).unwrap());
+    /// assert_eq!(orders.format(&day, 42), "SO20261127-00042");
+    /// assert_eq!(orders.counter_period(&day), "2026", "one counter for all of 2026");
+    ///
+    /// let docs = Spec::builder("docs").prefix("DOC-").date("%Y-%m-%d-").reset(Reset::Never).build()?;
+    /// assert_eq!(docs.counter_period("2026-11-27-"), "");
+    /// assert!(Spec::builder("x").date("%Y%m").reset(Reset::Day).build().is_err());
+    /// # Ok::<(), diesel_seqgen_core::SpecError>(())
+    /// ```
+    pub fn reset(mut self, reset: Reset) -> Self {
+        self.reset = Some(reset);
+        self
+    }
+}
+
+impl Spec {
+    /// When the counter starts again, if not whenever the printed date changes
+    /// ([`SpecBuilder::reset`]).
+    pub fn reset(&self) -> Option<Reset> {
+        self.reset
+    }
+
+    /// The `db_key` period of the counter that IDs printing the date part `printed` draw
+    /// from: `printed` itself without a [reset](SpecBuilder::reset), else the reset's period
+    /// of the day it names (`2026` for `20261127` under `Reset::Year`, empty under
+    /// `Reset::Never`).
+    pub fn counter_period(&self, printed: &str) -> String {
+        let Some(reset) = self.reset else {
+            return printed.to_owned();
+        };
+        if reset == Reset::Never {
+            return String::new();
+        }
+        match read(&self.date, printed) {
+            Some((day, grain)) if reset.needs(self.fiscal).contains(&grain) => {
+                reset.row(day, self.fiscal)
+            }
+            // Never for a date this spec printed (the build read its dates back): a counter
+            // of its own, apart from every reset's rows.
+            _ => format!("?{printed}"),
+        }
+    }
+
+    /// A period of this spec from its printed date part, with the counter it draws from.
+    pub fn period(&self, printed: String) -> super::Period {
+        let counter = self.reset.map(|_| self.counter_period(&printed).into());
+        super::Period::with_counter(printed, counter)
+    }
+}
+
+/// Refuses a reset the date pattern cannot tell, or that does not go with `fiscal`.
+pub(super) fn check_reset(
+    reset: Option<Reset>,
+    pattern: &str,
+    fiscal: Option<FiscalYear>,
+) -> Option<SpecError> {
+    let reset = reset?;
+    if reset == Reset::FiscalYear && fiscal.is_none() {
+        return Some(SpecError::ResetNeedsFiscal);
+    }
+    if fiscal.is_some() && reset != Reset::FiscalYear {
+        return Some(SpecError::FiscalWithReset(reset));
+    }
+    if reset == Reset::Never {
+        return None;
+    }
+    // Days a pattern reads back differently from, if any: a leap day, New Year's ISO week.
+    let tells = [(2026, 9, 30), (2024, 2, 29), (2026, 12, 31), (2027, 1, 1)]
+        .into_iter()
+        .all(|(y, m, d)| {
+            use std::fmt::Write;
+            let Some(moment) =
+                NaiveDate::from_ymd_opt(y, m, d).and_then(|d| d.and_hms_opt(9, 0, 0))
+            else {
+                return false;
+            };
+            let mut printed = String::new();
+            // A pattern chrono cannot format is refused as a date pattern already.
+            write!(printed, "{}", moment.and_utc().format(pattern)).is_ok()
+                && read(pattern, &printed)
+                    .is_some_and(|(_, grain)| reset.needs(fiscal).contains(&grain))
+        });
+    (!tells).then(|| SpecError::ResetFinerThanDate {
+        reset,
+        pattern: pattern.to_owned(),
+    })
+}

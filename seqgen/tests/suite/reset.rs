@@ -8,7 +8,9 @@
 
 use crate::common;
 
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Barrier};
+use std::thread;
 
 use chrono::{DateTime, NaiveDate, TimeDelta, TimeZone, Utc};
 use common::{TestConnection, TestDb};
@@ -16,7 +18,7 @@ use diesel::prelude::*;
 use diesel_seqgen::admin::{self, IdColumn};
 use diesel_seqgen::clock::FixedClock;
 use diesel_seqgen::insert::Insert;
-use diesel_seqgen::{DistributedId, Generator, Reset, Spec, TimeZone as Zone};
+use diesel_seqgen::{DistributedId, Error, Generator, Reset, Spec, TimeZone as Zone};
 
 backend_tests!(
     a_year_of_printed_days_is_one_counter,
@@ -25,6 +27,7 @@ backend_tests!(
     an_iso_week_of_printed_days_spans_new_year,
     the_derive_resets_per_year_and_never_through_insert_into,
     the_derive_resets_per_year_and_never_after_use_pool,
+    threads_numbering_days_of_two_years_never_repeat_a_years_number,
 );
 
 fn utc(y: i32, m: u32, d: u32, h: u32, mi: u32, s: u32) -> DateTime<Utc> {
@@ -305,4 +308,80 @@ where
         highest,
         [("2025", number(orders[1])), ("2026", number(orders[4]))]
     );
+}
+
+/// Threads insert documents dated on four days across New Year, one a transaction, one in
+/// ten rolled back, after `use_pool`: no year's number is handed out on two days (batched, per
+/// year), and the committed numbers of the key that never resets are exactly 1..N (gapless).
+fn threads_numbering_days_of_two_years_never_repeat_a_years_number<C>(db: TestDb<C>)
+where
+    C: TestConnection + diesel_seqgen::IdConnection,
+    Vec<Order>: Insert<reset_docs::table, C>,
+{
+    const THREADS: usize = 4;
+    const PER_THREAD: usize = 20;
+    let table = "CREATE TABLE reset_docs (id VARCHAR(30) PRIMARY KEY, \
+                 doc_no VARCHAR(30) NOT NULL, issued_on DATE NOT NULL)";
+    let scratch = common::scratch_with_table(&db, "reset_threads", table, None);
+    diesel_seqgen::global::use_pool(scratch.pool(4)).unwrap();
+    let days = [(2025, 12, 30), (2025, 12, 31), (2026, 1, 1), (2026, 1, 2)]
+        .map(|(y, m, d)| NaiveDate::from_ymd_opt(y, m, d).unwrap());
+    let barrier = Arc::new(Barrier::new(THREADS));
+    let rows: Vec<Order> = thread::scope(|s| {
+        let workers: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let (barrier, scratch) = (barrier.clone(), &scratch);
+                s.spawn(move || {
+                    let mut conn = scratch.connect();
+                    barrier.wait();
+                    let mut mine = Vec::new();
+                    for i in 0..PER_THREAD {
+                        let mut order = vec![Order {
+                            id: String::new(),
+                            doc_no: String::new(),
+                            issued_on: days[(t + i) % days.len()],
+                        }];
+                        let rollback = (t * PER_THREAD + i) % 10 == 0;
+                        // A deadlock between first numbers on MySQL is run again, as an
+                        // application does.
+                        let done = diesel_seqgen::retry_transaction(&mut conn, |conn| {
+                            diesel_seqgen::insert_into(reset_docs::table)
+                                .values(&mut order)
+                                .execute(conn)?;
+                            if rollback {
+                                return Err(Error::Database(
+                                    diesel::result::Error::RollbackTransaction,
+                                ));
+                            }
+                            Ok(())
+                        });
+                        if done.is_ok() {
+                            mine.extend(order);
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    assert_eq!(rows.len(), THREADS * PER_THREAD * 9 / 10);
+    let mut per_year: BTreeMap<&str, HashSet<u64>> = BTreeMap::new();
+    for row in &rows {
+        assert!(row
+            .id
+            .starts_with(&row.issued_on.format("SO%Y%m%d-").to_string()));
+        let fresh = per_year
+            .entry(&row.id[2..6])
+            .or_default()
+            .insert(number(&row.id));
+        assert!(fresh, "{} repeats a number of its year", row.id);
+    }
+    assert_eq!(per_year.len(), 2, "{per_year:?}");
+    let mut docs: Vec<u64> = rows.iter().map(|row| number(&row.doc_no)).collect();
+    docs.sort_unstable();
+    assert_eq!(docs, (1..=rows.len() as u64).collect::<Vec<_>>());
 }

@@ -33,6 +33,8 @@ fuzz_target!(|input: Input| {
         .unwrap_or_else(|e| panic!("{spec:?}: its shape {:?} reads back as {e}", spec.shape()));
     assert_eq!(read_back.shape(), spec.shape());
     assert_eq!(read_back.format(&period, 1), first, "{spec:?}");
+    // The reset comes back: the same printed date draws from the same counter.
+    assert_eq!(read_back.counter_period(&period), spec.counter_period(&period), "{spec:?}");
     // The step and its remainder come back too: a later counter prints the same number.
     let later = spec.counter_start().max(2).min(spec.capacity());
     assert_eq!(

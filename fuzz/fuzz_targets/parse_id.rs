@@ -1,5 +1,5 @@
 //! Parsing an ID with a spec, for every policy (widen, letters, cycle, series, check
-//! characters, scopes printed or not, obfuscation, steps): never a panic; an ID the spec formats parses back to its
+//! characters, scopes printed or not, obfuscation, steps, resets): never a panic; an ID the spec formats parses back to its
 //! counter; and whenever an arbitrary text parses, formatting what it parsed to gives the text.
 #![no_main]
 
@@ -32,6 +32,12 @@ fuzz_target!(|input: Input| {
     // Any scope the runtime takes: not empty (it refuses that), whatever its characters.
     let scope = if input.scope.is_empty() { "s" } else { input.scope.as_str() };
     let printed_scope = spec.prints_scope().then(|| scope.to_owned());
+    // A printed date always reads back to its reset's counter (the build checked it can).
+    let counter_period = spec.counter_period(&period);
+    match spec.reset() {
+        None => assert_eq!(counter_period, period),
+        Some(_) => assert!(!counter_period.starts_with('?'), "{spec:?}: {period:?} read no counter"),
+    }
     for &counter in input.counters.iter().take(16) {
         let counter = 1 + counter % spec.capacity().min(u64::MAX - 1);
         let id = spec.format_in_scope(scope, &period, counter);
@@ -65,6 +71,7 @@ fuzz_target!(|input: Input| {
             None => continue,
         };
         let scope = parts.scope.as_deref().unwrap_or("");
+        let _ = spec.counter_period(&parts.period); // any text that parses: never a panic
         assert_eq!(
             spec.format_in_scope(scope, &parts.period, counter),
             id,

@@ -1,13 +1,14 @@
 //! A spec from arbitrary input: every setting a user can type (steps, starts, printed scopes,
-//! quarters and fiscal years too), with values drawn both from
+//! quarters, fiscal years and resets too), with values drawn both from
 //! the ones seqgen documents and from arbitrary text.
 
 use arbitrary::Arbitrary;
-use diesel_seqgen_core::{Check, FiscalYear, Overflow, Spec, SpecBuilder, TimeZone};
+use diesel_seqgen_core::{Check, FiscalYear, Overflow, Reset, Spec, SpecBuilder, TimeZone};
 
 /// Date patterns users write, and arbitrary text beside them.
 const DATES: &[&str] = &[
     "", "%Y", "%y", "%y%m", "%Y%m%d", "%Y%m%d%H", "%-d", "%j", "%G-W%V", "%q-%Y", "FY%Y-Q%q",
+    "%Y%m%d-", "%d.%m.%Y", "Q%q-%Y", "%Y-W%W",
 ];
 const TEMPLATES: &[&str] = &[
     "{prefix}{date}{seq}",
@@ -61,6 +62,8 @@ pub struct SpecInput {
     pub start: Option<u64>,
     /// A fiscal year's first month and day, and whether its end names it.
     pub fiscal: Option<(u8, u8, bool)>,
+    /// A reset apart from the printed date, one of [`Reset::ALL`].
+    pub reset: Option<u8>,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -120,6 +123,9 @@ impl SpecInput {
             if let Ok(year) = FiscalYear::starting(u32::from(month % 13), u32::from(day % 30)) {
                 builder = builder.fiscal_year(if end { year.named_by_end() } else { year });
             }
+        }
+        if let Some(reset) = self.reset {
+            builder = builder.reset(Reset::ALL[usize::from(reset) % Reset::ALL.len()]);
         }
         builder
     }

@@ -129,6 +129,32 @@ enum Grain {
 fn read(pattern: &str, text: &str) -> Option<(NaiveDate, Grain)> {
     let mut parsed = Parsed::new();
     parse(&mut parsed, text, StrftimeItems::new(pattern)).ok()?;
+    // A two-digit year alone is 1970 to 2069 to chrono; beside a field that says more (a
+    // weekday, an ISO year), another century may be the one that agrees with it. The order is
+    // fixed, so a text always reads to the same day.
+    let two_digits = parsed.year().is_none() && parsed.year_div_100().is_none();
+    let iso_two_digits = parsed.isoyear().is_none() && parsed.isoyear_div_100().is_none();
+    let centuries: &[Option<i64>] = match (parsed.year_mod_100(), parsed.isoyear_mod_100()) {
+        (Some(_), _) if two_digits => &[None, Some(20), Some(21), Some(19)],
+        (_, Some(_)) if iso_two_digits => &[None, Some(20), Some(21), Some(19)],
+        _ => &[None],
+    };
+    centuries.iter().find_map(|&century| {
+        let mut parsed = parsed.clone();
+        if let Some(century) = century {
+            if two_digits && parsed.year_mod_100().is_some() {
+                parsed.set_year_div_100(century).ok()?;
+            }
+            if iso_two_digits && parsed.isoyear_mod_100().is_some() {
+                parsed.set_isoyear_div_100(century).ok()?;
+            }
+        }
+        read_parsed(&parsed)
+    })
+}
+
+/// [`read`] of what the text gave.
+fn read_parsed(parsed: &Parsed) -> Option<(NaiveDate, Grain)> {
     if let Ok(day) = parsed.to_naive_date() {
         return Some((day, Grain::Day));
     }
@@ -232,22 +258,29 @@ pub(super) fn check_reset(
     if reset == Reset::Never {
         return None;
     }
-    // Days a pattern reads back differently from, if any: a leap day, New Year's ISO week.
-    let tells = [(2026, 9, 30), (2024, 2, 29), (2026, 12, 31), (2027, 1, 1)]
-        .into_iter()
-        .all(|(y, m, d)| {
-            use std::fmt::Write;
-            let Some(moment) =
-                NaiveDate::from_ymd_opt(y, m, d).and_then(|d| d.and_hms_opt(9, 0, 0))
-            else {
-                return false;
-            };
-            let mut printed = String::new();
-            // A pattern chrono cannot format is refused as a date pattern already.
-            write!(printed, "{}", moment.and_utc().format(pattern)).is_ok()
-                && read(pattern, &printed)
-                    .is_some_and(|(_, grain)| reset.needs(fiscal).contains(&grain))
-        });
+    // Days a pattern reads back differently from, if any: a leap day, New Year's ISO week,
+    // two-digit years past 2069, and the last year a period is taken in (`u32` seconds).
+    let tells = [
+        (2026, 9, 30),
+        (2024, 2, 29),
+        (2026, 12, 31),
+        (2027, 1, 1),
+        (2070, 1, 1),
+        (2105, 8, 31),
+    ]
+    .into_iter()
+    .all(|(y, m, d)| {
+        use std::fmt::Write;
+        let Some(moment) = NaiveDate::from_ymd_opt(y, m, d).and_then(|d| d.and_hms_opt(9, 0, 0))
+        else {
+            return false;
+        };
+        let mut printed = String::new();
+        // A pattern chrono cannot format is refused as a date pattern already.
+        write!(printed, "{}", moment.and_utc().format(pattern)).is_ok()
+            && read(pattern, &printed)
+                .is_some_and(|(_, grain)| reset.needs(fiscal).contains(&grain))
+    });
     (!tells).then(|| SpecError::ResetFinerThanDate {
         reset,
         pattern: pattern.to_owned(),

@@ -105,6 +105,16 @@ fn partial_dates_tell_the_periods_they_print() {
         "2026-11-27"
     );
     assert_eq!(spec("", Reset::Never).counter_period(""), "");
+    // A two-digit year beside a weekday reads in the century the weekday agrees with.
+    let dated = spec("%y%m%d %a", Reset::Day);
+    assert_eq!(
+        dated.counter_period(&dated.period_at(at(2070, 1, 1))),
+        "2070-01-01"
+    );
+    assert_eq!(
+        dated.counter_period(&dated.period_at(at(2026, 1, 1))),
+        "2026-01-01"
+    );
 }
 
 #[test]

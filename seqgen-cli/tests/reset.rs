@@ -1,7 +1,7 @@
 //! The command on a key whose counter resets apart from its printed date
 //! (`SO{date:%Y%m%d-}{seq:5}{reset:year}`): `keys` shows one row per year, `gaps` checks a
 //! year's counter against IDs of all its days, `check` sees a counter behind its table and
-//! `adopt` raises the year's row.
+//! `adopt` raises the year's row, `prune` deletes years.
 #![cfg(feature = "sqlite")]
 
 use std::sync::Arc;
@@ -106,4 +106,25 @@ fn every_tool_reads_the_reset_from_the_shape() {
     expect(&seqgen(Some(url), &check), 0);
     assert_eq!(insert((26, 12, 31)), "SO20261231-00010");
     assert_eq!(insert((27, 1, 2)), "SO20270102-00002");
+
+    // `prune` takes the reset's periods: 2026's row goes, 2027's (the newest) stays.
+    let prune = [
+        "prune",
+        "--key",
+        "orders",
+        "--min-age-secs",
+        "0",
+        "--before",
+    ];
+    let run = seqgen(Some(url), &[&prune[..], &["20261231-"]].concat());
+    expect(&run, 2);
+    assert!(run.err.contains("is not a period"), "{}", run.err);
+    let run = seqgen(Some(url), &[&prune[..], &["2027"]].concat());
+    expect(&run, 0);
+    let keys = seqgen(Some(url), &["keys", "--key", "orders"]);
+    assert!(
+        !keys.out.contains(" 2026 ") && keys.out.contains(" 2027 "),
+        "{}",
+        keys.out
+    );
 }

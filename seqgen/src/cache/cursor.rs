@@ -63,7 +63,9 @@ impl Default for Cursor {
 impl Cursor {
     /// Moves to the period `now` falls in. What the blocks of the period that ended still
     /// hold is left behind, to be given back to its counter: no ID is ever stamped with a
-    /// period it was not reserved for. Whether the period changed.
+    /// period it was not reserved for. A printed date that draws from the same counter as the
+    /// last (a [reset](diesel_seqgen_core::Reset)) keeps the blocks: their numbers are that
+    /// counter's, whichever of its dates prints them. Whether the counter changed.
     pub(crate) fn roll_to(&mut self, spec: &Spec, clock: &dyn Clock) -> bool {
         if self.period_second == clock.unix_second() {
             return false;
@@ -74,7 +76,14 @@ impl Cursor {
         if text == self.period.text {
             return false;
         }
-        let old = std::mem::replace(&mut self.period, spec.period(text));
+        let new = spec.period(text);
+        if new.counter() == self.period.counter() {
+            // Another date printed from the same counter (a reset): its blocks go on.
+            self.period = new;
+            self.period_id = period_texts::id_of(&self.period.text);
+            return false;
+        }
+        let old = std::mem::replace(&mut self.period, new);
         let unused = self.left() + self.spare.as_ref().map_or(0, |s| s.end - s.start);
         if unused > 0 {
             event!(

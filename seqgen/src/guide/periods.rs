@@ -1,8 +1,9 @@
-//! # Periods: calendar dates, quarters and ISO weeks, fiscal years and the document's own date
+//! # Periods: calendar dates, quarters and ISO weeks, fiscal years, resets and the document's own date
 //!
 //! A spec with a date part counts from 1 (or its `start`) in every period, each period its own
 //! `db_key` row: `date = "%y%m"` a month, `date = "%Y"` a calendar year, in the time zone `tz`
-//! says. Two things accountants ask for change what the period is.
+//! says. By default the period is what the date prints; `reset` counts per a longer one (below),
+//! and fiscal years and the document's own date change which period a number is taken in.
 //!
 //! ## Quarters and ISO weeks
 //!
@@ -12,7 +13,7 @@
 //! of October in the spec's zone. An ISO week belongs to the ISO year of its Thursday: 31
 //! December 2026 and 1 January 2027 are both week 53 of 2026, and share its counter; use `%G`
 //! with `%V`, never `%Y`, or that week would be two periods printed alike. Fiscal quarters are
-//! below; half-years have no strftime field, and are not periods seqgen knows yet.
+//! below; half-years have no strftime field: count per half-year with `reset = "half-year"`.
 //!
 //! ```
 //! use chrono::{TimeZone, Utc};
@@ -55,6 +56,74 @@
 //! let april = invoices.period_at(Utc.with_ymd_and_hms(2027, 4, 1, 0, 0, 0).unwrap());
 //! assert_eq!(invoices.format(&march, 1), "INV-FY2026-00001");
 //! assert_eq!(invoices.format(&april, 1), "INV-FY2027-00001");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## The reset apart from the printed date
+//!
+//! `reset` says when the counter starts again, whatever the date prints: `day`, `week` (ISO),
+//! `month`, `quarter`, `half-year`, `year`, `fiscal-year` (with `fiscal`) or `never`. With
+//! `date = "%Y%m%d-"` and `reset = "year"`, `SO20261127-00042` prints the day and is the 42nd
+//! order of 2026; `reset = "never"` keeps one counter for ever under a date prefix
+//! (`DOC-2026-11-27-000123`, CosId's default). Without it, the counter starts again whenever the
+//! printed date changes, as before. On the builder:
+//! [`SpecBuilder::reset`](crate::SpecBuilder::reset) with a [`Reset`](crate::Reset).
+//!
+//! The counter is read off the printed date: the date an ID prints is read back, and the
+//! counter is that of the reset's period of the day it names (`db_key.period` holds `2026`,
+//! `2026-Q3`, `2026-H2`, `2026-W53`, `2026-11`, `2026-11-27`, `FY2026`, or `""` for `never`).
+//! So two IDs printing the same date always draw from the same counter, and a reset the date
+//! cannot tell is a compile error at the token: `reset = "day"` under `date = "%Y%m"` (every
+//! day of a month would print the same IDs from its own counter), `reset = "year"` under
+//! `%G-W%V` (the ISO year is not the calendar year around New Year). `never` goes with any date.
+//! A batched key's block belongs to its counter: when the clock's date changes within the
+//! reset's period, the block goes on serving under the new date. Documents dated with
+//! `period_from` are served per date, each from a block of its own, so a batched key numbering
+//! documents of many dates leaves up to a block's numbers unused per date (holes, given back at
+//! `release` when no one took numbers since): a key whose IDs should run on without holes
+//! across dates is gapless, as the `doc` number below.
+//!
+//! The key's recorded shape says it (`{reset:year}`), so `seqgen keys` shows one row per year,
+//! and `gaps`, `check` and `adopt` read every ID of the year into the year's counter (`seqgen
+//! gaps --period 20261127-` checks all of 2026; a missing number has no date of its own, so it
+//! is shown without an ID). `prune --before 2025` deletes the rows of years before 2025. The
+//! capacity is the counter's: `pad = 5` holds 99,999 orders a year, not a day.
+//!
+//! ```
+//! use chrono::NaiveDate;
+//! use diesel::prelude::*;
+//! use diesel_seqgen::DistributedId;
+//!
+//! diesel::table! { orders (number) { number -> Text, doc -> Text, issued_on -> Date } }
+//!
+//! #[derive(Insertable, DistributedId)]
+//! #[diesel(table_name = orders)]
+//! struct NewOrder {
+//!     #[distributed_id(prefix = "SO", date = "%Y%m%d-", pad = 5, reset = "year", period_from = "issued_on")]
+//!     number: String,
+//!     #[distributed_id(key = "docs", prefix = "DOC-", date = "%Y-%m-%d-", reset = "never", gapless, period_from = "issued_on")]
+//!     doc: String,
+//!     issued_on: NaiveDate,
+//! }
+//!
+//! let mut conn = SqliteConnection::establish(":memory:")?;
+//! diesel_seqgen::run_migrations(&mut conn)?;
+//! diesel::sql_query("CREATE TABLE orders (number TEXT PRIMARY KEY, doc TEXT, issued_on DATE NOT NULL)")
+//!     .execute(&mut conn)?;
+//! let on = |y, m, d| NewOrder { number: String::new(), doc: String::new(), issued_on: NaiveDate::from_ymd_opt(y, m, d).unwrap() };
+//! for day in [on(2025, 12, 31), on(2026, 1, 1), on(2026, 1, 2)] {
+//!     let mut order = vec![day];
+//!     conn.transaction(|conn| diesel_seqgen::insert_into(orders::table).values(&mut order).execute(conn))?;
+//! }
+//! let numbers: Vec<String> = orders::table.select(orders::number).order(orders::issued_on).load(&mut conn)?;
+//! assert_eq!(numbers[0], "SO20251231-00001");
+//! assert_eq!(numbers[1], "SO20260101-00001", "2026 starts again at 1");
+//! let docs: Vec<String> = orders::table.select(orders::doc).order(orders::issued_on).load(&mut conn)?;
+//! assert_eq!(docs, ["DOC-2025-12-31-000001", "DOC-2026-01-01-000002", "DOC-2026-01-02-000003"]);
+//!
+//! // Refused when built: a reset the printed date cannot tell.
+//! let daily = diesel_seqgen::Spec::builder("x").date("%Y%m").reset(diesel_seqgen::Reset::Day).build();
+//! assert!(daily.is_err());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -22,6 +22,7 @@ use diesel_seqgen::{DistributedId, Error, Generator, Reset, Spec, TimeZone as Zo
 
 backend_tests!(
     a_year_of_printed_days_is_one_counter,
+    a_block_goes_on_across_printed_days_of_its_counter,
     a_never_key_counts_on_over_two_years,
     a_quarter_of_printed_days_starts_at_local_midnight,
     an_iso_week_of_printed_days_spans_new_year,
@@ -100,6 +101,40 @@ fn a_year_of_printed_days_is_one_counter<C: TestConnection>(db: TestDb<C>) {
         .map(|row| (row.period.as_str(), row.current_value))
         .collect();
     assert_eq!(periods, [("2026", 2), ("2027", 2)]);
+}
+
+/// A generator's block is its counter's, not its printed day's: past midnight it goes on
+/// serving the year's numbers under the new date, though another instance reserved meanwhile
+/// (which would keep the block from going back to the counter, leaving a hole); at New Year
+/// the next year's counter starts at 1.
+fn a_block_goes_on_across_printed_days_of_its_counter<C: TestConnection>(db: TestDb<C>) {
+    let mut conn = db.connect();
+    let spec = Spec::builder(db.key("orders"))
+        .prefix("SO")
+        .date("%Y%m%d-")
+        .pad(5)
+        .reset(Reset::Year)
+        .build()
+        .unwrap();
+    let clock = Arc::new(FixedClock::new(utc(2026, 12, 30, 23, 59, 59)));
+    let generator = Generator::builder().clock(clock.clone()).build();
+    let other = Generator::builder().clock(clock.clone()).build();
+    assert_eq!(
+        generator.next_id(&mut conn, &spec).unwrap(),
+        "SO20261230-00001"
+    );
+    assert_eq!(other.next_id(&mut conn, &spec).unwrap(), "SO20261230-00101");
+    clock.set(utc(2026, 12, 31, 0, 0, 0));
+    assert_eq!(
+        generator.next_id(&mut conn, &spec).unwrap(),
+        "SO20261231-00002"
+    );
+    assert_eq!(other.next_id(&mut conn, &spec).unwrap(), "SO20261231-00102");
+    clock.set(utc(2027, 1, 1, 0, 0, 0));
+    assert_eq!(
+        generator.next_id(&mut conn, &spec).unwrap(),
+        "SO20270101-00001"
+    );
 }
 
 /// `DOC-2026-12-31-000001`, then `DOC-2027-01-01-000002` and a year later `…-000003`.

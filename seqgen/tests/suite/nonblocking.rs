@@ -127,6 +127,8 @@ async_tests!(
     numbers_after_the_commit_from_three_tasks,
 );
 
+mod reset;
+
 fn spec(db: &TestDb<impl TestConnection>, name: &str, batch: u32) -> Spec {
     Spec::builder(db.key(name))
         .prefix("A")

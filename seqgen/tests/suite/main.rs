@@ -49,6 +49,7 @@ mod quarters_and_weeks;
 mod release;
 mod replication;
 mod reset;
+mod reset_deferred;
 mod scoped;
 #[cfg(feature = "postgres")]
 mod servers;

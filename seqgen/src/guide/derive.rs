@@ -54,6 +54,7 @@
 //! | `batch = 100` | `100` | numbers reserved per database round trip |
 //! | `key = "users"` | the Diesel table name | the `db_key` counter to draw from |
 //! | `start = 1000` | `1` | the first number of every period (numbering from 1000 at go-live); the key row's `start_value`, set with `seqgen set-start`, wins |
+//! | `reset = "year"` | the date's | when the counter starts again, apart from the printed date: `day`, `week`, `month`, `quarter`, `half-year`, `year`, `fiscal-year`, `never`. See [periods](super::periods#the-reset-apart-from-the-printed-date) |
 //! | `step = 10` | `1` | numbers `start, start + step, …` (10, 20, 30 with `start = 10`); the counter counts IDs. See [policies](super::policies#steps-between-numbers) |
 //! | `gapless` | batched | numbers taken in the inserting transaction: [gapless](super::gapless) |
 //! | `nowait` | waits | with `gapless`: fail with `Error::Busy` instead of waiting for the counter row |

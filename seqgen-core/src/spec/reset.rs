@@ -96,7 +96,7 @@ impl Reset {
             Reset::Week => day.format("%G-W%V").to_string(),
             Reset::Month => day.format("%Y-%m").to_string(),
             Reset::Quarter => format!("{}-Q{quarter}", day.year()),
-            Reset::HalfYear => format!("{}-H{}", day.year(), (quarter + 1) / 2),
+            Reset::HalfYear => format!("{}-H{}", day.year(), quarter.div_ceil(2)),
             Reset::Year => day.year().to_string(),
             Reset::FiscalYear => match fiscal {
                 Some(year) => format!("FY{}", year.name_year(day)),

@@ -50,6 +50,7 @@ mod release;
 mod replication;
 mod reset;
 mod reset_deferred;
+mod reset_documents;
 mod scoped;
 #[cfg(feature = "postgres")]
 mod servers;

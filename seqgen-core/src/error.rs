@@ -176,19 +176,9 @@ pub enum SpecError {
     FiscalYear(String),
     /// A fiscal year with a date pattern that is empty or prints more than years.
     FiscalPattern(String),
-    /// A `reset` that is none of [`Reset::ALL`](crate::Reset::ALL).
-    ResetUnknown(String),
-    /// A reset whose periods the printed date does not tell apart.
-    ResetFinerThanDate {
-        /// The reset.
-        reset: crate::Reset,
-        /// The date pattern.
-        pattern: String,
-    },
-    /// `reset = "fiscal-year"` without `fiscal`.
-    ResetNeedsFiscal,
-    /// `fiscal` with a reset other than the fiscal year.
-    FiscalWithReset(crate::Reset),
+    /// A `reset` that is unknown, that the date part cannot tell, or that does not go with
+    /// `fiscal`: the message says which and what to do.
+    Reset(String),
     /// A setting that needs a feature this build leaves off (`check` needs
     /// `check-characters`, `obfuscate` needs `obfuscate`): the message says how to turn it on.
     FeatureOff {
@@ -212,9 +202,7 @@ impl SpecError {
             ScopePrinted(_) => Setting::Format,
             ObfuscationKey(_) => Setting::Obfuscate,
             FiscalYear(_) | FiscalPattern(_) => Setting::Fiscal,
-            ResetUnknown(_) | ResetFinerThanDate { .. } | ResetNeedsFiscal | FiscalWithReset(_) => {
-                Setting::Reset
-            }
+            Reset(_) => Setting::Reset,
             PrefixNotPrintable(_) | NumericWithPrefix => Setting::Prefix,
             UnknownDateSpecifier { .. }
             | SubSecondDate(_)
@@ -370,31 +358,7 @@ impl fmt::Display for SpecError {
                  specifiers, the fiscal quarter (`%q`) and text only (`FY%Y`, `%y`, \
                  `FY%Y-Q%q`); got {pattern:?}"
             ),
-            ResetUnknown(text) => write!(
-                f,
-                "`reset` must be one of {}; got {text:?}",
-                crate::Reset::ALL.map(|r| format!("\"{r}\"")).join(", ")
-            ),
-            ResetFinerThanDate { reset, pattern } => write!(
-                f,
-                "`reset = \"{reset}\"` starts the counter again every {what}, but the date part \
-                 {pattern:?} does not print which {what} it is: two of them would print the same \
-                 IDs from two counters. Print it (`%Y%m%d` tells every reset), or reset less \
-                 often (`reset = \"never\"` goes with any date)",
-                what = match reset {
-                    crate::Reset::HalfYear => "half-year",
-                    crate::Reset::FiscalYear => "fiscal year",
-                    other => other.name(),
-                }
-            ),
-            ResetNeedsFiscal => f.write_str(
-                "`reset = \"fiscal-year\"` needs `fiscal = \"MM-DD\"`, the day the fiscal year starts",
-            ),
-            FiscalWithReset(reset) => write!(
-                f,
-                "`fiscal` goes with `reset = \"fiscal-year\"` (print any date, number per fiscal \
-                 year) or with no reset (print the fiscal year); not with `reset = \"{reset}\"`"
-            ),
+            Reset(message) => f.write_str(message),
             CheckNeedsDigits(reason) => write!(
                 f,
                 "`check` covers digits, but {reason}: a typing error there would go unseen"

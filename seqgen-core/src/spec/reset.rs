@@ -69,7 +69,10 @@ impl Reset {
         Reset::ALL
             .into_iter()
             .find(|reset| reset.name() == text)
-            .ok_or_else(|| SpecError::ResetUnknown(text.to_owned()))
+            .ok_or_else(|| {
+                let names = Reset::ALL.map(|r| format!("\"{r}\"")).join(", ");
+                SpecError::Reset(format!("`reset` must be one of {names}; got {text:?}"))
+            })
     }
 
     /// What a printed date must tell for this reset.
@@ -250,10 +253,16 @@ pub(super) fn check_reset(
 ) -> Option<SpecError> {
     let reset = reset?;
     if reset == Reset::FiscalYear && fiscal.is_none() {
-        return Some(SpecError::ResetNeedsFiscal);
+        return Some(SpecError::Reset(
+            "`reset = \"fiscal-year\"` needs `fiscal = \"MM-DD\"`, the day the fiscal year starts"
+                .to_owned(),
+        ));
     }
     if fiscal.is_some() && reset != Reset::FiscalYear {
-        return Some(SpecError::FiscalWithReset(reset));
+        return Some(SpecError::Reset(format!(
+            "`fiscal` goes with `reset = \"fiscal-year\"` (print any date, number per fiscal year) \
+             or with no reset (print the fiscal year); not with `reset = \"{reset}\"`"
+        )));
     }
     if reset == Reset::Never {
         return None;
@@ -281,8 +290,16 @@ pub(super) fn check_reset(
             && read(pattern, &printed)
                 .is_some_and(|(_, grain)| reset.needs(fiscal).contains(&grain))
     });
-    (!tells).then(|| SpecError::ResetFinerThanDate {
-        reset,
-        pattern: pattern.to_owned(),
+    let what = match reset {
+        Reset::FiscalYear => "fiscal year",
+        other => other.name(),
+    };
+    (!tells).then(|| {
+        SpecError::Reset(format!(
+            "`reset = \"{reset}\"` starts the counter again every {what}, but the date part \
+             {pattern:?} does not print which {what} it is: two of them would print the same IDs \
+             from two counters. Print it (`%Y%m%d` tells every reset), or reset less often \
+             (`reset = \"never\"` goes with any date)"
+        ))
     })
 }

@@ -46,6 +46,7 @@ mod preview;
 mod printed_scope;
 mod properties;
 mod quarters_and_weeks;
+mod quarters_and_weeks_derive;
 mod release;
 mod replication;
 mod reset;

@@ -79,4 +79,34 @@ fn every_tool_prints_and_reads_the_scope_in_the_id() {
     expect(&seqgen(Some(url), &check), 0);
     assert_eq!(insert(&mut conn, "GLOBEX"), "GLOBEX-0010");
     assert_eq!(insert(&mut conn, "ACME"), "ACME-0004");
+
+    // `number` gives committed rows numbers in their scope, the scope printed, from a shape
+    // given on the command.
+    conn.batch_execute(
+        "CREATE TABLE refs (id INTEGER PRIMARY KEY, ref TEXT UNIQUE, company TEXT); \
+         INSERT INTO refs (company) VALUES ('ACME'), ('GLOBEX'), ('ACME')",
+    )
+    .unwrap();
+    let number = [
+        "number",
+        "--key",
+        "refs",
+        "--table",
+        "refs",
+        "--column",
+        "ref",
+        "--order-by",
+        "id",
+        "--scope-column",
+        "company",
+        "--shape",
+        "R-{scope}-{seq:3}{scoped}",
+    ];
+    expect(&seqgen(Some(url), &number), 0);
+    let refs: Vec<String> = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(
+        "ref FROM refs ORDER BY id",
+    ))
+    .load(&mut conn)
+    .unwrap();
+    assert_eq!(refs, ["R-ACME-001", "R-GLOBEX-001", "R-ACME-002"]);
 }

@@ -1,7 +1,8 @@
 //! The command on a key whose counter resets apart from its printed date
 //! (`SO{date:%Y%m%d-}{seq:5}{reset:year}`): `keys` shows one row per year, `gaps` checks a
 //! year's counter against IDs of all its days, `check` sees a counter behind its table and
-//! `adopt` raises the year's row, `prune` deletes years.
+//! `adopt` raises the year's row, `prune` deletes years, and `number` numbers rows of many days
+//! from their year's counter.
 #![cfg(feature = "sqlite")]
 
 use std::sync::Arc;
@@ -127,4 +128,34 @@ fn every_tool_reads_the_reset_from_the_shape() {
         "{}",
         keys.out
     );
+
+    // `number` numbers rows dated on days of two years from one counter a year, each
+    // printing its day, from a shape given on the command.
+    conn.batch_execute(
+        "CREATE TABLE refs (id INTEGER PRIMARY KEY, ref TEXT UNIQUE, issued_on TEXT); \
+         INSERT INTO refs (issued_on) VALUES ('2025-12-31'), ('2026-01-01'), ('2026-01-02')",
+    )
+    .unwrap();
+    let number = [
+        "number",
+        "--key",
+        "refs",
+        "--table",
+        "refs",
+        "--column",
+        "ref",
+        "--order-by",
+        "id",
+        "--date-column",
+        "issued_on",
+        "--shape",
+        "R{date:%Y%m%d-}{seq:4}{reset:year}",
+    ];
+    expect(&seqgen(Some(url), &number), 0);
+    let refs: Vec<String> = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(
+        "ref FROM refs ORDER BY id",
+    ))
+    .load(&mut conn)
+    .unwrap();
+    assert_eq!(refs, ["R20251231-0001", "R20260101-0001", "R20260102-0002"]);
 }

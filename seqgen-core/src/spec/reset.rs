@@ -128,58 +128,102 @@ enum Grain {
     Year,
 }
 
-/// A day the printed date `text` (of `pattern`) names, and how much of it the text tells.
+/// A day the printed date `text` (of `pattern`) names, and how much of it the text tells: the
+/// day itself when the text names one (every field printed agreeing), else the first day of
+/// the finest period its fields tell, read from those fields alone.
 fn read(pattern: &str, text: &str) -> Option<(NaiveDate, Grain)> {
     let mut parsed = Parsed::new();
     parse(&mut parsed, text, StrftimeItems::new(pattern)).ok()?;
-    // A two-digit year alone is 1970 to 2069 to chrono; beside a field that says more (a
-    // weekday, an ISO year), another century may be the one that agrees with it. The order is
-    // fixed, so a text always reads to the same day.
-    let two_digits = parsed.year().is_none() && parsed.year_div_100().is_none();
-    let iso_two_digits = parsed.isoyear().is_none() && parsed.isoyear_div_100().is_none();
-    let centuries: &[Option<i64>] = match (parsed.year_mod_100(), parsed.isoyear_mod_100()) {
-        (Some(_), _) if two_digits => &[None, Some(20), Some(21), Some(19)],
-        (_, Some(_)) if iso_two_digits => &[None, Some(20), Some(21), Some(19)],
-        _ => &[None],
-    };
-    centuries.iter().find_map(|&century| {
-        let mut parsed = parsed.clone();
-        if let Some(century) = century {
-            if two_digits && parsed.year_mod_100().is_some() {
-                parsed.set_year_div_100(century).ok()?;
-            }
-            if iso_two_digits && parsed.isoyear_mod_100().is_some() {
-                parsed.set_isoyear_div_100(century).ok()?;
-            }
-        }
-        read_parsed(&parsed)
-    })
-}
-
-/// [`read`] of what the text gave.
-fn read_parsed(parsed: &Parsed) -> Option<(NaiveDate, Grain)> {
-    if let Ok(day) = parsed.to_naive_date() {
+    let year = full_year(
+        parsed.year(),
+        parsed.year_div_100(),
+        parsed.year_mod_100(),
+        parsed.isoyear(),
+    );
+    let isoyear = full_year(
+        parsed.isoyear(),
+        parsed.isoyear_div_100(),
+        parsed.isoyear_mod_100(),
+        year,
+    );
+    if let Some(day) = whole_day(&parsed, year, isoyear) {
         return Some((day, Grain::Day));
     }
-    // The first day of the coarsest period the text tells, found by filling in the rest.
-    [Grain::Week, Grain::Month, Grain::Quarter, Grain::Year]
+    let week = isoyear
+        .zip(parsed.isoweek())
+        .and_then(|(y, w)| NaiveDate::from_isoywd_opt(y, w, Weekday::Mon));
+    let first_month = |month| year.and_then(|y| NaiveDate::from_ymd_opt(y, month, 1));
+    week.map(|day| (day, Grain::Week))
+        .or_else(|| Some((first_month(parsed.month()?)?, Grain::Month)))
+        .or_else(|| Some((first_month(parsed.quarter()? * 3 - 2)?, Grain::Quarter)))
+        .or_else(|| Some((first_month(1)?, Grain::Year)))
+}
+
+/// The day `parsed` names, with a two-digit year (or ISO year) in the century of the full one
+/// printed beside it, or else in the first of 1970–2069, 2000s, 2100s and 1900s that agrees
+/// with what else is printed (a weekday); chrono checks every field printed against it. The
+/// order is fixed, so a text always reads to the same day.
+fn whole_day(parsed: &Parsed, year: Option<i32>, isoyear: Option<i32>) -> Option<NaiveDate> {
+    let two_digits = |full: Option<i32>, century: Option<i32>, two: Option<i32>| {
+        full.is_none() && century.is_none() && two.is_some()
+    };
+    let year_open = two_digits(parsed.year(), parsed.year_div_100(), parsed.year_mod_100());
+    let iso_open = two_digits(
+        parsed.isoyear(),
+        parsed.isoyear_div_100(),
+        parsed.isoyear_mod_100(),
+    );
+    let centuries = [
+        year.map(|y| y.div_euclid(100)),
+        Some(20),
+        Some(21),
+        Some(19),
+    ];
+    let iso_centuries = [
+        isoyear.map(|y| y.div_euclid(100)),
+        Some(20),
+        Some(21),
+        Some(19),
+    ];
+    centuries
         .into_iter()
-        .find_map(|grain| {
-            let mut guess = parsed.clone();
-            match grain {
-                Grain::Week => guess.set_weekday(Weekday::Mon).ok()?,
-                Grain::Month => guess.set_day(1).ok()?,
-                Grain::Quarter => {
-                    guess.set_month(i64::from(parsed.quarter()?) * 3 - 2).ok()?;
-                    guess.set_day(1).ok()?;
-                }
-                Grain::Year | Grain::Day => {
-                    guess.set_month(1).ok()?;
-                    guess.set_day(1).ok()?;
-                }
+        .zip(iso_centuries)
+        .find_map(|(century, iso_century)| {
+            let mut parsed = parsed.clone();
+            if year_open {
+                parsed.set_year_div_100(i64::from(century?)).ok()?;
             }
-            Some((guess.to_naive_date().ok()?, grain))
+            if iso_open {
+                parsed.set_isoyear_div_100(i64::from(iso_century?)).ok()?;
+            }
+            parsed.to_naive_date().ok()
         })
+}
+
+/// A year from its printed fields: in full, as century and two digits, or two digits alone,
+/// in the century nearest `near` (a full year printed beside it), else 1970 to 2069 as chrono
+/// reads them.
+fn full_year(
+    full: Option<i32>,
+    century: Option<i32>,
+    two: Option<i32>,
+    near: Option<i32>,
+) -> Option<i32> {
+    if full.is_some() {
+        return full;
+    }
+    let two = two?;
+    if let Some(century) = century {
+        return Some(century * 100 + two);
+    }
+    Some(match near {
+        Some(near) => (near.div_euclid(100) - 1..=near.div_euclid(100) + 1)
+            .map(|c| c * 100 + two)
+            .min_by_key(|y| (y - near).abs())
+            .unwrap_or(near),
+        None if two < 70 => 2000 + two,
+        None => 1900 + two,
+    })
 }
 
 impl SpecBuilder {
@@ -268,7 +312,7 @@ pub(super) fn check_reset(
         return None;
     }
     // Days a pattern reads back differently from, if any: a leap day, New Year's ISO week,
-    // two-digit years past 2069, and the last year a period is taken in (`u32` seconds).
+    // two-digit years past 2069, and the last years a period is taken in (`u32` seconds).
     let tells = [
         (2026, 9, 30),
         (2024, 2, 29),
@@ -276,6 +320,7 @@ pub(super) fn check_reset(
         (2027, 1, 1),
         (2070, 1, 1),
         (2105, 8, 31),
+        (2106, 1, 5),
     ]
     .into_iter()
     .all(|(y, m, d)| {

@@ -45,9 +45,10 @@ where
         let pattern = spec.date();
         let reset = spec.reset();
         if pattern.is_empty() || reset == Some(diesel_seqgen_core::Reset::Never) {
-            return Err(refuse(
-                "it has no date part: its one row is its counter, and deleting it would hand its numbers out again".to_owned(),
-            ));
+            let why = if pattern.is_empty() { "has no date part" } else { "never resets" };
+            return Err(refuse(format!(
+                "it {why}: its one row is its counter, and deleting it would hand its numbers out again"
+            )));
         }
         // A reset's periods sort as dates whatever the date prints.
         if reset.is_none() && !sorts_as_dates(pattern) {

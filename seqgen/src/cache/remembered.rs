@@ -68,8 +68,9 @@ impl KeyState {
         self.remembered(|r| r.known_row = id);
     }
 
-    /// Notes that a committed reservation gave `block` in `period`, or returns the highest
-    /// number held before if the block is not above it: the counter went back.
+    /// Notes that a committed reservation gave `block` from the counter of `period` (its
+    /// `Period::counter`: every date a reset prints from one counter is one), or returns the
+    /// highest number held before if the block is not above it: the counter went back.
     pub(crate) fn note_block(&self, period: &str, block: &Range<u64>) -> Result<(), u64> {
         let id = id_of(period);
         let last = block.end - 1;

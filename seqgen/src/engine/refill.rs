@@ -263,7 +263,7 @@ impl Engine {
         }
         self.inner.reservations.fetch_add(1, Ordering::Relaxed);
         let block = block_ending_at(last, count)?;
-        state.note_block(&period.text, &block).map_err(|held| {
+        state.note_block(period.counter(), &block).map_err(|held| {
             event!(
                 warn,
                 key = spec.key(),

@@ -170,7 +170,7 @@ async fn give_back<D: Driver>(
         // guard them, whether or not the counter takes them back. Lowered first, so that a
         // compare-and-set that committed but whose answer was lost (a dropped connection)
         // does not make the next block look like a counter that went back.
-        state.lower_held(&period.text, block.start - 1);
+        state.lower_held(period.counter(), block.start - 1);
         let counter = Counter::new(state.key(), state.scope(), period.counter());
         match retrying!(D, db.give_back(counter, held_end, value).await) {
             Ok(true) => {

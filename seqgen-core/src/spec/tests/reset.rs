@@ -115,6 +115,11 @@ fn partial_dates_tell_the_periods_they_print() {
         dated.counter_period(&dated.period_at(at(2026, 1, 1))),
         "2026-01-01"
     );
+    // A two-digit year beside an ISO year early in January, when the two differ in their
+    // first days: the year is read from its fields, not from a day they would disagree on.
+    let iso = spec("%y-%G", Reset::Year);
+    assert_eq!(iso.counter_period(&iso.period_at(at(2106, 1, 5))), "2106");
+    assert_eq!(iso.counter_period(&iso.period_at(at(2027, 1, 1))), "2027");
 }
 
 #[test]

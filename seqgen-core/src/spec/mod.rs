@@ -202,7 +202,8 @@ impl Spec {
 
     /// The printed form of this spec's IDs, e.g. `U{date:%Y%m%d}{seq:6}`: everything that
     /// decides how a counter is printed (prefix, date pattern, pad, overflow policy, series,
-    /// template), and nothing that does not (batch, mode, time zone). seqgen records it on the
+    /// template), which counter a printed date draws from (scopes, fiscal year, reset), and
+    /// nothing else (batch, mode, time zone). seqgen records it on the
     /// key's row at first use and refuses a spec of another shape on that key
     /// ([`Error::ShapeChanged`](https://docs.rs/diesel-seqgen/latest/diesel_seqgen/enum.Error.html#variant.ShapeChanged)): two shapes could print the same ID
     /// from different counters.

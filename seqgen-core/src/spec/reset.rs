@@ -120,8 +120,8 @@ impl std::fmt::Display for Reset {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Grain {
     Day,
-    /// The week (ISO, or `%W`/`%U` with the year): not the month nor, around New Year, the
-    /// calendar year.
+    /// The ISO week (`%G`/`%g` with `%V`): not the month nor, around New Year, the calendar
+    /// year.
     Week,
     Month,
     Quarter,
@@ -155,7 +155,10 @@ fn read(pattern: &str, text: &str) -> Option<(NaiveDate, Grain)> {
     let first_month = |month| year.and_then(|y| NaiveDate::from_ymd_opt(y, month, 1));
     week.map(|day| (day, Grain::Week))
         .or_else(|| Some((first_month(parsed.month()?)?, Grain::Month)))
-        .or_else(|| Some((first_month(parsed.quarter()? * 3 - 2)?, Grain::Quarter)))
+        .or_else(|| {
+            let month = parsed.quarter()?.checked_mul(3)?.checked_sub(2)?;
+            Some((first_month(month)?, Grain::Quarter))
+        })
         .or_else(|| Some((first_month(1)?, Grain::Year)))
 }
 
@@ -214,13 +217,16 @@ fn full_year(
     }
     let two = two?;
     if let Some(century) = century {
-        return Some(century * 100 + two);
+        return century.checked_mul(100)?.checked_add(two);
     }
     Some(match near {
-        Some(near) => (near.div_euclid(100) - 1..=near.div_euclid(100) + 1)
-            .map(|c| c * 100 + two)
-            .min_by_key(|y| (y - near).abs())
-            .unwrap_or(near),
+        Some(near) => {
+            let century = near.div_euclid(100);
+            (century - 1..=century + 1)
+                .filter_map(|c| c.checked_mul(100)?.checked_add(two))
+                .min_by_key(|y| y.abs_diff(near))
+                .unwrap_or(near)
+        }
         None if two < 70 => 2000 + two,
         None => 1900 + two,
     })

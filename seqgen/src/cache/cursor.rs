@@ -76,7 +76,15 @@ impl Cursor {
         if text == self.period.text {
             return false;
         }
-        let new = spec.period(text);
+        self.move_to(spec, spec.period(text))
+    }
+
+    /// Moves to `new`, the period of the clock's moment or of a document's date (see
+    /// [`roll_to`](Self::roll_to)). Whether the counter changed.
+    pub(crate) fn move_to(&mut self, spec: &Spec, new: Period) -> bool {
+        if new.text == self.period.text {
+            return false;
+        }
         if new.counter() == self.period.counter() {
             // Another date printed from the same counter (a reset): its blocks go on.
             self.period = new;
@@ -211,10 +219,11 @@ impl Cursor {
         self.ahead_at != 0 && self.next >= self.ahead_at && self.spare.is_none()
     }
 
-    /// Whether the spare block is wanted still: `period` is current, none is reserved, and the
+    /// Whether the spare block is wanted still: `period`'s counter is current (a block is its
+    /// counter's, whichever date prints it), none is reserved, and the
     /// current block is 80 % served (a refill in the foreground may have come first).
     pub(crate) fn still_wants_ahead(&self, period: &Period) -> bool {
-        self.period == *period && self.wants_ahead()
+        self.period.counter() == period.counter() && self.wants_ahead()
     }
 
     /// Empties the cursor and returns what it still held, the spare block first, then what
@@ -249,7 +258,7 @@ impl Cursor {
     ) -> Range<u64> {
         let mine = block.start..block.start + need;
         let rest = mine.end..block.end;
-        if self.period != *period {
+        if self.period.counter() != period.counter() {
             self.left_behind.push((period.clone(), rest));
         } else if self.next < self.end || self.spare.is_some() {
             // Not expected (only the turn's holder fills the cursor), but never a reason to
@@ -266,7 +275,7 @@ impl Cursor {
     /// the reservation failed): its caller refills in the foreground when it runs dry, instead
     /// of every later call trying again.
     pub(crate) fn stop_ahead(&mut self, period: &Period) {
-        if self.period == *period && self.spare.is_none() {
+        if self.period.counter() == period.counter() && self.spare.is_none() {
             self.ahead_at = 0;
         }
     }
@@ -274,7 +283,7 @@ impl Cursor {
     /// Keeps `block`, reserved ahead for `period`, as the next one; a block the cursor cannot
     /// take (its period ended) is left behind, to go back to its counter.
     pub(crate) fn keep_spare(&mut self, period: &Period, block: Range<u64>) {
-        if self.period == *period && self.spare.is_none() {
+        if self.period.counter() == period.counter() && self.spare.is_none() {
             self.spare = Some(block);
         } else {
             self.left_behind.push((period.clone(), block));

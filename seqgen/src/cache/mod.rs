@@ -70,8 +70,9 @@ pub(crate) struct KeyState {
     /// A scope's state: when it was last used, on its generator's count of new scopes, so
     /// that the least recently used are the ones dropped when a spec has too many.
     last_used: AtomicU64,
-    /// For the numbers of one document date's period: a moment in it, which every call
-    /// reads instead of the clock, so the state never moves to another period.
+    /// For the numbers of one counter's document dates: a moment in its first, and the mark
+    /// that each call moves the state to its own document's period ([`KeyState::lock_in`]),
+    /// never the clock's.
     pinned: Option<DateTime<Utc>>,
 }
 
@@ -150,6 +151,18 @@ impl KeyState {
             Some(at) => cursor.roll_to(spec, &Stopped(at)),
             None => cursor.roll_to(spec, clock),
         };
+        cursor
+    }
+
+    /// The cursor moved to `period` for a state of document dates ([`KeyState::pinned`]: the
+    /// call's date, which may be another date of the state's counter), or else to the clock's
+    /// ([`lock_now`](Self::lock_now)), for serving from it.
+    pub(crate) fn lock_in(&self, spec: &Spec, clock: &dyn Clock, period: &Period) -> Locked<'_> {
+        if self.pinned.is_none() {
+            return self.lock_now(spec, clock);
+        }
+        let mut cursor = self.lock();
+        cursor.move_to(spec, period.clone());
         cursor
     }
 

@@ -181,9 +181,11 @@ impl Engine {
         state
     }
 
-    /// The state of `spec`'s key in `scope` for the period `at` falls in (`period`), where the
-    /// numbers of documents dated in it come from: kept beside the scopes' (under a name no
-    /// scope has: scopes have no control characters), made on first use, pinned to `at`.
+    /// The state of `spec`'s key in `scope` for the counter of the period `at` falls in
+    /// (`period`, [`Period::counter`](diesel_seqgen_core::__private::Period::counter): every
+    /// date a reset prints from one counter shares it), where the numbers of documents dated in
+    /// it come from: kept beside the scopes' (under a name no scope has: scopes have no control
+    /// characters), made on first use, pinned to `at`.
     pub(super) fn dated_state(
         &self,
         spec: &Spec,

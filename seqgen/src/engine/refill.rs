@@ -89,9 +89,9 @@ impl Engine {
         // here and then find the new block. Nothing below holds a lock across an await: a
         // task dropped while reserving ends its turn, and its block is a hole.
         let _turn = turn_of(db, &state).await;
-        // What came meanwhile first, in the period the clock shows now.
+        // What came meanwhile first, in the period the clock shows now (or the document's).
         let period = {
-            let mut cursor = state.lock_now(spec, &*self.inner.clock);
+            let mut cursor = state.lock_in(spec, &*self.inner.clock, &period);
             serve(&mut cursor, spec, &mut need, &mut emit)?;
             cursor.period.clone()
         };

@@ -237,9 +237,10 @@ impl Engine {
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
         let at = spec.moment_of(date);
-        let state = self.dated_state(spec, scope, &spec.period_at(at), at);
+        let period = spec.period(spec.period_at(at));
+        let state = self.dated_state(spec, scope, period.counter(), at);
         let mut need = n;
-        let mut cursor = state.lock_now(spec, &*self.inner.clock); // pinned to `at`
+        let mut cursor = state.lock_in(spec, &*self.inner.clock, &period);
         serve(&mut cursor, spec, &mut need, emit)?;
         if need == 0 {
             return Ok(self.served(spec, &state, cursor));

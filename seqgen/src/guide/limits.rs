@@ -12,9 +12,7 @@
 //! - `seqgen gaps --scope` compares with one column of the business table; a scope made of
 //!   several fields (`scope = "order_no, year"`) has no single column to compare with.
 //!
-//! - With a `reset` apart from the printed date, documents dated with `period_from` take a
-//!   block per date on a batched key (up to a block's numbers unused per date, given back at
-//!   `release` when no one took numbers since); a two-digit year (`%y`) alone reads as 1970 to
+//! - With a `reset` apart from the printed date, a two-digit year (`%y`) alone reads as 1970 to
 //!   2069, so under `reset = "year"` the counter of 2070 is 1970's row (never a repeat: the
 //!   printed `70` is the same). Half-years are a reset, not a date field.
 //!

@@ -76,12 +76,12 @@
 //! cannot tell is a compile error at the token: `reset = "day"` under `date = "%Y%m"` (every
 //! day of a month would print the same IDs from its own counter), `reset = "year"` under
 //! `%G-W%V` (the ISO year is not the calendar year around New Year). `never` goes with any date.
-//! A batched key's block belongs to its counter: when the clock's date changes within the
-//! reset's period, the block goes on serving under the new date. Documents dated with
-//! `period_from` are served per date, each from a block of its own, so a batched key numbering
-//! documents of many dates leaves up to a block's numbers unused per date (holes, given back at
-//! `release` when no one took numbers since): a key whose IDs should run on without holes
-//! across dates is gapless, as the `doc` number below.
+//! A batched key's block belongs to its counter, not to a printed date: when the clock's date
+//! changes within the reset's period, the block goes on serving under the new date, and
+//! documents dated with `period_from` on any date of the counter are served from the same
+//! block, each ID printing its own document's date. A batched key's holes are those of any
+//! batched key (a block's unused numbers when the process ends without `release`); a key whose
+//! IDs must run on without holes is gapless, as the `doc` number below.
 //!
 //! The key's recorded shape says it (`{reset:year}`), so `seqgen keys` shows one row per year,
 //! and `gaps`, `check` and `adopt` read every ID of the year into the year's counter (`seqgen

@@ -81,6 +81,7 @@ impl Cursor {
 
     /// Moves to `new`, the period of the clock's moment or of a document's date (see
     /// [`roll_to`](Self::roll_to)). Whether the counter changed.
+    #[cfg_attr(not(feature = "tracing"), allow(unused_variables))] // `spec` names the trace's key
     pub(crate) fn move_to(&mut self, spec: &Spec, new: Period) -> bool {
         if new.text == self.period.text {
             return false;

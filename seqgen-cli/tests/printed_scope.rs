@@ -87,22 +87,11 @@ fn every_tool_prints_and_reads_the_scope_in_the_id() {
          INSERT INTO refs (company) VALUES ('ACME'), ('GLOBEX'), ('ACME')",
     )
     .unwrap();
-    let number = [
-        "number",
-        "--key",
-        "refs",
-        "--table",
-        "refs",
-        "--column",
-        "ref",
-        "--order-by",
-        "id",
-        "--scope-column",
-        "company",
-        "--shape",
+    command::number_refs(
+        url,
         "R-{scope}-{seq:3}{scoped}",
-    ];
-    expect(&seqgen(Some(url), &number), 0);
+        &["--scope-column", "company"],
+    );
     let refs: Vec<String> = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(
         "ref FROM refs ORDER BY id",
     ))

@@ -136,22 +136,8 @@ fn every_tool_reads_the_reset_from_the_shape() {
          INSERT INTO refs (issued_on) VALUES ('2025-12-31'), ('2026-01-01'), ('2026-01-02')",
     )
     .unwrap();
-    let number = [
-        "number",
-        "--key",
-        "refs",
-        "--table",
-        "refs",
-        "--column",
-        "ref",
-        "--order-by",
-        "id",
-        "--date-column",
-        "issued_on",
-        "--shape",
-        "R{date:%Y%m%d-}{seq:4}{reset:year}",
-    ];
-    expect(&seqgen(Some(url), &number), 0);
+    let shape = "R{date:%Y%m%d-}{seq:4}{reset:year}";
+    command::number_refs(url, shape, &["--date-column", "issued_on"]);
     let refs: Vec<String> = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(
         "ref FROM refs ORDER BY id",
     ))

@@ -103,22 +103,7 @@ fn every_tool_reads_the_step_from_the_shape() {
          INSERT INTO refs (ref) VALUES (NULL), (NULL), (NULL)",
     )
     .unwrap();
-    let shape = "R{date:}{seq:4,step=5}";
-    let number = [
-        "number",
-        "--key",
-        "refs",
-        "--table",
-        "refs",
-        "--column",
-        "ref",
-        "--order-by",
-        "id",
-        "--shape",
-        shape,
-    ];
-    let run = seqgen(Some(url), &number);
-    expect(&run, 0);
+    command::number_refs(url, "R{date:}{seq:4,step=5}", &[]);
     let refs: Vec<String> = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(
         "ref FROM refs ORDER BY id",
     ))

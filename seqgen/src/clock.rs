@@ -48,16 +48,6 @@ impl Clock for SystemClock {
     }
 }
 
-/// A clock that always shows one moment: what a document's date is to the numbers of its
-/// period (`cache::KeyState::pinned`).
-pub(crate) struct Stopped(pub(crate) DateTime<Utc>);
-
-impl Clock for Stopped {
-    fn now(&self) -> DateTime<Utc> {
-        self.0
-    }
-}
-
 /// The system clock shifted by a fixed offset: for simulating an instance whose clock is off.
 /// An offset past the range chrono can show stops at its first or last moment.
 #[derive(Debug, Clone, Copy)]

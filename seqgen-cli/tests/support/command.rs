@@ -129,3 +129,24 @@ pub fn expect(run: &Run, code: i32) {
         run.out, run.err
     );
 }
+
+/// `seqgen number` on column `ref` of table `refs` at `url`, rows in `id` order, the IDs
+/// shaped as `shape`, with `more` arguments (a scope or date column): it must exit 0.
+#[allow(dead_code)] // the tests of shapes, not every file that runs seqgen
+pub fn number_refs(url: &str, shape: &str, more: &[&str]) {
+    let mut args = vec![
+        "number",
+        "--key",
+        "refs",
+        "--table",
+        "refs",
+        "--column",
+        "ref",
+        "--order-by",
+        "id",
+        "--shape",
+        shape,
+    ];
+    args.extend_from_slice(more);
+    expect(&seqgen(Some(url), &args), 0);
+}

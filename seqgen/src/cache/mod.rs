@@ -22,9 +22,7 @@ use std::borrow::Borrow;
 use std::ops::{Deref, DerefMut, Range};
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
-
-use crate::clock::{Clock, Stopped};
+use crate::clock::Clock;
 use crate::error::Result;
 use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::sync::{EventListener, Mutex};
@@ -70,10 +68,6 @@ pub(crate) struct KeyState {
     /// A scope's state: when it was last used, on its generator's count of new scopes, so
     /// that the least recently used are the ones dropped when a spec has too many.
     last_used: AtomicU64,
-    /// For the numbers of one counter's document dates: a moment in its first, and the mark
-    /// that each call moves the state to its own document's period ([`KeyState::lock_in`]),
-    /// never the clock's.
-    pinned: Option<DateTime<Utc>>,
 }
 
 impl KeyState {
@@ -87,17 +81,13 @@ impl KeyState {
             reserving: AtomicBool::new(false),
             remembered: Leaf::default(),
             last_used: AtomicU64::new(0),
-            pinned: None,
         }
     }
 
-    /// The state of `key` named `name` ([`dated_name`]) for the period `at` falls in alone
-    /// (documents dated then: see `pinned`).
-    pub(crate) fn pinned(key: Arc<Key>, name: &str, at: DateTime<Utc>) -> Self {
-        KeyState {
-            pinned: Some(at),
-            ..KeyState::new(key, name)
-        }
+    /// Whether it serves documents dated in one counter's periods ([`dated_name`]), which
+    /// each call moves it to ([`KeyState::lock_in`]), never the clock.
+    fn is_dated(&self) -> bool {
+        self.name.contains(PERIOD_MARK)
     }
 
     /// The `db_key` key name.
@@ -147,18 +137,15 @@ impl KeyState {
     #[inline]
     pub(crate) fn lock_now(&self, spec: &Spec, clock: &dyn Clock) -> Locked<'_> {
         let mut cursor = self.lock();
-        match self.pinned {
-            Some(at) => cursor.roll_to(spec, &Stopped(at)),
-            None => cursor.roll_to(spec, clock),
-        };
+        cursor.roll_to(spec, clock);
         cursor
     }
 
-    /// The cursor moved to `period` for a state of document dates ([`KeyState::pinned`]: the
-    /// call's date, which may be another date of the state's counter), or else to the clock's
+    /// The cursor moved to `period` for a state of document dates (the call's date, which may
+    /// be another date of the state's counter), or else to the clock's
     /// ([`lock_now`](Self::lock_now)), for serving from it.
     pub(crate) fn lock_in(&self, spec: &Spec, clock: &dyn Clock, period: &Period) -> Locked<'_> {
-        if self.pinned.is_none() {
+        if !self.is_dated() {
             return self.lock_now(spec, clock);
         }
         let mut cursor = self.lock();
@@ -179,10 +166,7 @@ impl KeyState {
     where
         F: FnMut(&Period, Range<u64>) -> Result<()>,
     {
-        let second = match self.pinned {
-            Some(at) => at.timestamp(),
-            None => clock.unix_second(),
-        };
+        let second = clock.unix_second();
         // Only a small code comes out of the thread-local's closure, and the error on its
         // own: moving an `Option<Result<_>>` out through it stalled every call on a copy.
         let mut failed = None;

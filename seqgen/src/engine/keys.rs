@@ -6,7 +6,6 @@ use std::borrow::Borrow;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
-use chrono::{DateTime, Utc};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
@@ -185,14 +184,8 @@ impl Engine {
     /// (`period`, [`Period::counter`](diesel_seqgen_core::__private::Period::counter): every
     /// date a reset prints from one counter shares it), where the numbers of documents dated in
     /// it come from: kept beside the scopes' (under a name no scope has: scopes have no control
-    /// characters), made on first use, pinned to `at`.
-    pub(super) fn dated_state(
-        &self,
-        spec: &Spec,
-        scope: &str,
-        period: &str,
-        at: DateTime<Utc>,
-    ) -> Arc<KeyState> {
+    /// characters), made on first use.
+    pub(super) fn dated_state(&self, spec: &Spec, scope: &str, period: &str) -> Arc<KeyState> {
         let name = dated_name(scope, period);
         let found = {
             let scoped = (self.inner.scoped.read()).unwrap_or_else(PoisonError::into_inner);
@@ -201,7 +194,7 @@ impl Engine {
         found.unwrap_or_else(|| {
             self.insert_scoped(spec, &name, |key| {
                 warn_small_domain(spec);
-                Arc::new(KeyState::pinned(key, &name, at))
+                Arc::new(KeyState::new(key, &name))
             })
         })
     }

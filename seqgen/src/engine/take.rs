@@ -238,7 +238,7 @@ impl Engine {
     {
         let at = spec.moment_of(date);
         let period = spec.period(spec.period_at(at));
-        let state = self.dated_state(spec, scope, period.counter(), at);
+        let state = self.dated_state(spec, scope, period.counter());
         let mut need = n;
         let mut cursor = state.lock_in(spec, &*self.inner.clock, &period);
         serve(&mut cursor, spec, &mut need, emit)?;

@@ -5,12 +5,9 @@
 //! from their year's counter.
 #![cfg(feature = "sqlite")]
 
-use std::sync::Arc;
-
-use chrono::{TimeZone, Utc};
+use chrono::NaiveDate;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use diesel_seqgen::clock::FixedClock;
 use diesel_seqgen::{Generator, Reset, Spec};
 
 #[allow(dead_code)] // the server tests' watchdog and runs in a directory
@@ -35,59 +32,54 @@ fn every_tool_reads_the_reset_from_the_shape() {
         .gapless()
         .build()
         .unwrap();
-    let clock = Arc::new(FixedClock::new(
-        Utc.with_ymd_and_hms(2026, 11, 27, 9, 0, 0).unwrap(),
-    ));
-    let generator = Generator::builder().clock(clock.clone()).build();
-    let mut insert = |day: (u32, u32, u32)| {
-        clock.set(
-            Utc.with_ymd_and_hms(2000 + day.0 as i32, day.1, day.2, 9, 0, 0)
-                .unwrap(),
-        );
+    // The default generator, with documents dated across the last New Year.
+    let generator = Generator::new();
+    let mut insert = |(y, m, d): (i32, u32, u32)| {
+        let day = NaiveDate::from_ymd_opt(2000 + y, m, d).unwrap();
         conn.transaction(|conn| {
-            let id = generator.next_id(conn, &spec)?;
+            let id = generator.next_id(conn, spec.dated(day))?;
             conn.batch_execute(&format!("INSERT INTO orders VALUES ('{id}')"))?;
             Ok::<_, diesel_seqgen::Error>(id)
         })
         .unwrap()
     };
-    let ids: Vec<String> = [(26, 11, 27), (26, 11, 28), (26, 12, 31), (27, 1, 1)]
+    let ids: Vec<String> = [(25, 11, 27), (25, 11, 28), (25, 12, 31), (26, 1, 1)]
         .into_iter()
         .map(&mut insert)
         .collect();
     assert_eq!(
         ids,
         [
-            "SO20261127-00001",
-            "SO20261128-00002",
-            "SO20261231-00003",
-            "SO20270101-00001"
+            "SO20251127-00001",
+            "SO20251128-00002",
+            "SO20251231-00003",
+            "SO20260101-00001"
         ]
     );
     let keys = seqgen(Some(url), &["keys", "--key", "orders"]);
     expect(&keys, 0);
     assert!(keys.out.contains("{reset:year}"), "{}", keys.out);
     assert!(
-        keys.out.contains("2026") && keys.out.contains("2027"),
+        keys.out.contains(" 2025 ") && keys.out.contains(" 2026 "),
         "{}",
         keys.out
     );
     assert!(
-        !keys.out.contains("20261127"),
+        !keys.out.contains("20251127"),
         "rows per year, not per day: {}",
         keys.out
     );
 
-    // The second order deleted: `gaps` on any day of 2026 checks all of 2026's numbers.
+    // The second order deleted: `gaps` on any day of 2025 checks all of 2025's numbers.
     let mut conn = SqliteConnection::establish(url).unwrap();
-    conn.batch_execute("DELETE FROM orders WHERE id = 'SO20261128-00002'")
+    conn.batch_execute("DELETE FROM orders WHERE id = 'SO20251128-00002'")
         .unwrap();
     let table = ["--key", "orders", "--table", "orders", "--column", "id"];
-    let mut gaps = vec!["gaps", "--period", "20261231-"];
+    let mut gaps = vec!["gaps", "--period", "20251231-"];
     gaps.extend(table);
     let run = seqgen(Some(url), &gaps);
     expect(&run, 1);
-    assert!(run.out.contains("period 2026 (reset year"), "{}", run.out);
+    assert!(run.out.contains("period 2025 (reset year"), "{}", run.out);
     assert!(
         run.out.contains("numbers 1..=3 handed out, 2 found"),
         "{}",
@@ -95,8 +87,8 @@ fn every_tool_reads_the_reset_from_the_shape() {
     );
     assert!(run.out.contains("       2  -  unexplained"), "{}", run.out);
 
-    // A row another program wrote past 2026's counter: `check` sees it, `adopt` raises 2026.
-    conn.batch_execute("INSERT INTO orders VALUES ('SO20261230-00009')")
+    // A row another program wrote past 2025's counter: `check` sees it, `adopt` raises 2025.
+    conn.batch_execute("INSERT INTO orders VALUES ('SO20251230-00009')")
         .unwrap();
     let mut check = vec!["check"];
     check.extend(table);
@@ -105,10 +97,10 @@ fn every_tool_reads_the_reset_from_the_shape() {
     adopt.extend(table);
     expect(&seqgen(Some(url), &adopt), 0);
     expect(&seqgen(Some(url), &check), 0);
-    assert_eq!(insert((26, 12, 31)), "SO20261231-00010");
-    assert_eq!(insert((27, 1, 2)), "SO20270102-00002");
+    assert_eq!(insert((25, 12, 31)), "SO20251231-00010");
+    assert_eq!(insert((26, 1, 2)), "SO20260102-00002");
 
-    // `prune` takes the reset's periods: 2026's row goes, 2027's (the newest) stays.
+    // `prune` takes the reset's periods: 2025's row goes, 2026's (the newest) stays.
     let prune = [
         "prune",
         "--key",
@@ -117,14 +109,14 @@ fn every_tool_reads_the_reset_from_the_shape() {
         "0",
         "--before",
     ];
-    let run = seqgen(Some(url), &[&prune[..], &["20261231-"]].concat());
+    let run = seqgen(Some(url), &[&prune[..], &["20251231-"]].concat());
     expect(&run, 2);
     assert!(run.err.contains("is not a period"), "{}", run.err);
-    let run = seqgen(Some(url), &[&prune[..], &["2027"]].concat());
+    let run = seqgen(Some(url), &[&prune[..], &["2026"]].concat());
     expect(&run, 0);
     let keys = seqgen(Some(url), &["keys", "--key", "orders"]);
     assert!(
-        !keys.out.contains(" 2026 ") && keys.out.contains(" 2027 "),
+        !keys.out.contains(" 2025 ") && keys.out.contains(" 2026 "),
         "{}",
         keys.out
     );

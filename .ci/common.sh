@@ -40,7 +40,7 @@ msrv_toolchain() {
 install_packages() {
     local missing=() pkg
     for pkg in mold libpq-dev libmariadb-dev libmariadb-dev-compat pkg-config galera-4 rsync \
-        pgbouncer prometheus patroni etcd-server haproxy; do
+        pgbouncer prometheus patroni etcd-server haproxy faketime nftables; do
         dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
     done
     if [ ${#missing[@]} -gt 0 ]; then

@@ -1,8 +1,11 @@
 //! seqgen's tools: the load generator (`loadgen`), the report behind `BENCHMARKS.md`
-//! (`bench-report`) and the simulation of many instances on one key (`simulate`), as a library
+//! (`bench-report`), the simulation of many instances on one key (`simulate`) and the faults
+//! a kill does not make (`nemesis`, with the histories of `history`), as a library
 //! their binaries and the fault tests of `tests/` share.
 #![forbid(unsafe_code)]
 
 pub mod bench_report;
+pub mod history;
 pub mod loadgen;
+pub mod nemesis;
 pub mod simulate;

@@ -118,6 +118,10 @@ pub struct Args {
     /// Append every committed ID to FILE, one per line
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Append what each attempt asked and got to FILE (`seqgen_tools::history`), for the
+    /// nemesis checker
+    #[arg(long, value_name = "FILE", conflicts_with = "run_async")]
+    pub history: Option<PathBuf>,
     /// Reserve even where the server does not commit durably (a crash can then repeat
     /// numbers; for development databases only)
     #[arg(long)]

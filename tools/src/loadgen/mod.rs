@@ -23,13 +23,14 @@ mod rows;
 mod through_insert;
 mod worker;
 
+use crate::history::History;
 pub use args::{parse, Args, Form, Mode, Via};
 pub use connection::LoadgenConnection;
 use connection::Setup;
 pub use report::Report;
 use worker::{
     connection_lost, create_rows_table, insert_one, lost_or_promoting, open_out, random_scope,
-    reconnect_backoff, series_exhausted, Quota, Worker,
+    reconnect_backoff, record_end, series_exhausted, Quota, Worker,
 };
 
 /// Runs loadgen with command-line arguments: exit code 2 and the usage on bad arguments,
@@ -142,6 +143,12 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         diesel_seqgen::global::accept_non_durable_server();
     }
 
+    let history = args
+        .history
+        .as_deref()
+        .map(History::open)
+        .transpose()?
+        .map(Arc::new);
     let started = Instant::now();
     let quota = Arc::new(Quota::new(args, started));
     let failed = Arc::new(AtomicBool::new(false));
@@ -149,7 +156,7 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         .map(|_| {
             let (pool, spec, generator, args) =
                 (pool.clone(), spec.clone(), generator.clone(), args.clone());
-            let (quota, failed) = (quota.clone(), failed.clone());
+            let (quota, failed, history) = (quota.clone(), failed.clone(), history.clone());
             let url = url.to_owned();
             std::thread::spawn(move || -> Result<Worker, BoxError> {
                 let url = url.as_str();
@@ -176,17 +183,26 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                             Some(live) => live,
                             None => conn.insert(pool.get()?),
                         };
+                        let op = history.as_deref().map(History::invoke).transpose()?;
+                        let attempt = history.as_deref().zip(op.as_deref());
+                        let mut handed = Vec::new();
                         let result = match args.via {
                             Via::InsertInto => through_insert::insert(
-                                live, &mut plain, url, &generator, &args, roll_back,
+                                live,
+                                &mut plain,
+                                url,
+                                &generator,
+                                &args,
+                                roll_back,
+                                &mut handed,
                             ),
                             Via::NextId if args.insert => insert_one(
                                 &mut **live,
                                 &generator,
                                 &spec,
                                 &scope,
-                                roll_back,
-                                args.retry_conflicts,
+                                (roll_back, args.retry_conflicts),
+                                (&mut handed, attempt),
                             )
                             .map(|id| id.into_iter().collect()),
                             Via::NextId => generator
@@ -194,6 +210,9 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
                                 .map(|id| vec![id])
                                 .map_err(BoxError::from),
                         };
+                        if let Some((history, op)) = attempt {
+                            record_end(history, op, &result, &handed, roll_back)?;
+                        }
                         if result.as_ref().is_err_and(lost_or_promoting) {
                             conn.take(); // the pool tests it before handing it out again
                         }

@@ -14,7 +14,7 @@ use super::BoxError;
 /// Inserts `--bulk` rows of `--key` in one transaction (rolled back with `roll_back`, run
 /// again after an abort with `--retry-conflicts`), on the connection form `--form` names:
 /// `live` from the pool, or `plain`, opened on `url` when missing. Their IDs, or none when
-/// rolled back.
+/// rolled back; whatever the outcome, the IDs the insert filled in are pushed to `handed`.
 pub(super) fn insert<C: LoadgenConnection>(
     live: &mut Pooled<C>,
     plain: &mut Option<C>,
@@ -22,6 +22,7 @@ pub(super) fn insert<C: LoadgenConnection>(
     generator: &Generator,
     args: &Args,
     roll_back: bool,
+    handed: &mut Vec<String>,
 ) -> Result<Vec<String>, BoxError> {
     let mut rows = Rows::new(args.mode, &args.key, args.bulk as usize);
     let outcome = match args.form {
@@ -52,8 +53,10 @@ pub(super) fn insert<C: LoadgenConnection>(
             outcome
         }
     };
+    let ids = rows.ids();
+    handed.extend(ids.iter().filter(|id| !id.is_empty()).cloned());
     match outcome {
-        Ok(()) => Ok(rows.ids()),
+        Ok(()) => Ok(ids),
         Err(diesel_seqgen::Error::Database(diesel::result::Error::RollbackTransaction)) => {
             Ok(Vec::new())
         }

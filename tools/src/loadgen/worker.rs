@@ -6,6 +6,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::history::{History, Outcome};
 use backon::ExponentialBuilder;
 use diesel::result::Error as DieselError;
 use diesel_seqgen::{Generator, Spec};
@@ -183,17 +184,24 @@ fn message_said(message: &str) -> Said {
 }
 
 /// Takes an ID of `scope` (`""` unscoped) and inserts it in one transaction, run again after
-/// an abort with `retry`; `None` when it was rolled back.
+/// an abort with `retry`; `None` when it was rolled back. Every ID handed out is pushed to
+/// `handed` (and written to `attempt`'s history as it is, before the commit).
 pub(super) fn insert_one<C: LoadgenConnection>(
     conn: &mut C,
     generator: &Generator,
     spec: &Spec,
     scope: &str,
-    roll_back: bool,
-    retry: bool,
+    (roll_back, retry): (bool, bool),
+    (handed, attempt): (&mut Vec<String>, Option<(&History, &str)>),
 ) -> Result<Option<String>, BoxError> {
-    let work = |conn: &mut C| {
+    let mut work = |conn: &mut C| {
         let id = generator.next_id(conn, spec.scope(scope))?;
+        handed.push(id.clone());
+        if let Some((history, op)) = attempt {
+            history.got(op, std::slice::from_ref(&id)).map_err(|e| {
+                diesel_seqgen::Error::Database(DieselError::QueryBuilderError(e.into()))
+            })?;
+        }
         C::insert_row(conn, &row_key(spec, scope), &id)?;
         if roll_back {
             return Err(diesel_seqgen::Error::Database(
@@ -205,7 +213,7 @@ pub(super) fn insert_one<C: LoadgenConnection>(
     let result = if retry {
         diesel_seqgen::retry_transaction(conn, work)
     } else {
-        conn.transaction(work)
+        conn.transaction(&mut work)
     };
     match result {
         Ok(id) => Ok(Some(id)),
@@ -323,6 +331,23 @@ impl Worker {
             p99_us: pct(0.99),
             p999_us: pct(0.999),
         }
+    }
+}
+
+/// Writes how attempt `op` ended to its history: committed with the IDs it returned, rolled
+/// back on purpose, or unknown after an error, with every ID it was `handed`.
+pub(super) fn record_end(
+    history: &History,
+    op: &str,
+    result: &Result<Vec<String>, BoxError>,
+    handed: &[String],
+    roll_back: bool,
+) -> std::io::Result<()> {
+    match result {
+        Ok(ids) if !ids.is_empty() => history.ended(op, Outcome::Committed, ids),
+        Ok(_) if roll_back => history.ended(op, Outcome::RolledBack, handed),
+        Ok(_) => Ok(()), // nothing taken: the last series was full
+        Err(_) => history.ended(op, Outcome::Unknown, handed),
     }
 }
 

@@ -1,0 +1,277 @@
+//! The checker: reads every app's history and the tables after a run, and says whether any
+//! number repeated, went missing, or ran ahead of its counter.
+//!
+//! Per key (apps of one kind share it):
+//! - **No repeat.** A batched ID is handed to at most one attempt, committed or not (a rolled
+//!   back batched number is a hole, never reissued). A gapless number is committed at most
+//!   once, and a number rolled back is in the table only where a later attempt took it again.
+//! - **Nothing acknowledged is lost.** Every committed ID is in the table.
+//! - **Gapless is exactly 1..N** over the table's rows.
+//! - **Counters never behind their tables**: each counter row holds at least the highest number
+//!   of its IDs in the table.
+//! - **Unknown outcomes** (an error, or a process killed mid-attempt) are resolved by the table
+//!   where their IDs are known, and counted; a row no history names is one such attempt's.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::history::{Attempt, Outcome};
+
+/// One key's rows and counters, as the database holds them after the run.
+#[derive(Debug, Default)]
+pub struct Tables {
+    /// `loadgen_rows`' IDs, by `key_name`.
+    pub rows: HashMap<String, Vec<String>>,
+    /// `db_key`'s counters: (key, scope, period) → current value.
+    pub counters: HashMap<(String, String, String), i64>,
+}
+
+/// Where a key's numbers are counted, as its app writes them.
+#[derive(Debug, Clone)]
+pub struct Key {
+    /// `loadgen_rows.key_name` of its rows.
+    pub rows: String,
+    /// Its counter rows' `key_name` and `scope`; their period is the ID's date part.
+    pub counter: (String, String),
+    pub gapless: bool,
+}
+
+/// What the checker found on one key.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct Verdict {
+    pub attempts: usize,
+    pub committed: usize,
+    pub rows: usize,
+    /// Attempts whose outcome was unknown (an error, or killed), and of them those the table
+    /// resolved (their IDs known).
+    pub unknown: usize,
+    pub unknown_resolved: usize,
+    /// Everything wrong, each in a sentence.
+    pub errors: Vec<String>,
+}
+
+/// The number of an ID (`L`, a date part, 12 digits) and its date part.
+fn split(id: &str) -> Option<(&str, i64)> {
+    let body = id.strip_prefix('L')?;
+    let at = body.len().checked_sub(12)?;
+    Some((&body[..at], body[at..].parse().ok()?))
+}
+
+/// Checks `key` against its apps' `attempts` and the `tables`.
+pub fn check(key: &Key, attempts: &[Attempt], tables: &Tables) -> Verdict {
+    let mut verdict = Verdict {
+        attempts: attempts.len(),
+        ..Verdict::default()
+    };
+    let empty = Vec::new();
+    let rows = tables.rows.get(&key.rows).unwrap_or(&empty);
+    verdict.rows = rows.len();
+    let in_table: HashSet<&str> = rows.iter().map(String::as_str).collect();
+    let mut errors = Vec::new();
+
+    // Which attempts each ID was handed to, and which committed it.
+    let mut handed: HashMap<&str, Vec<&Attempt>> = HashMap::new();
+    for attempt in attempts {
+        for id in &attempt.ids {
+            handed.entry(id).or_default().push(attempt);
+        }
+        match attempt.outcome {
+            Some(Outcome::Committed) => {
+                verdict.committed += attempt.ids.len();
+                for id in attempt
+                    .ids
+                    .iter()
+                    .filter(|id| !in_table.contains(id.as_str()))
+                {
+                    errors.push(format!(
+                        "{id} was committed by {} but is not in the table",
+                        attempt.op
+                    ));
+                }
+            }
+            Some(Outcome::Unknown) | None => {
+                verdict.unknown += 1;
+                if !attempt.ids.is_empty() {
+                    verdict.unknown_resolved += 1;
+                }
+            }
+            Some(Outcome::RolledBack) => {}
+        }
+    }
+    for (id, by) in &handed {
+        let ops = || {
+            by.iter()
+                .map(|a| a.op.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !key.gapless {
+            if by.len() > 1 {
+                errors.push(format!("repeat: batched {id} was handed to {}", ops()));
+            }
+            continue;
+        }
+        let committed = by
+            .iter()
+            .filter(|a| a.outcome == Some(Outcome::Committed))
+            .count();
+        if committed > 1 {
+            errors.push(format!("repeat: gapless {id} was committed by {}", ops()));
+        }
+        let could_commit = by.iter().any(|a| {
+            matches!(
+                a.outcome,
+                Some(Outcome::Committed | Outcome::Unknown) | None
+            )
+        });
+        if in_table.contains(id) && !could_commit {
+            errors.push(format!(
+                "{id} is in the table but was rolled back by {}",
+                ops()
+            ));
+        }
+    }
+
+    // Rows no attempt names: attempts killed before they learned their IDs.
+    let unexplained = rows
+        .iter()
+        .filter(|id| !handed.contains_key(id.as_str()))
+        .count();
+    let blind = attempts
+        .iter()
+        .filter(|a| a.ids.is_empty() && matches!(a.outcome, Some(Outcome::Unknown) | None))
+        .count();
+    if unexplained > blind {
+        errors.push(format!(
+            "{unexplained} rows of {} no history names, with only {blind} attempts that could have written them",
+            key.rows
+        ));
+    }
+
+    // Per counter (the ID's date part): the highest number, and gapless 1..N.
+    let mut numbers: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
+    for id in rows {
+        match split(id) {
+            Some((period, number)) => numbers.entry(period).or_default().push(number),
+            None => errors.push(format!("{id} in {} is not an ID of the run", key.rows)),
+        }
+    }
+    for (period, mut list) in numbers {
+        list.sort_unstable();
+        let highest = *list.last().expect("a period has rows");
+        let counter = (
+            key.counter.0.clone(),
+            key.counter.1.clone(),
+            period.to_owned(),
+        );
+        match tables.counters.get(&counter) {
+            Some(&value) if value >= highest => {}
+            Some(&value) => errors.push(format!(
+                "counter {counter:?} holds {value}, behind its table's {highest}"
+            )),
+            None => errors.push(format!("no counter {counter:?} for its table's {highest}")),
+        }
+        if key.gapless && list != (1..=list.len() as i64).collect::<Vec<_>>() {
+            let missing = (1..=highest)
+                .filter(|n| list.binary_search(n).is_err())
+                .take(5);
+            errors.push(format!(
+                "gapless {period:?} of {}: {} rows up to {highest}, missing {:?}, repeated {}",
+                key.rows,
+                list.len(),
+                missing.collect::<Vec<_>>(),
+                list.windows(2).filter(|w| w[0] == w[1]).count()
+            ));
+        }
+    }
+    verdict.errors = errors;
+    verdict
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attempt(op: &str, ids: &[&str], outcome: Option<Outcome>) -> Attempt {
+        Attempt {
+            op: op.into(),
+            ids: ids.iter().map(|s| s.to_string()).collect(),
+            outcome,
+        }
+    }
+
+    fn tables(rows: &[&str], counter: i64) -> Tables {
+        let mut t = Tables::default();
+        t.rows
+            .insert("k".into(), rows.iter().map(|s| s.to_string()).collect());
+        t.counters
+            .insert(("c".into(), "".into(), "".into()), counter);
+        t
+    }
+
+    fn key(gapless: bool) -> Key {
+        Key {
+            rows: "k".into(),
+            counter: ("c".into(), "".into()),
+            gapless,
+        }
+    }
+
+    const ONE: &str = "L000000000001";
+    const TWO: &str = "L000000000002";
+
+    #[test]
+    fn each_rule_fails_when_broken() {
+        use Outcome::*;
+        let ok = check(
+            &key(false),
+            &[attempt("1.0", &[ONE], Some(Committed))],
+            &tables(&[ONE], 1),
+        );
+        assert!(ok.errors.is_empty(), "{:?}", ok.errors);
+        // A batched number handed out twice, even if one rolled back.
+        let twice = [
+            attempt("1.0", &[ONE], Some(RolledBack)),
+            attempt("2.0", &[ONE], Some(Committed)),
+        ];
+        assert!(check(&key(false), &twice, &tables(&[ONE], 1)).errors[0].starts_with("repeat"));
+        // ... which gapless does: the number is taken again.
+        assert!(check(&key(true), &twice, &tables(&[ONE], 1))
+            .errors
+            .is_empty());
+        // A commit lost, a counter behind, a gapless hole.
+        let lost = check(
+            &key(false),
+            &[attempt("1.0", &[TWO], Some(Committed))],
+            &tables(&[], 2),
+        );
+        assert!(lost.errors[0].contains("not in the table"));
+        let behind = check(
+            &key(false),
+            &[attempt("1.0", &[TWO], Some(Committed))],
+            &tables(&[TWO], 1),
+        );
+        assert!(behind.errors[0].contains("behind"));
+        let hole = check(
+            &key(true),
+            &[attempt("1.0", &[TWO], Some(Committed))],
+            &tables(&[TWO], 2),
+        );
+        assert!(hole.errors[0].contains("missing [1]"));
+        // A rolled-back gapless number in the table that no one took again.
+        let kept = check(
+            &key(true),
+            &[attempt("1.0", &[ONE], Some(RolledBack))],
+            &tables(&[ONE], 1),
+        );
+        assert!(kept.errors[0].contains("rolled back"));
+        // A row no history names, with no attempt killed blind to explain it.
+        let stray = check(&key(false), &[], &tables(&[ONE], 1));
+        assert!(stray.errors[0].contains("no history names"));
+        let killed = check(
+            &key(false),
+            &[attempt("1.0", &[], None)],
+            &tables(&[ONE], 1),
+        );
+        assert!(killed.errors.is_empty() && killed.unknown == 1);
+    }
+}

@@ -1,0 +1,228 @@
+//! The nemesis: faults a kill does not make (partitions, lost packets, slow links, paused
+//! processes, moved clocks) beside those it does (a killed app, a crashed server), on a
+//! schedule drawn from a seed, under app processes that write down what they asked and what
+//! they got; then a checker reads those histories and the tables (Jepsen's method, on one
+//! machine: `net.rs` builds the network in namespaces).
+//!
+//! ```text
+//! nemesis --setup postgres|mariadb [--seed N] [--duration S] [--apps N] [--dir DIR]
+//! ```
+//!
+//! It prints the schedule as it goes, then one JSON line: the faults injected by kind, and per
+//! key the attempts, commits, unknown outcomes and everything wrong. It exits with 1 when the
+//! checker found anything, or an app failed. Needs root (namespaces), nftables, and Debian's
+//! `faketime`.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+mod apps;
+pub mod check;
+mod net;
+pub mod schedule;
+mod server;
+mod tables;
+
+use apps::{App, Kind};
+use net::Net;
+use schedule::{Fault, Step};
+pub use server::Setup;
+
+/// The nemesis's arguments.
+#[derive(Debug, Clone, clap::Parser)]
+#[command(name = "nemesis")]
+pub struct Args {
+    /// The servers to run against
+    #[arg(long, value_enum)]
+    pub setup: Setup,
+    /// The schedule's seed (default: drawn, and printed)
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Seconds the apps run; faults stop at 85 % of it
+    #[arg(long, default_value_t = 60.0)]
+    pub duration: f64,
+    /// App processes (their kinds take turns: batched, gapless, dated)
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(3..=20))]
+    pub apps: u32,
+    /// Where the server's data, the histories and the logs go (default: a temp dir, removed)
+    #[arg(long)]
+    pub dir: Option<std::path::PathBuf>,
+}
+
+/// What a run found, printed as one JSON line.
+#[derive(Debug, serde::Serialize)]
+pub struct Report {
+    pub setup: Setup,
+    pub seed: u64,
+    pub seconds: f64,
+    pub faults: BTreeMap<&'static str, usize>,
+    pub keys: BTreeMap<String, check::Verdict>,
+    pub app_failures: Vec<String>,
+}
+
+impl Report {
+    /// Whether nothing went wrong.
+    pub fn clean(&self) -> bool {
+        self.app_failures.is_empty() && self.keys.values().all(|v| v.errors.is_empty())
+    }
+}
+
+/// Runs the nemesis with command-line arguments (`--loadgen ARGS…` runs loadgen instead: the
+/// app processes are this binary).
+pub fn main_with(args: Vec<String>) -> ExitCode {
+    if args.first().map(String::as_str) == Some("--loadgen") {
+        return crate::loadgen::main_with(args.into_iter().skip(1));
+    }
+    use clap::Parser;
+    let args = match Args::try_parse_from(std::iter::once("nemesis".to_owned()).chain(args)) {
+        Ok(args) => args,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
+    match run(&args) {
+        Ok(report) => {
+            println!(
+                "{}",
+                serde_json::to_string(&report).expect("a report serializes")
+            );
+            match report.clean() {
+                true => ExitCode::SUCCESS,
+                false => ExitCode::FAILURE,
+            }
+        }
+        Err(e) => {
+            eprintln!("nemesis: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One run: the network and server set up, the apps started, the schedule played, everything
+/// healed, the apps waited for, the histories and tables checked.
+pub fn run(args: &Args) -> Result<Report, String> {
+    let seed = args.seed.unwrap_or_else(rand::random);
+    let apps = args.apps as usize;
+    let steps = schedule::draw(seed, args.duration, apps);
+    eprintln!(
+        "nemesis: setup {:?}, seed {seed}, {} s, {apps} apps, {} faults (rerun with --seed {seed}):",
+        args.setup,
+        args.duration,
+        steps.len()
+    );
+    for step in &steps {
+        eprintln!("  {step}");
+    }
+    let temp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let dir = args.dir.clone().unwrap_or_else(|| temp.path().to_owned());
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let net = Net::create(apps)?;
+    let server_dir = dir.join("server");
+    std::fs::create_dir_all(&server_dir).map_err(|e| e.to_string())?;
+    let mut server = server::Server::start(args.setup, &net.db(), &server_dir)?;
+    let url = server.app_url();
+    let mut apps: Vec<App> = (0..apps)
+        .map(|i| App::new(i, net.app(i), &dir))
+        .collect::<Result<_, _>>()?;
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs_f64(args.duration);
+    for app in &mut apps {
+        app.start(&url, deadline)?;
+    }
+    let mut faults = BTreeMap::new();
+    for step in &steps {
+        sleep_until(started, step.at);
+        eprintln!("  {step}");
+        inject(step, &net, &mut server, &mut apps)?;
+        sleep_until(started, step.at + step.hold);
+        heal(step, &net, &mut apps, &url, deadline)?;
+        *faults.entry(step.fault.kind()).or_insert(0) += 1;
+    }
+    // Every app ends by its deadline, or soon after a stall; one that does not is stuck.
+    let give_up = deadline + Duration::from_secs(120);
+    while apps.iter_mut().any(App::running) && Instant::now() < give_up {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let mut app_failures = Vec::new();
+    for app in &mut apps {
+        if app.running() {
+            app_failures.push(format!(
+                "app{} still running 120 s after its deadline",
+                app.index
+            ));
+            app.signal("KILL")?;
+        }
+        app_failures.append(&mut app.failures);
+    }
+    let tables = tables::read(&server.local_url())?;
+    let mut keys = BTreeMap::new();
+    for kind in Kind::ALL {
+        let key = kind.key();
+        let mut attempts = Vec::new();
+        for app in apps.iter().filter(|app| app.kind == kind) {
+            let text = std::fs::read_to_string(&app.history).unwrap_or_default();
+            attempts.extend(crate::history::read(&text)?);
+        }
+        keys.insert(key.rows.clone(), check::check(&key, &attempts, &tables));
+    }
+    let report = Report {
+        setup: args.setup,
+        seed,
+        seconds: started.elapsed().as_secs_f64(),
+        faults,
+        keys,
+        app_failures,
+    };
+    if !report.clean() {
+        eprintln!(
+            "nemesis: the server's log ends:\n{}",
+            tail(&server.log(), 30)
+        );
+    }
+    Ok(report)
+}
+
+fn inject(
+    step: &Step,
+    net: &Net,
+    server: &mut server::Server,
+    apps: &mut [App],
+) -> Result<(), String> {
+    match step.fault {
+        Fault::Partition(app, way) => net.partition(app, way),
+        Fault::Loss(app, percent) => net.lose(app, percent),
+        Fault::Slow(app) => net.slow(app),
+        Fault::Pause(app) => apps[app].signal("STOP"),
+        Fault::Clock(app, seconds) => apps[app].set_clock(seconds),
+        Fault::Kill(app) => apps[app].signal("KILL"),
+        Fault::Crash => server.crash_and_restart(),
+    }
+}
+
+fn heal(
+    step: &Step,
+    net: &Net,
+    apps: &mut [App],
+    url: &str,
+    deadline: Instant,
+) -> Result<(), String> {
+    match step.fault {
+        Fault::Partition(app, _) | Fault::Loss(app, _) | Fault::Slow(app) => net.heal(app),
+        Fault::Pause(app) => apps[app].signal("CONT"),
+        Fault::Clock(app, _) => apps[app].set_clock(0),
+        Fault::Kill(app) => apps[app].start(url, deadline),
+        Fault::Crash => Ok(()),
+    }
+}
+
+fn sleep_until(started: Instant, seconds: f64) {
+    let at = started + Duration::from_secs_f64(seconds);
+    std::thread::sleep(at.saturating_duration_since(Instant::now()));
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}

@@ -1,0 +1,69 @@
+//! The tables after a run, as the checker reads them: every row of `loadgen_rows` and every
+//! counter of `db_key`.
+
+use diesel::connection::LoadConnection;
+use diesel::query_dsl::LoadQuery;
+use diesel::sql_types::{BigInt, Text};
+use diesel::{Connection, QueryableByName, RunQueryDsl};
+
+use super::check::Tables;
+
+#[derive(QueryableByName)]
+struct Row {
+    #[diesel(sql_type = Text)]
+    key_name: String,
+    #[diesel(sql_type = Text)]
+    id: String,
+}
+
+#[derive(QueryableByName)]
+struct Counter {
+    #[diesel(sql_type = Text)]
+    key_name: String,
+    #[diesel(sql_type = Text)]
+    scope: String,
+    #[diesel(sql_type = Text)]
+    period: String,
+    #[diesel(sql_type = BigInt)]
+    current_value: i64,
+}
+
+/// The tables of the database at `url` (PostgreSQL or MySQL).
+pub fn read(url: &str) -> Result<Tables, String> {
+    if url.starts_with("postgres://") {
+        #[cfg(feature = "postgres")]
+        return read_on::<diesel::PgConnection>(url);
+    }
+    #[cfg(feature = "mysql")]
+    if url.starts_with("mysql://") {
+        return read_on::<diesel::MysqlConnection>(url);
+    }
+    Err(format!(
+        "{url}: this build has no such backend (features postgres, mysql)"
+    ))
+}
+
+fn read_on<C>(url: &str) -> Result<Tables, String>
+where
+    C: Connection + LoadConnection,
+    for<'a> diesel::query_builder::SqlQuery: LoadQuery<'a, C, Row> + LoadQuery<'a, C, Counter>,
+{
+    let mut conn = C::establish(url).map_err(|e| format!("{url}: {e}"))?;
+    let rows: Vec<Row> = diesel::sql_query("SELECT key_name, id FROM loadgen_rows")
+        .load(&mut conn)
+        .map_err(|e| format!("reading loadgen_rows: {e}"))?;
+    let counters: Vec<Counter> =
+        diesel::sql_query("SELECT key_name, scope, period, current_value FROM db_key")
+            .load(&mut conn)
+            .map_err(|e| format!("reading db_key: {e}"))?;
+    let mut tables = Tables::default();
+    for row in rows {
+        tables.rows.entry(row.key_name).or_default().push(row.id);
+    }
+    for c in counters {
+        tables
+            .counters
+            .insert((c.key_name, c.scope, c.period), c.current_value);
+    }
+    Ok(tables)
+}

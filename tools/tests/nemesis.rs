@@ -1,0 +1,48 @@
+//! The nemesis in CI: a short run per setup on a fixed seed, whose schedule meets every fault
+//! (partitions both ways and one way, lost packets, a slow link, a paused app, a moved clock,
+//! a killed app, a crashed server), checked by its histories. Longer runs on random seeds:
+//! `cargo run --release -p seqgen-tools --features postgres,mysql --bin nemesis -- --setup
+//! postgres --duration 1800` (`BENCHMARKS.md`, "Reliability").
+
+use std::process::Command;
+
+/// Runs the nemesis binary on `setup`, seed 59, for 45 s: its report, or why it failed.
+fn nemesis(setup: &str) {
+    // Network namespaces need root; CI runs as root, as every session's machine does.
+    let uid = Command::new("id").arg("-u").output().expect("id -u");
+    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+        println!("skipped: the nemesis needs root (network namespaces)");
+        return;
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_nemesis"))
+        .args(["--setup", setup, "--seed", "59", "--duration", "45"])
+        .output()
+        .expect("the nemesis runs");
+    let report = String::from_utf8_lossy(&output.stdout);
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{report}\n{log}");
+    println!("{log}{report}");
+    // The short schedule meets every kind of fault.
+    for kind in [
+        "\"partition\"",
+        "one-way partition",
+        "\"loss\"",
+        "slow link",
+        "pause",
+        "clock jump",
+        "kill",
+        "server crash",
+    ] {
+        assert!(report.contains(kind), "no {kind} in {report}");
+    }
+}
+
+#[test]
+fn nemesis_on_postgres() {
+    nemesis("postgres");
+}
+
+#[test]
+fn nemesis_on_mariadb() {
+    nemesis("mariadb");
+}

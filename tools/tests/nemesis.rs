@@ -22,6 +22,15 @@ fn nemesis(setup: &str) {
     let log = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{report}\n{log}");
     println!("{log}{report}");
+    // Each key took numbers, through every door the apps use.
+    let json: serde_json::Value = serde_json::from_str(report.trim()).expect("a JSON report");
+    for key in ["batched", "gapless", "dated", "deferred"] {
+        let verdict = &json["keys"][format!("nemesis_{key}")];
+        assert!(
+            verdict["committed"].as_u64() > Some(100),
+            "{key}: {verdict}"
+        );
+    }
     // The short schedule meets every kind of fault.
     for kind in [
         "\"partition\"",

@@ -10,6 +10,9 @@ pub enum Mode {
     Batched,
     /// Numbers taken in the inserting transaction.
     Gapless,
+    /// Rows committed without a number, numbered afterwards by a follower the process runs
+    /// (`diesel_seqgen::pending::spawn_follower`); with `--via insert-into`.
+    Deferred,
 }
 
 /// How each ID is taken and its row inserted.
@@ -177,8 +180,13 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, clap::Error
         if args.form != Form::Own && (args.fixed_batch || args.clock_offset_secs != 0) {
             return refuse("--fixed-batch and --clock-offset-secs are a generator's settings: with --via insert-into, only --form own has one");
         }
+    } else if args.mode == Mode::Deferred {
+        return refuse("--mode deferred goes with --via insert-into");
     } else if args.bulk != 1 || args.form != Form::Pooled {
         return refuse("--bulk and --form go with --via insert-into");
+    }
+    if args.mode == Mode::Deferred && args.run_async {
+        return refuse("--mode deferred runs its follower on a thread: not with --async");
     }
     Ok(args)
 }

@@ -5,14 +5,16 @@ use diesel::result::Error as DieselError;
 use diesel::{ExpressionMethods, RunQueryDsl};
 use diesel_seqgen::Generator;
 
-use super::rows::{loadgen_rows, Rows};
+use super::rows::{loadgen_pending, loadgen_rows, Rows};
 
 /// A connection checked out of loadgen's r2d2 pool, as r2d2 hands it out.
 pub type Pooled<C> = PooledConnection<ConnectionManager<C>>;
 
 /// A connection type loadgen runs on.
 pub trait LoadgenConnection:
-    R2D2Connection + diesel_seqgen::MigrateConnection<Backend = Self::B>
+    R2D2Connection
+    + diesel_seqgen::MigrateConnection<Backend = Self::B>
+    + diesel_seqgen::pending::FollowConnection
 {
     /// The backend, restated so that `diesel_seqgen::Backend` is known to hold for it.
     type B: diesel_seqgen::Backend;
@@ -20,6 +22,8 @@ pub trait LoadgenConnection:
     /// `synchronous_commit`), for the app's own table: the crash tests' server loses every
     /// commit that does not ask.
     const DURABLE: Option<&'static str>;
+    /// An integer primary key its database numbers itself, as `CREATE TABLE` declares it.
+    const AUTO_ID: &'static str;
     /// Per-connection setup.
     fn setup(_conn: &mut Self) -> Result<(), DieselError> {
         Ok(())
@@ -40,11 +44,12 @@ pub trait LoadgenConnection:
 }
 
 macro_rules! loadgen_connection {
-    ($($feature:literal: $conn:ty, $backend:ty, $durable:expr, $setup:expr;)*) => {$(
+    ($($feature:literal: $conn:ty, $backend:ty, $durable:expr, $setup:expr, $auto_id:literal;)*) => {$(
         #[cfg(feature = $feature)]
         impl LoadgenConnection for $conn {
             type B = $backend;
             const DURABLE: Option<&'static str> = $durable;
+            const AUTO_ID: &'static str = $auto_id;
             fn setup(conn: &mut Self) -> Result<(), DieselError> {
                 let setup: fn(&mut Self) -> Result<(), DieselError> = $setup;
                 setup(conn)
@@ -74,6 +79,13 @@ macro_rules! loadgen_connection {
                         .values(rows)
                         .with_generator(generator)
                         .execute(conn),
+                    (Rows::Deferred(rows), None) => {
+                        diesel_seqgen::insert_into(loadgen_pending::table).values(rows).execute(conn)
+                    }
+                    (Rows::Deferred(rows), Some(generator)) => diesel_seqgen::insert_into(loadgen_pending::table)
+                        .values(rows)
+                        .with_generator(generator)
+                        .execute(conn),
                 }
             }
             fn insert_into_pooled(
@@ -87,6 +99,9 @@ macro_rules! loadgen_connection {
                     Rows::Gapless(rows) => {
                         diesel_seqgen::insert_into(loadgen_rows::table).values(rows).execute(conn)
                     }
+                    Rows::Deferred(rows) => {
+                        diesel_seqgen::insert_into(loadgen_pending::table).values(rows).execute(conn)
+                    }
                 }
             }
         }
@@ -94,9 +109,12 @@ macro_rules! loadgen_connection {
 }
 
 loadgen_connection! {
-    "sqlite": diesel::SqliteConnection, diesel::sqlite::Sqlite, None, diesel_seqgen::sqlite::configure;
-    "postgres": diesel::PgConnection, diesel::pg::Pg, Some("SET LOCAL synchronous_commit = on"), |_| Ok(());
-    "mysql": diesel::MysqlConnection, diesel::mysql::Mysql, None, |_| Ok(());
+    "sqlite": diesel::SqliteConnection, diesel::sqlite::Sqlite, None, diesel_seqgen::sqlite::configure,
+        "INTEGER PRIMARY KEY AUTOINCREMENT";
+    "postgres": diesel::PgConnection, diesel::pg::Pg, Some("SET LOCAL synchronous_commit = on"), |_| Ok(()),
+        "BIGSERIAL PRIMARY KEY";
+    "mysql": diesel::MysqlConnection, diesel::mysql::Mysql, None, |_| Ok(()),
+        "BIGINT AUTO_INCREMENT PRIMARY KEY";
 }
 
 /// Sets up each connection the pool opens.

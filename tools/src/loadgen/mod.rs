@@ -19,7 +19,7 @@ use diesel_seqgen::{Generator, Spec};
 mod args;
 mod connection;
 mod report;
-mod rows;
+pub mod rows;
 mod through_insert;
 mod worker;
 
@@ -143,6 +143,28 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         diesel_seqgen::global::accept_non_durable_server();
     }
 
+    // `--mode deferred`: the follower a service runs beside its writers, on connections of
+    // its own, reconnecting after any failure a new attempt can fix.
+    let follower = match args.mode {
+        Mode::Deferred => {
+            let (spec, rows) =
+                diesel_seqgen::pending::rows_of::<rows::DeferredRow>(rows::loadgen_pending::id)?;
+            let url = url.to_owned();
+            let connect = move || -> diesel_seqgen::Result<C> {
+                let mut conn = C::establish(&url)?;
+                <C as LoadgenConnection>::setup(&mut conn)?;
+                Ok(conn)
+            };
+            let poll = Duration::from_millis(20);
+            Some(diesel_seqgen::pending::spawn_follower(
+                connect,
+                spec.clone(),
+                rows,
+                poll,
+            ))
+        }
+        _ => None,
+    };
     let history = args
         .history
         .as_deref()
@@ -251,6 +273,9 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
     if let Some(e) = first_error {
         return Err(e);
     }
+    if let Some(follower) = follower {
+        follower.stop()?;
+    }
     let seconds = started.elapsed().as_secs_f64();
     let released = if args.release_on_exit {
         generator.release(&mut *pool.get()?)?
@@ -275,7 +300,8 @@ fn spec_of(args: &Args) -> Result<Spec, BoxError> {
     };
     let spec = if args.scopes > 0 { spec.scoped() } else { spec };
     Ok(match args.mode {
-        Mode::Batched => spec.build()?,
+        // `--mode deferred` goes through `insert_into`, whose model has its own spec.
+        Mode::Batched | Mode::Deferred => spec.build()?,
         Mode::Gapless => spec.gapless().build()?,
     })
 }
@@ -346,6 +372,21 @@ mod tests {
             args(&["--url", "x", "--insert", "--retry-conflicts"]).is_ok_and(|a| a.retry_conflicts)
         );
         assert!(args(&["--url", "x", "--series", "A,B"]).is_err());
+        assert!(
+            args(&["--url", "x", "--mode", "deferred"]).is_err(),
+            "needs insert-into"
+        );
+        let deferred = [
+            "--url",
+            "x",
+            "--insert",
+            "--via",
+            "insert-into",
+            "--mode",
+            "deferred",
+        ];
+        assert!(args(&deferred).is_ok());
+        assert!(args(&[&deferred[..], &["--async"]].concat()).is_err());
         let b = args(&[
             "--url",
             "x",

@@ -14,7 +14,7 @@ use diesel_async::pooled_connection::{
 use diesel_async::AsyncConnection;
 use diesel_seqgen::nonblocking as sq;
 
-use super::rows::{loadgen_rows, Rows};
+use super::rows::{loadgen_pending, loadgen_rows, Rows};
 use super::worker::row_key;
 use super::*;
 
@@ -110,6 +110,13 @@ macro_rules! async_loadgen {
                             None => insert.execute(self).await?,
                         };
                     },
+                    Rows::Deferred(rows) => for row in rows {
+                        let insert = sq::insert_into(loadgen_pending::table).values(row);
+                        inserted += match generator {
+                            Some(g) => insert.with_generator(g).execute(self).await?,
+                            None => insert.execute(self).await?,
+                        };
+                    },
                 }
                 Ok(inserted)
             }
@@ -126,6 +133,12 @@ macro_rules! async_loadgen {
                     },
                     Rows::Gapless(rows) => for row in rows {
                         inserted += sq::insert_into(table).values(row).execute(pooled).await?;
+                    },
+                    Rows::Deferred(rows) => for row in rows {
+                        inserted += sq::insert_into(loadgen_pending::table)
+                            .values(row)
+                            .execute(pooled)
+                            .await?;
                     },
                 }
                 Ok(inserted)

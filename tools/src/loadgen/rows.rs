@@ -1,6 +1,7 @@
 //! `loadgen_rows`, the table `--insert` fills, and its models for `--via insert-into`:
 //! `#[derive(DistributedId)]` rows whose key is fixed, so `--key` is their scope, each with its
-//! own counter (`key_name`, as with `--via next-id`).
+//! own counter (`key_name`, as with `--via next-id`); and `loadgen_pending`, whose rows a
+//! follower numbers after their commit (`--mode deferred`).
 
 use diesel_seqgen::DistributedId;
 
@@ -47,12 +48,48 @@ pub struct GaplessRow {
     key_name: String,
 }
 
+diesel::table! {
+    /// Where `--mode deferred` puts its rows: committed without a number, which a follower
+    /// gives afterwards; `token` names each row to the histories (its writer's pid and count).
+    loadgen_pending (id) {
+        id -> BigInt,
+        key_name -> Text,
+        token -> Text,
+        number -> Nullable<Text>,
+    }
+}
+
+/// A row numbered after its commit (`gapless = "deferred"`).
+#[derive(diesel::Insertable, DistributedId)]
+#[diesel(table_name = loadgen_pending)]
+pub struct DeferredRow {
+    #[distributed_id(
+        key = "loadgen_pending",
+        prefix = "L",
+        date = "",
+        pad = 12,
+        gapless = "deferred"
+    )]
+    number: Option<String>,
+    key_name: String,
+    token: String,
+}
+
 /// One insert's rows, of the mode asked for.
 pub enum Rows {
     /// `--mode batched`.
     Batched(Vec<BatchedRow>),
     /// `--mode gapless`.
     Gapless(Vec<GaplessRow>),
+    /// `--mode deferred`.
+    Deferred(Vec<DeferredRow>),
+}
+
+/// A token no other row of this process has: its pid and a count.
+fn token() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("T{}-{n}", std::process::id())
 }
 
 impl Rows {
@@ -76,14 +113,24 @@ impl Rows {
                     })
                     .collect(),
             ),
+            Mode::Deferred => Rows::Deferred(
+                (0..n)
+                    .map(|_| DeferredRow {
+                        number: None,
+                        key_name: key_name(),
+                        token: token(),
+                    })
+                    .collect(),
+            ),
         }
     }
 
-    /// Their IDs, as the insert filled them.
+    /// Their IDs, as the insert filled them (the tokens of rows numbered after the commit).
     pub(super) fn ids(self) -> Vec<String> {
         match self {
             Rows::Batched(rows) => rows.into_iter().map(|row| row.id).collect(),
             Rows::Gapless(rows) => rows.into_iter().map(|row| row.id).collect(),
+            Rows::Deferred(rows) => rows.into_iter().map(|row| row.token).collect(),
         }
     }
 }

@@ -222,10 +222,16 @@ pub(super) fn insert_one<C: LoadgenConnection>(
     }
 }
 
-/// `loadgen_rows`, created once; several processes may race to create it.
+/// `loadgen_rows` and `loadgen_pending`, created once; several processes may race to create
+/// them.
 pub(crate) fn create_rows_table<C: LoadgenConnection>(conn: &mut C) -> Result<(), BoxError> {
-    const CREATE: &str = "CREATE TABLE IF NOT EXISTS loadgen_rows (key_name VARCHAR(191) \
-                          NOT NULL, id VARCHAR(64) NOT NULL, PRIMARY KEY (key_name, id))";
+    let create = format!(
+        "CREATE TABLE IF NOT EXISTS loadgen_rows (key_name VARCHAR(191) NOT NULL, \
+         id VARCHAR(64) NOT NULL, PRIMARY KEY (key_name, id)); \
+         CREATE TABLE IF NOT EXISTS loadgen_pending (id {}, key_name VARCHAR(191) NOT NULL, \
+         token VARCHAR(64) NOT NULL UNIQUE, number VARCHAR(64) UNIQUE)",
+        C::AUTO_ID
+    );
     let mut attempt = 0;
     loop {
         // Durably: a crash right after it (a soak run's, 80 ms later, on a server told not to
@@ -233,9 +239,9 @@ pub(crate) fn create_rows_table<C: LoadgenConnection>(conn: &mut C) -> Result<()
         let created = match C::DURABLE {
             Some(durable) => conn.transaction(|conn| {
                 conn.batch_execute(durable)?;
-                conn.batch_execute(CREATE)
+                conn.batch_execute(&create)
             }),
-            None => conn.batch_execute(CREATE),
+            None => conn.batch_execute(&create),
         };
         match created {
             Ok(()) => return Ok(()),

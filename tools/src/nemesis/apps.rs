@@ -1,6 +1,6 @@
 //! The app processes of a run: loadgen, each in its own namespace, on the user's own doors
-//! (`diesel_seqgen::insert_into` on the default generator after `use_pool`, and
-//! `Generator::next_id` on a dated key), with a clock libfaketime can move, writing its history.
+//! (`diesel_seqgen::insert_into` on the default generator after `use_pool`, `Generator::next_id`
+//! on a dated key, and rows numbered after their commit by a follower), with a clock libfaketime can move, writing its history.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -23,10 +23,13 @@ pub enum Kind {
     /// `next_id` of a key dated by the hour, inserted in a transaction, 10 % rolled back: the
     /// one a moved clock matters to.
     Dated,
+    /// `insert_into` of rows numbered after their commit (`gapless = "deferred"`), by a
+    /// follower each such app runs beside its writers.
+    Deferred,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::Batched, Kind::Gapless, Kind::Dated];
+    pub const ALL: [Kind; 4] = [Kind::Batched, Kind::Gapless, Kind::Dated, Kind::Deferred];
 
     pub fn of(app: usize) -> Kind {
         Kind::ALL[app % Kind::ALL.len()]
@@ -41,19 +44,21 @@ impl Kind {
                 ("loadgen_rows_gapless", "nemesis_gapless"),
             ),
             Kind::Dated => ("nemesis_dated", ("nemesis_dated", "")),
+            Kind::Deferred => ("nemesis_deferred", ("loadgen_pending", "")),
         };
         Key {
             rows: rows.into(),
             counter: (counter.0.into(), counter.1.into()),
-            gapless: self == Kind::Gapless,
+            gapless: matches!(self, Kind::Gapless | Kind::Deferred),
+            deferred: self == Kind::Deferred,
         }
     }
 
     fn arguments(self) -> Vec<String> {
         let key = self.key().rows;
-        let list = match self {
-            Kind::Batched => vec!["--via", "insert-into", "--mode", "batched"],
-            Kind::Gapless => vec![
+        let list: &[&str] = match self {
+            Kind::Batched => &["--via", "insert-into", "--mode", "batched"],
+            Kind::Gapless => &[
                 "--via",
                 "insert-into",
                 "--mode",
@@ -61,7 +66,7 @@ impl Kind {
                 "--rollback",
                 "0.1",
             ],
-            Kind::Dated => vec![
+            Kind::Dated => &[
                 "--via",
                 "next-id",
                 "--date",
@@ -69,8 +74,16 @@ impl Kind {
                 "--rollback",
                 "0.1",
             ],
+            Kind::Deferred => &[
+                "--via",
+                "insert-into",
+                "--mode",
+                "deferred",
+                "--rollback",
+                "0.1",
+            ],
         };
-        let mut args: Vec<String> = list.into_iter().map(str::to_owned).collect();
+        let mut args: Vec<String> = list.iter().map(|s| s.to_string()).collect();
         args.extend(["--insert".into(), "--key".into(), key]);
         args
     }

@@ -23,6 +23,8 @@ pub struct Tables {
     pub rows: HashMap<String, Vec<String>>,
     /// `db_key`'s counters: (key, scope, period) → current value.
     pub counters: HashMap<(String, String, String), i64>,
+    /// `loadgen_pending`'s tokens and numbers, by `key_name`.
+    pub pending: HashMap<String, Vec<(String, Option<String>)>>,
 }
 
 /// Where a key's numbers are counted, as its app writes them.
@@ -33,6 +35,8 @@ pub struct Key {
     /// Its counter rows' `key_name` and `scope`; their period is the ID's date part.
     pub counter: (String, String),
     pub gapless: bool,
+    /// Numbered after the commit: its rows are `loadgen_pending`'s, named by their tokens.
+    pub deferred: bool,
 }
 
 /// What the checker found on one key.
@@ -58,6 +62,9 @@ fn split(id: &str) -> Option<(&str, i64)> {
 
 /// Checks `key` against its apps' `attempts` and the `tables`.
 pub fn check(key: &Key, attempts: &[Attempt], tables: &Tables) -> Verdict {
+    if key.deferred {
+        return check_deferred(key, attempts, tables);
+    }
     let mut verdict = Verdict {
         attempts: attempts.len(),
         ..Verdict::default()
@@ -187,6 +194,90 @@ pub fn check(key: &Key, attempts: &[Attempt], tables: &Tables) -> Verdict {
     verdict
 }
 
+/// [`check`] of a key numbered after the commit: every committed row (named by its token) is
+/// in the table and no rolled-back one; every row has a number, exactly 1..N, and the
+/// counter is N.
+fn check_deferred(key: &Key, attempts: &[Attempt], tables: &Tables) -> Verdict {
+    let empty = Vec::new();
+    let rows = tables.pending.get(&key.rows).unwrap_or(&empty);
+    let tokens: HashSet<&str> = rows.iter().map(|(token, _)| token.as_str()).collect();
+    let mut verdict = Verdict {
+        attempts: attempts.len(),
+        rows: rows.len(),
+        ..Verdict::default()
+    };
+    let mut named = HashSet::new();
+    for attempt in attempts {
+        named.extend(attempt.ids.iter().map(String::as_str));
+        let missing = attempt.ids.iter().filter(|t| !tokens.contains(t.as_str()));
+        match attempt.outcome {
+            Some(Outcome::Committed) => {
+                verdict.committed += attempt.ids.len();
+                for token in missing {
+                    let op = &attempt.op;
+                    verdict.errors.push(format!(
+                        "row {token} was committed by {op} but is not in the table"
+                    ));
+                }
+            }
+            Some(Outcome::RolledBack) => {
+                for token in attempt.ids.iter().filter(|t| tokens.contains(t.as_str())) {
+                    let op = &attempt.op;
+                    verdict.errors.push(format!(
+                        "row {token} is in the table but {op} rolled it back"
+                    ));
+                }
+            }
+            Some(Outcome::Unknown) | None => {
+                verdict.unknown += 1;
+                verdict.unknown_resolved += usize::from(!attempt.ids.is_empty());
+            }
+        }
+    }
+    let unexplained = tokens.iter().filter(|t| !named.contains(*t)).count();
+    let blind = attempts
+        .iter()
+        .filter(|a| a.ids.is_empty() && matches!(a.outcome, Some(Outcome::Unknown) | None))
+        .count();
+    if unexplained > blind {
+        verdict.errors.push(format!(
+            "{unexplained} rows of {} no history names, with only {blind} attempts that could have written them",
+            key.rows
+        ));
+    }
+    let mut numbers = Vec::with_capacity(rows.len());
+    for (token, number) in rows {
+        match number.as_deref().map(split) {
+            Some(Some(("", n))) => numbers.push(n),
+            Some(_) => verdict.errors.push(format!(
+                "row {token}'s number {number:?} is not one of the key's"
+            )),
+            None => verdict.errors.push(format!(
+                "row {token} has no number after the followers' last round"
+            )),
+        }
+    }
+    numbers.sort_unstable();
+    let n = numbers.len() as i64;
+    if numbers != (1..=n).collect::<Vec<_>>() {
+        let repeated = numbers.windows(2).filter(|w| w[0] == w[1]).count();
+        verdict.errors.push(format!(
+            "{} numbered rows of {} are not exactly 1..={n} ({repeated} repeated, highest {:?})",
+            numbers.len(),
+            key.rows,
+            numbers.last()
+        ));
+    }
+    let counter = (key.counter.0.clone(), key.counter.1.clone(), String::new());
+    match tables.counters.get(&counter).copied().unwrap_or(0) {
+        value if value == n => {}
+        value => verdict.errors.push(format!(
+            "counter {counter:?} holds {value}, its table 1..={n}"
+        )),
+    }
+    verdict
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,6 +304,7 @@ mod tests {
             rows: "k".into(),
             counter: ("c".into(), "".into()),
             gapless,
+            deferred: false,
         }
     }
 
@@ -273,5 +365,43 @@ mod tests {
             &tables(&[ONE], 1),
         );
         assert!(killed.errors.is_empty() && killed.unknown == 1);
+    }
+
+    #[test]
+    fn each_rule_of_numbers_after_the_commit_fails_when_broken() {
+        use Outcome::*;
+        let deferred = Key {
+            deferred: true,
+            ..key(true)
+        };
+        let table = |rows: &[(&str, Option<&str>)], counter: i64| {
+            let mut t = tables(&[], counter);
+            let rows = rows
+                .iter()
+                .map(|(t, n)| (t.to_string(), n.map(str::to_owned)));
+            t.pending.insert("k".into(), rows.collect());
+            t
+        };
+        let wrote = |token: &str, outcome| attempt("1.0", &[token], Some(outcome));
+        let ok = check(
+            &deferred,
+            &[wrote("a", Committed)],
+            &table(&[("a", Some(ONE))], 1),
+        );
+        assert!(ok.errors.is_empty(), "{:?}", ok.errors);
+        let errors = |attempts: &[Attempt], rows: &[(&str, Option<&str>)], counter| {
+            check(&deferred, attempts, &table(rows, counter)).errors
+        };
+        let two = [
+            wrote("a", Committed),
+            attempt("1.1", &["b"], Some(Committed)),
+        ];
+        assert!(errors(&two, &[("a", Some(ONE)), ("b", Some(ONE))], 1)[0].contains("1 repeated"));
+        assert!(errors(&two, &[("a", Some(ONE)), ("b", None)], 1)[0].contains("no number"));
+        assert!(errors(&two, &[("a", Some(ONE))], 1)[0].contains("not in the table"));
+        let both = [("a", Some(ONE)), ("b", Some(TWO))];
+        assert!(errors(&two, &both, 3)[0].contains("holds 3"));
+        let rolled = [wrote("a", RolledBack)];
+        assert!(errors(&rolled, &[("a", Some(ONE))], 1)[0].contains("rolled it back"));
     }
 }

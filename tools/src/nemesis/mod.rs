@@ -42,8 +42,8 @@ pub struct Args {
     /// Seconds the apps run; faults stop at 85 % of it
     #[arg(long, default_value_t = 60.0)]
     pub duration: f64,
-    /// App processes (their kinds take turns: batched, gapless, dated)
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(3..=20))]
+    /// App processes (their kinds take turns: batched, gapless, dated, deferred)
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(4..=20))]
     pub apps: u32,
     /// Where the server's data, the histories and the logs go (default: a temp dir, removed)
     #[arg(long)]
@@ -58,6 +58,8 @@ pub struct Report {
     pub seconds: f64,
     pub faults: BTreeMap<&'static str, usize>,
     pub keys: BTreeMap<String, check::Verdict>,
+    /// Rows numbered after the run, which no follower had numbered yet.
+    pub numbered_at_end: u64,
     pub app_failures: Vec<String>,
 }
 
@@ -105,7 +107,8 @@ pub fn main_with(args: Vec<String>) -> ExitCode {
 pub fn run(args: &Args) -> Result<Report, String> {
     let seed = args.seed.unwrap_or_else(rand::random);
     let apps = args.apps as usize;
-    let steps = schedule::draw(seed, args.duration, apps);
+    let clocked: Vec<usize> = (0..apps).filter(|&i| Kind::of(i) == Kind::Dated).collect();
+    let steps = schedule::draw(seed, args.duration, apps, &clocked);
     eprintln!(
         "nemesis: setup {:?}, seed {seed}, {} s, {apps} apps, {} faults (rerun with --seed {seed}):",
         args.setup,
@@ -156,6 +159,9 @@ pub fn run(args: &Args) -> Result<Report, String> {
         }
         app_failures.append(&mut app.failures);
     }
+    // Rows committed after the followers' last round (they stop with their apps) are numbered
+    // now, as a follower started later would.
+    let numbered_at_end = tables::number_the_rest(&server.local_url())?;
     let tables = tables::read(&server.local_url())?;
     let mut keys = BTreeMap::new();
     for kind in Kind::ALL {
@@ -173,6 +179,7 @@ pub fn run(args: &Args) -> Result<Report, String> {
         seconds: started.elapsed().as_secs_f64(),
         faults,
         keys,
+        numbered_at_end,
         app_failures,
     };
     if !report.clean() {

@@ -1,5 +1,5 @@
-//! The tables after a run, as the checker reads them: every row of `loadgen_rows` and every
-//! counter of `db_key`.
+//! The tables after a run, as the checker reads them: every row of `loadgen_rows` and
+//! `loadgen_pending`, and every counter of `db_key`.
 
 use diesel::connection::LoadConnection;
 use diesel::query_dsl::LoadQuery;
@@ -17,6 +17,16 @@ struct Row {
 }
 
 #[derive(QueryableByName)]
+struct Pending {
+    #[diesel(sql_type = Text)]
+    key_name: String,
+    #[diesel(sql_type = Text)]
+    token: String,
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    number: Option<String>,
+}
+
+#[derive(QueryableByName)]
 struct Counter {
     #[diesel(sql_type = Text)]
     key_name: String,
@@ -26,6 +36,32 @@ struct Counter {
     period: String,
     #[diesel(sql_type = BigInt)]
     current_value: i64,
+}
+
+/// Numbers the rows of `loadgen_pending` at `url` still without one, as the apps' followers
+/// would have: how many.
+pub fn number_the_rest(url: &str) -> Result<u64, String> {
+    if url.starts_with("postgres://") {
+        #[cfg(feature = "postgres")]
+        return number_on::<diesel::PgConnection>(url);
+    }
+    #[cfg(feature = "mysql")]
+    if url.starts_with("mysql://") {
+        return number_on::<diesel::MysqlConnection>(url);
+    }
+    Err(format!(
+        "{url}: this build has no such backend (features postgres, mysql)"
+    ))
+}
+
+fn number_on<C: diesel_seqgen::IdConnection>(url: &str) -> Result<u64, String> {
+    use crate::loadgen::rows::{loadgen_pending, DeferredRow};
+    use diesel_seqgen::pending;
+    let mut conn = C::establish(url).map_err(|e| format!("{url}: {e}"))?;
+    let (spec, rows) =
+        pending::rows_of::<DeferredRow>(loadgen_pending::id).map_err(|e| e.to_string())?;
+    let done = pending::number_pending(&mut conn, spec, rows).map_err(|e| e.to_string())?;
+    Ok(done.rows)
 }
 
 /// The tables of the database at `url` (PostgreSQL or MySQL).
@@ -46,7 +82,8 @@ pub fn read(url: &str) -> Result<Tables, String> {
 fn read_on<C>(url: &str) -> Result<Tables, String>
 where
     C: Connection + LoadConnection,
-    for<'a> diesel::query_builder::SqlQuery: LoadQuery<'a, C, Row> + LoadQuery<'a, C, Counter>,
+    for<'a> diesel::query_builder::SqlQuery:
+        LoadQuery<'a, C, Row> + LoadQuery<'a, C, Counter> + LoadQuery<'a, C, Pending>,
 {
     let mut conn = C::establish(url).map_err(|e| format!("{url}: {e}"))?;
     let rows: Vec<Row> = diesel::sql_query("SELECT key_name, id FROM loadgen_rows")
@@ -56,7 +93,18 @@ where
         diesel::sql_query("SELECT key_name, scope, period, current_value FROM db_key")
             .load(&mut conn)
             .map_err(|e| format!("reading db_key: {e}"))?;
+    let pending: Vec<Pending> =
+        diesel::sql_query("SELECT key_name, token, number FROM loadgen_pending")
+            .load(&mut conn)
+            .map_err(|e| format!("reading loadgen_pending: {e}"))?;
     let mut tables = Tables::default();
+    for row in pending {
+        tables
+            .pending
+            .entry(row.key_name)
+            .or_default()
+            .push((row.token, row.number));
+    }
     for row in rows {
         tables.rows.entry(row.key_name).or_default().push(row.id);
     }

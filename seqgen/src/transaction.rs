@@ -15,8 +15,10 @@ use crate::reserve::retry::retry_loop;
 /// Gapless numbering needs it on a multi-writer Galera cluster (a transaction whose counter
 /// another node changed first fails certification), and under REPEATABLE READ or
 /// SERIALIZABLE.
-/// `work` must be safe to run again: clear the IDs a failed attempt filled (`insert_into`
-/// does that for gapless fields).
+/// Records inserted with [`insert_into`](crate::insert_into) in `work` may be built outside
+/// it: each attempt numbers again the ID fields an earlier one filled (its numbers may have
+/// gone back with its rollback and been taken by another transaction since), and every
+/// gapless field. Anything else `work` keeps between attempts must be safe to use again.
 ///
 /// ```
 /// use diesel::prelude::*;
@@ -34,7 +36,9 @@ where
     F: FnMut(&mut C) -> Result<T>,
 {
     let conflict = |e: &Error| matches!(e, Error::TransactionConflict(_));
-    drive(async { retry_loop!(sleep, conflict, conn.transaction(&mut work)) })
+    crate::model::retried::noting(|| {
+        drive(async { retry_loop!(sleep, conflict, conn.transaction(&mut work)) })
+    })
 }
 
 /// The pause between two attempts of a blocking transaction.

@@ -246,7 +246,7 @@ where
                 Ok(insert(target, &*records, conn)?)
             };
             if gapless {
-                conn.transaction(work)
+                crate::driver::transaction(conn, work)
             } else {
                 work(conn)
             }

@@ -11,9 +11,10 @@ use crate::engine::{check_scope, formatted, numeric, Engine};
 use crate::error::{Error, Result};
 use diesel_seqgen_core::{DocumentDate, Mode, Scoped};
 
-/// Fills the unset ID fields of `rows` from the generator `generator` gives (asked only when
-/// there is something to fill: the process-wide default tells databases apart with a query),
-/// noting each (row, field) it fills in `filled`, so that a failed insert can undo them.
+/// Fills the unset ID fields of `rows`, and every gapless one ([`takes_a_number`]), from the
+/// generator `generator` gives (asked only when there is something to fill: the process-wide
+/// default tells databases apart with a query), noting each (row, field) it fills in
+/// `filled`, so that a failed insert can undo them.
 pub(crate) fn fill<T, C>(
     rows: &mut [T],
     conn: &mut C,
@@ -82,7 +83,7 @@ pub(crate) fn plan_fill<T: DistributedId>(
         let mut groups: BTreeMap<(String, String), Group> = BTreeMap::new();
         if field.grouped() {
             for (row, record) in rows.iter_mut().enumerate() {
-                if !record.__id_slot(index).is_unset() {
+                if !takes_a_number(record, index, field) {
                     continue;
                 }
                 let scope = if field.spec.is_scoped() {
@@ -146,7 +147,7 @@ pub(crate) async fn fill_on<T: DistributedId, D: Driver>(
             continue;
         }
         let unset: Vec<usize> = (0..rows.len())
-            .filter(|&row| rows[row].__id_slot(index).is_unset())
+            .filter(|&row| takes_a_number(&mut rows[row], index, field))
             .collect();
         if !unset.is_empty() {
             let target = (&field.spec).into();
@@ -185,6 +186,21 @@ async fn fill_field<T: DistributedId, D: Driver>(
     Ok(())
 }
 
+/// Whether this insert gives field `index` of `record` a number: when it is unset, and always
+/// when it is gapless. A gapless number is good only in the transaction that took it: one
+/// already there was set by hand or, far likelier, left by an attempt whose transaction the
+/// database aborted after the insert (a Galera certification failure at the commit, a deadlock
+/// on a later statement) and which `retry_transaction` runs again with the same records; its
+/// number went back with the rollback and may be another transaction's by now.
+/// Inside [`retry_transaction`](crate::retry_transaction), a field an earlier attempt filled
+/// takes a number again too, batched ones included (`retried.rs`).
+fn takes_a_number<T: DistributedId>(record: &mut T, index: usize, field: &IdField) -> bool {
+    let slot = record.__id_slot(index);
+    matches!(field.spec.mode(), Mode::Gapless { .. })
+        || slot.is_unset()
+        || super::retried::filled_before(&slot)
+}
+
 /// Sets field number `index` (an `i64` form) of the records `unset` to `ids`, in order.
 pub(crate) fn put_numbers<T: DistributedId>(
     rows: &mut [T],
@@ -199,6 +215,7 @@ pub(crate) fn put_numbers<T: DistributedId>(
             IdSlot::OptionalNumber(n) => *n = Some(id),
             IdSlot::Text(_) | IdSlot::OptionalText(_) => unreachable_slot(field),
         }
+        super::retried::note(&rows[row].__id_slot(index));
     }
 }
 
@@ -216,6 +233,7 @@ pub(crate) fn put_text<T: DistributedId>(
             IdSlot::OptionalText(s) => *s = Some(id),
             IdSlot::Number(_) | IdSlot::OptionalNumber(_) => unreachable_slot(field),
         }
+        super::retried::note(&rows[row].__id_slot(index));
     }
 }
 

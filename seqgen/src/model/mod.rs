@@ -5,6 +5,7 @@
 mod fill;
 mod id;
 pub(crate) mod numbering;
+pub(crate) mod retried;
 
 pub(crate) use fill::{fill, gapless_field, unfill};
 #[cfg(seqgen_async)]

@@ -52,6 +52,7 @@ mod replication;
 mod reset;
 mod reset_deferred;
 mod reset_documents;
+mod retried_insert;
 mod scoped;
 #[cfg(feature = "postgres")]
 mod servers;

@@ -97,8 +97,11 @@ impl History {
 pub struct Attempt {
     /// `process.n`.
     pub op: String,
-    /// Every ID it was handed (`G`, and its end's).
+    /// Every ID it was handed (`G`, and its end's): with `--retry-conflicts`, those of each
+    /// try.
     pub ids: Vec<String>,
+    /// The IDs its end line names: for a commit, those committed (its last try's).
+    pub ended_with: Vec<String>,
     /// How it ended; `None` when its process died first.
     pub outcome: Option<Outcome>,
 }
@@ -126,10 +129,14 @@ pub fn read(text: &str) -> Result<Vec<Attempt>, String> {
             .get(op)
             .ok_or_else(|| format!("{letter} before the I of {op}"))?;
         let attempt = &mut attempts[at];
-        for id in words {
-            if !attempt.ids.iter().any(|known| known == id) {
-                attempt.ids.push(id.to_owned());
+        let named: Vec<String> = words.map(str::to_owned).collect();
+        for id in &named {
+            if !attempt.ids.contains(id) {
+                attempt.ids.push(id.clone());
             }
+        }
+        if letter != "G" {
+            attempt.ended_with = named;
         }
         attempt.outcome = match letter {
             "G" => attempt.outcome,
@@ -171,6 +178,7 @@ mod tests {
             (read[0].ids.clone(), read[0].outcome),
             (ids(&["L1"]), Some(Outcome::Committed))
         );
+        assert_eq!(read[0].ended_with, ids(&["L1"]));
         assert_eq!(read[1].outcome, Some(Outcome::Unknown));
         assert_eq!(read[1].ids, ids(&["L2", "L3"]));
         assert_eq!((read[2].ids.clone(), read[2].outcome), (ids(&["L4"]), None));

@@ -100,10 +100,18 @@ pub struct App {
     log: PathBuf,
     /// The exits of its processes that failed, with the end of what they printed.
     pub failures: Vec<String>,
+    /// Whether it runs a transaction the database aborted again (`--retry-conflicts`), as an
+    /// app on Galera must: a certification conflict aborts one of two writers of a row.
+    retry_conflicts: bool,
 }
 
 impl App {
-    pub fn new(index: usize, ns: String, dir: &Path) -> Result<Self, String> {
+    pub fn new(
+        index: usize,
+        ns: String,
+        dir: &Path,
+        retry_conflicts: bool,
+    ) -> Result<Self, String> {
         let app = App {
             index,
             kind: Kind::of(index),
@@ -113,6 +121,7 @@ impl App {
             clock: dir.join(format!("app{index}.clock")),
             log: dir.join(format!("app{index}.log")),
             failures: Vec::new(),
+            retry_conflicts,
         };
         app.set_clock(0)?;
         Ok(app)
@@ -137,6 +146,7 @@ impl App {
             .arg("--history")
             .arg(&self.history)
             .args(self.kind.arguments())
+            .args(self.retry_conflicts.then_some("--retry-conflicts"))
             .env("LD_PRELOAD", FAKETIME)
             .env("FAKETIME_TIMESTAMP_FILE", &self.clock)
             .env("FAKETIME_CACHE_DURATION", "1")

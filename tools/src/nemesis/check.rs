@@ -83,9 +83,10 @@ pub fn check(key: &Key, attempts: &[Attempt], tables: &Tables) -> Verdict {
         }
         match attempt.outcome {
             Some(Outcome::Committed) => {
-                verdict.committed += attempt.ids.len();
+                // Its last try's IDs; a retried transaction's earlier tries rolled back.
+                verdict.committed += attempt.ended_with.len();
                 for id in attempt
-                    .ids
+                    .ended_with
                     .iter()
                     .filter(|id| !in_table.contains(id.as_str()))
                 {
@@ -119,7 +120,9 @@ pub fn check(key: &Key, attempts: &[Attempt], tables: &Tables) -> Verdict {
         }
         let committed = by
             .iter()
-            .filter(|a| a.outcome == Some(Outcome::Committed))
+            .filter(|a| {
+                a.outcome == Some(Outcome::Committed) && a.ended_with.contains(&id.to_string())
+            })
             .count();
         if committed > 1 {
             errors.push(format!("repeat: gapless {id} was committed by {}", ops()));
@@ -209,10 +212,10 @@ fn check_deferred(key: &Key, attempts: &[Attempt], tables: &Tables) -> Verdict {
     let mut named = HashSet::new();
     for attempt in attempts {
         named.extend(attempt.ids.iter().map(String::as_str));
-        let missing = attempt.ids.iter().filter(|t| !tokens.contains(t.as_str()));
+        let missing = (attempt.ended_with.iter()).filter(|t| !tokens.contains(t.as_str()));
         match attempt.outcome {
             Some(Outcome::Committed) => {
-                verdict.committed += attempt.ids.len();
+                verdict.committed += attempt.ended_with.len();
                 for token in missing {
                     let op = &attempt.op;
                     verdict.errors.push(format!(
@@ -283,9 +286,11 @@ mod tests {
     use super::*;
 
     fn attempt(op: &str, ids: &[&str], outcome: Option<Outcome>) -> Attempt {
+        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
         Attempt {
             op: op.into(),
-            ids: ids.iter().map(|s| s.to_string()).collect(),
+            ended_with: ids.clone(),
+            ids,
             outcome,
         }
     }

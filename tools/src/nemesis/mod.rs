@@ -5,7 +5,7 @@
 //! machine: `net.rs` builds the network in namespaces).
 //!
 //! ```text
-//! nemesis --setup postgres|mariadb [--seed N] [--duration S] [--apps N] [--dir DIR]
+//! nemesis --setup postgres|mariadb|galera [--seed N] [--duration S] [--apps N] [--dir DIR]
 //! ```
 //!
 //! It prints the schedule as it goes, then one JSON line: the faults injected by kind, and per
@@ -108,7 +108,8 @@ pub fn run(args: &Args) -> Result<Report, String> {
     let seed = args.seed.unwrap_or_else(rand::random);
     let apps = args.apps as usize;
     let clocked: Vec<usize> = (0..apps).filter(|&i| Kind::of(i) == Kind::Dated).collect();
-    let steps = schedule::draw(seed, args.duration, apps, &clocked);
+    let nodes = args.setup.nodes();
+    let steps = schedule::draw(seed, args.duration, (nodes, apps), &clocked);
     eprintln!(
         "nemesis: setup {:?}, seed {seed}, {} s, {apps} apps, {} faults (rerun with --seed {seed}):",
         args.setup,
@@ -121,18 +122,19 @@ pub fn run(args: &Args) -> Result<Report, String> {
     let temp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let dir = args.dir.clone().unwrap_or_else(|| temp.path().to_owned());
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let net = Net::create(apps)?;
-    let server_dir = dir.join("server");
-    std::fs::create_dir_all(&server_dir).map_err(|e| e.to_string())?;
-    let mut server = server::Server::start(args.setup, &net.db(), &server_dir)?;
-    let url = server.app_url();
+    // The servers run as their own users (`postgres`, `mysql`), under this directory.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let net = Net::create(nodes, apps)?;
+    let mut server = server::Server::start(args.setup, &net, &dir)?;
     let mut apps: Vec<App> = (0..apps)
-        .map(|i| App::new(i, net.app(i), &dir))
+        .map(|i| App::new(i, net.app(i), &dir, args.setup == Setup::Galera))
         .collect::<Result<_, _>>()?;
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(args.duration);
     for app in &mut apps {
-        app.start(&url, deadline)?;
+        app.start(&server.app_url(app.index), deadline)?;
     }
     let mut faults = BTreeMap::new();
     for step in &steps {
@@ -140,7 +142,7 @@ pub fn run(args: &Args) -> Result<Report, String> {
         eprintln!("  {step}");
         inject(step, &net, &mut server, &mut apps)?;
         sleep_until(started, step.at + step.hold);
-        heal(step, &net, &mut apps, &url, deadline)?;
+        heal(step, &net, &mut server, &mut apps, deadline)?;
         *faults.entry(step.fault.kind()).or_insert(0) += 1;
     }
     // Every app ends by its deadline, or soon after a stall; one that does not is stuck.
@@ -159,9 +161,17 @@ pub fn run(args: &Args) -> Result<Report, String> {
         }
         app_failures.append(&mut app.failures);
     }
+    server.wait_ready()?;
     // Rows committed after the followers' last round (they stop with their apps) are numbered
     // now, as a follower started later would.
-    let numbered_at_end = tables::number_the_rest(&server.local_url())?;
+    // Refused, it is a finding of the deferred key's (a number already in the table).
+    let (numbered_at_end, unnumbered) = match tables::number_the_rest(&server.local_url()) {
+        Ok(n) => (n, None),
+        Err(e) => (
+            0,
+            Some(format!("numbering the rows left after the run failed: {e}")),
+        ),
+    };
     let tables = tables::read(&server.local_url())?;
     let mut keys = BTreeMap::new();
     for kind in Kind::ALL {
@@ -171,7 +181,11 @@ pub fn run(args: &Args) -> Result<Report, String> {
             let text = std::fs::read_to_string(&app.history).unwrap_or_default();
             attempts.extend(crate::history::read(&text)?);
         }
-        keys.insert(key.rows.clone(), check::check(&key, &attempts, &tables));
+        let mut verdict = check::check(&key, &attempts, &tables);
+        if key.deferred {
+            verdict.errors.extend(unnumbered.clone());
+        }
+        keys.insert(key.rows.clone(), verdict);
     }
     let report = Report {
         setup: args.setup,
@@ -183,10 +197,7 @@ pub fn run(args: &Args) -> Result<Report, String> {
         app_failures,
     };
     if !report.clean() {
-        eprintln!(
-            "nemesis: the server's log ends:\n{}",
-            tail(&server.log(), 30)
-        );
+        eprintln!("nemesis: the servers' logs end:\n{}", server.logs());
     }
     Ok(report)
 }
@@ -204,32 +215,30 @@ fn inject(
         Fault::Pause(app) => apps[app].signal("STOP"),
         Fault::Clock(app, seconds) => apps[app].set_clock(seconds),
         Fault::Kill(app) => apps[app].signal("KILL"),
-        Fault::Crash => server.crash_and_restart(),
+        // Stopped now, started again when the fault ends.
+        Fault::Crash(node) => server.crash(node),
+        Fault::Isolate(node) => net.isolate(node),
     }
 }
 
 fn heal(
     step: &Step,
     net: &Net,
+    server: &mut server::Server,
     apps: &mut [App],
-    url: &str,
     deadline: Instant,
 ) -> Result<(), String> {
     match step.fault {
         Fault::Partition(app, _) | Fault::Loss(app, _) | Fault::Slow(app) => net.heal(app),
         Fault::Pause(app) => apps[app].signal("CONT"),
         Fault::Clock(app, _) => apps[app].set_clock(0),
-        Fault::Kill(app) => apps[app].start(url, deadline),
-        Fault::Crash => Ok(()),
+        Fault::Kill(app) => apps[app].start(&server.app_url(app), deadline),
+        Fault::Crash(node) => server.restart(node),
+        Fault::Isolate(node) => net.rejoin(node),
     }
 }
 
 fn sleep_until(started: Instant, seconds: f64) {
     let at = started + Duration::from_secs_f64(seconds);
     std::thread::sleep(at.saturating_duration_since(Instant::now()));
-}
-
-fn tail(text: &str, lines: usize) -> String {
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
 }

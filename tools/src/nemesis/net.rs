@@ -1,11 +1,13 @@
-//! The run's network, in namespaces of its own: the database server's (`…db`, which holds a
-//! bridge at [`DB_ADDRESS`]) and one per app process (`…a0`, `…a1`, …), each joined to the
-//! bridge by a veth pair. Nothing is added to the machine's own namespace, so runs side by side
-//! never meet. Faults are nftables rules and a qdisc in an app's namespace, on its one link to
-//! the server:
+//! The run's network, in namespaces of its own: a hub (`…hub`, holding only a bridge), one
+//! per database node (`…n0`, `…n1`, …, at [`node_address`]) and one per app process (`…a0`,
+//! `…a1`, …), each joined to the bridge by a veth pair. Nothing is added to the machine's own
+//! namespace, so runs side by side never meet; namespaces a killed run left behind are removed
+//! by the next. Faults are nftables rules and a qdisc in a namespace:
 //!
-//! - a partition drops everything between the app and the server, both ways or one;
-//! - loss drops a share of the app's packets at random (nftables' `numgen`);
+//! - a partition drops everything between an app and the database nodes, both ways or one;
+//!   an isolated node loses its peers (a Galera node cut off from the others, its clients
+//!   still reaching it);
+//! - loss drops a share of an app's packets at random (nftables' `numgen`);
 //! - a slow link sends at 256 kbit/s through a token bucket (`tbf`), which queues the app's
 //!   requests behind each other. This kernel has no `netem` (`CONFIG_NET_SCH_NETEM` is not
 //!   set), so a fixed added latency cannot be made here.
@@ -16,8 +18,10 @@
 
 use std::process::{Command, Output};
 
-/// The server's address on the bridge.
-pub const DB_ADDRESS: &str = "10.77.0.1";
+/// Database node `node`'s address on the bridge.
+pub fn node_address(node: usize) -> String {
+    format!("10.77.0.{}", 1 + node)
+}
 
 /// Which way a partition drops packets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,72 +38,75 @@ pub enum Way {
 #[derive(Debug)]
 pub struct Net {
     prefix: String,
+    nodes: usize,
     apps: usize,
 }
 
 impl Net {
-    /// Creates the server's namespace and `apps` app namespaces, named after this process.
-    pub fn create(apps: usize) -> Result<Self, String> {
+    /// Creates the hub, `nodes` database namespaces and `apps` app namespaces, named after
+    /// this process.
+    pub fn create(nodes: usize, apps: usize) -> Result<Self, String> {
+        remove_stale();
         let net = Net {
             prefix: format!("sgn{}", std::process::id()),
+            nodes,
             apps,
         };
-        let db = net.db();
-        ip(&["netns", "add", &db])?;
-        in_ns(&db, &["ip", "link", "set", "lo", "up"])?;
-        in_ns(&db, &["ip", "link", "add", "br0", "type", "bridge"])?;
-        in_ns(
-            &db,
-            &[
-                "ip",
-                "addr",
-                "add",
-                &format!("{DB_ADDRESS}/24"),
-                "dev",
-                "br0",
-            ],
-        )?;
-        in_ns(&db, &["ip", "link", "set", "br0", "up"])?;
+        let hub = net.hub();
+        ip(&["netns", "add", &hub])?;
+        in_ns(&hub, &["ip", "link", "add", "br0", "type", "bridge"])?;
+        in_ns(&hub, &["ip", "link", "set", "br0", "up"])?;
+        for node in 0..nodes {
+            net.join(&net.node(node), &node_address(node), &format!("n{node}"))?;
+        }
         for app in 0..apps {
             let ns = net.app(app);
-            let (inside, outside) = (format!("{}e{app}", net.prefix), format!("p{app}"));
-            ip(&["netns", "add", &ns])?;
-            ip(&[
-                "link", "add", &inside, "netns", &ns, "type", "veth", "peer", "name", &outside,
-                "netns", &db,
-            ])?;
-            in_ns(&ns, &["ip", "link", "set", &inside, "name", "eth0"])?;
-            in_ns(
-                &ns,
-                &[
-                    "ip",
-                    "addr",
-                    "add",
-                    &format!("10.77.0.{}/24", 10 + app),
-                    "dev",
-                    "eth0",
-                ],
-            )?;
-            in_ns(&ns, &["ip", "link", "set", "eth0", "up"])?;
-            in_ns(&ns, &["ip", "link", "set", "lo", "up"])?;
-            in_ns(&db, &["ip", "link", "set", &outside, "master", "br0"])?;
-            in_ns(&db, &["ip", "link", "set", &outside, "up"])?;
+            net.join(&ns, &format!("10.77.0.{}", 10 + app), &format!("a{app}"))?;
             for (name, value) in [("tcp_retries2", "5"), ("tcp_syn_retries", "2")] {
                 in_ns(&ns, &["sysctl", "-q", &format!("net.ipv4.{name}={value}")])?;
             }
-            in_ns(&ns, &["nft", "add", "table", "inet", "nemesis"])?;
         }
         Ok(net)
     }
 
-    /// The server's namespace.
-    pub fn db(&self) -> String {
-        format!("{}db", self.prefix)
+    /// Creates `ns`, joined to the hub's bridge as `address` (its end there named `port`).
+    fn join(&self, ns: &str, address: &str, port: &str) -> Result<(), String> {
+        let (hub, inside) = (self.hub(), format!("{}{port}", self.prefix));
+        ip(&["netns", "add", ns])?;
+        ip(&[
+            "link", "add", &inside, "netns", ns, "type", "veth", "peer", "name", port, "netns",
+            &hub,
+        ])?;
+        in_ns(ns, &["ip", "link", "set", &inside, "name", "eth0"])?;
+        in_ns(
+            ns,
+            &["ip", "addr", "add", &format!("{address}/24"), "dev", "eth0"],
+        )?;
+        in_ns(ns, &["ip", "link", "set", "eth0", "up"])?;
+        in_ns(ns, &["ip", "link", "set", "lo", "up"])?;
+        in_ns(&hub, &["ip", "link", "set", port, "master", "br0"])?;
+        in_ns(&hub, &["ip", "link", "set", port, "up"])?;
+        in_ns(ns, &["nft", "add", "table", "inet", "nemesis"])
+    }
+
+    fn hub(&self) -> String {
+        format!("{}hub", self.prefix)
+    }
+
+    /// Database node `node`'s namespace.
+    pub fn node(&self, node: usize) -> String {
+        format!("{}n{node}", self.prefix)
     }
 
     /// App `app`'s namespace.
     pub fn app(&self, app: usize) -> String {
         format!("{}a{app}", self.prefix)
+    }
+
+    /// Every database node's address, as an nftables set.
+    fn nodes_set(&self) -> String {
+        let all: Vec<String> = (0..self.nodes).map(node_address).collect();
+        format!("{{ {} }}", all.join(", "))
     }
 
     /// `program` run inside `ns`.
@@ -116,31 +123,52 @@ impl Net {
             Way::AppToServer => (true, false),
             Way::ServerToApp => (false, true),
         };
+        self.drop_between(&self.app(app), &self.nodes_set(), (out, into))
+    }
+
+    /// Cuts database node `node` off from the other nodes, both ways; apps still reach it.
+    pub fn isolate(&self, node: usize) -> Result<(), String> {
+        let others: Vec<String> = (0..self.nodes)
+            .filter(|&n| n != node)
+            .map(node_address)
+            .collect();
+        let others = format!("{{ {} }}", others.join(", "));
+        self.drop_between(&self.node(node), &others, (true, true))
+    }
+
+    /// Undoes [`isolate`](Self::isolate).
+    pub fn rejoin(&self, node: usize) -> Result<(), String> {
+        heal_ns(&self.node(node))
+    }
+
+    /// Drops packets from `ns` to `peers` (`out`) and from them to `ns` (`into`).
+    fn drop_between(&self, ns: &str, peers: &str, (out, into): (bool, bool)) -> Result<(), String> {
         let mut rules = String::new();
         if out {
             rules.push_str(&format!(
                 "add chain inet nemesis out {{ type filter hook output priority 0; }}\n\
-                 add rule inet nemesis out ip daddr {DB_ADDRESS} drop\n"
+                 add rule inet nemesis out ip daddr {peers} drop\n"
             ));
         }
         if into {
             rules.push_str(&format!(
                 "add chain inet nemesis in {{ type filter hook input priority 0; }}\n\
-                 add rule inet nemesis in ip saddr {DB_ADDRESS} drop\n"
+                 add rule inet nemesis in ip saddr {peers} drop\n"
             ));
         }
-        self.nft(app, &rules)
+        nft(ns, &rules)
     }
 
     /// Drops `percent` of app `app`'s packets to and from the server, at random.
     pub fn lose(&self, app: usize, percent: u32) -> Result<(), String> {
-        self.nft(
-            app,
+        let peers = self.nodes_set();
+        nft(
+            &self.app(app),
             &format!(
                 "add chain inet nemesis out {{ type filter hook output priority 0; }}\n\
-                 add rule inet nemesis out ip daddr {DB_ADDRESS} numgen random mod 100 < {percent} drop\n\
+                 add rule inet nemesis out ip daddr {peers} numgen random mod 100 < {percent} drop\n\
                  add chain inet nemesis in {{ type filter hook input priority 0; }}\n\
-                 add rule inet nemesis in ip saddr {DB_ADDRESS} numgen random mod 100 < {percent} drop\n"
+                 add rule inet nemesis in ip saddr {peers} numgen random mod 100 < {percent} drop\n"
             ),
         )
     }
@@ -158,45 +186,71 @@ impl Net {
 
     /// Undoes every fault on app `app`'s link.
     pub fn heal(&self, app: usize) -> Result<(), String> {
-        let ns = self.app(app);
-        in_ns(&ns, &["nft", "flush", "table", "inet", "nemesis"])?;
-        for chain in ["in", "out"] {
-            // Absent unless a fault added it.
-            let _ = run(Command::new("ip").args([
-                "netns", "exec", &ns, "nft", "delete", "chain", "inet", "nemesis", chain,
-            ]));
-        }
-        let _ = run(Command::new("ip").args([
-            "netns", "exec", &ns, "tc", "qdisc", "del", "dev", "eth0", "root",
-        ]));
-        Ok(())
+        heal_ns(&self.app(app))
     }
+}
 
-    fn nft(&self, app: usize, rules: &str) -> Result<(), String> {
-        use std::io::Write;
-        let mut child = Command::new("ip")
-            .args(["netns", "exec", &self.app(app), "nft", "-f", "-"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("nft: {e}"))?;
-        child
-            .stdin
-            .take()
-            .expect("piped")
-            .write_all(rules.as_bytes())
-            .map_err(|e| format!("nft: {e}"))?;
-        check(child.wait_with_output(), "nft -f")
+/// Undoes every fault in namespace `ns`: its rules and its link's qdisc.
+fn heal_ns(ns: &str) -> Result<(), String> {
+    in_ns(ns, &["nft", "flush", "table", "inet", "nemesis"])?;
+    for chain in ["in", "out"] {
+        // Absent unless a fault added it.
+        let _ = in_ns(ns, &["nft", "delete", "chain", "inet", "nemesis", chain]);
+    }
+    let _ = in_ns(ns, &["tc", "qdisc", "del", "dev", "eth0", "root"]);
+    Ok(())
+}
+
+/// Loads nftables `rules` in namespace `ns`.
+fn nft(ns: &str, rules: &str) -> Result<(), String> {
+    use std::io::Write;
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", ns, "nft", "-f", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("nft: {e}"))?;
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(rules.as_bytes())
+        .map_err(|e| format!("nft: {e}"))?;
+    check(child.wait_with_output(), "nft -f")
+}
+
+/// Removes the namespaces of runs whose process is gone (killed before it could), and the
+/// processes still in them (their servers and apps).
+fn remove_stale() {
+    let Ok(list) = Command::new("ip").args(["netns", "list"]).output() else {
+        return;
+    };
+    for line in String::from_utf8_lossy(&list.stdout).lines() {
+        let ns = line.split_whitespace().next().unwrap_or_default();
+        let Some(rest) = ns.strip_prefix("sgn") else {
+            continue;
+        };
+        let pid: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        if pid.is_empty() || std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        if let Ok(pids) = Command::new("ip").args(["netns", "pids", ns]).output() {
+            for pid in String::from_utf8_lossy(&pids.stdout).split_whitespace() {
+                let _ = Command::new("kill").args(["-KILL", pid]).status();
+            }
+        }
+        let _ = ip(&["netns", "del", ns]);
     }
 }
 
 impl Drop for Net {
     fn drop(&mut self) {
-        for app in 0..self.apps {
-            let _ = ip(&["netns", "del", &self.app(app)]);
+        let names = (0..self.apps).map(|a| self.app(a));
+        for ns in names.chain((0..self.nodes).map(|n| self.node(n))) {
+            let _ = ip(&["netns", "del", &ns]);
         }
-        let _ = ip(&["netns", "del", &self.db()]);
+        let _ = ip(&["netns", "del", &self.hub()]);
     }
 }
 

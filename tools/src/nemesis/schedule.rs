@@ -23,8 +23,11 @@ pub enum Fault {
     Clock(usize, i64),
     /// App `app`'s process killed (SIGKILL) and started again when the fault ends.
     Kill(usize),
-    /// The server stopped as by a power cut, and started again at once.
-    Crash,
+    /// Database node `node` stopped as by a power cut, and started again when the fault ends.
+    Crash(usize),
+    /// Database node `node` cut off from the other nodes (a Galera node alone, the others a
+    /// majority), its clients still reaching it.
+    Isolate(usize),
 }
 
 impl Fault {
@@ -38,7 +41,8 @@ impl Fault {
             Fault::Pause(_) => "pause",
             Fault::Clock(..) => "clock jump",
             Fault::Kill(_) => "kill",
-            Fault::Crash => "server crash",
+            Fault::Crash(_) => "server crash",
+            Fault::Isolate(_) => "node isolated",
         }
     }
 }
@@ -52,7 +56,8 @@ impl std::fmt::Display for Fault {
             Fault::Pause(app) => write!(f, "pause app{app}"),
             Fault::Clock(app, seconds) => write!(f, "clock app{app} {seconds:+}s"),
             Fault::Kill(app) => write!(f, "kill app{app}"),
-            Fault::Crash => write!(f, "crash server"),
+            Fault::Crash(node) => write!(f, "crash node{node}"),
+            Fault::Isolate(node) => write!(f, "isolate node{node} from the other nodes"),
         }
     }
 }
@@ -80,8 +85,14 @@ impl std::fmt::Display for Step {
 /// The schedule of a run of `seconds` over `apps` apps: one fault at a time, a quiet spell
 /// between two, none in the last 15 % (the apps finish on a healed network), and at least one
 /// of each kind when the run is long enough to hold them (45 s is). Clocks move on the
-/// `clocked` apps only (not empty).
-pub fn draw(seed: u64, seconds: f64, apps: usize, clocked: &[usize]) -> Vec<Step> {
+/// `clocked` apps only (not empty); with more than one database node, one may be isolated.
+pub fn draw(
+    seed: u64,
+    seconds: f64,
+    (nodes, apps): (usize, usize),
+    clocked: &[usize],
+) -> Vec<Step> {
+    let kinds = if nodes > 1 { KINDS + 1 } else { KINDS };
     let mut rng = StdRng::seed_from_u64(seed);
     let end = seconds * 0.85;
     let mut steps = Vec::new();
@@ -90,9 +101,9 @@ pub fn draw(seed: u64, seconds: f64, apps: usize, clocked: &[usize]) -> Vec<Step
     let scale = (seconds / 300.0).clamp(0.1, 1.0);
     while at < end {
         // Round robin over the kinds first, so that a short run meets each; then at random.
-        let kind = match turn < KINDS {
+        let kind = match turn < kinds {
             true => turn,
-            false => rng.random_range(0..KINDS),
+            false => rng.random_range(0..kinds),
         };
         turn += 1;
         let app = rng.random_range(0..apps);
@@ -116,14 +127,17 @@ pub fn draw(seed: u64, seconds: f64, apps: usize, clocked: &[usize]) -> Vec<Step
                 Fault::Clock(dated, hours * 3600 * sign)
             }
             6 => Fault::Kill(app),
-            _ => Fault::Crash,
+            7 => Fault::Crash(rng.random_range(0..nodes)),
+            _ => Fault::Isolate(rng.random_range(0..nodes)),
         };
         // Partitions and pauses up to 20 s in a run of 5 minutes or more: past the apps' TCP
         // timeouts (about 10 s), so that some connections are given up for dead while their
         // server still holds their work. Shorter runs hold each fault for less, to meet them all.
         let hold: f64 = match fault {
-            Fault::Crash | Fault::Kill(_) => rng.random_range(0.5..2.0),
-            Fault::Partition(..) | Fault::Pause(_) => rng.random_range(1.0..1.0 + 19.0 * scale),
+            Fault::Crash(_) | Fault::Kill(_) => rng.random_range(0.5..2.0),
+            Fault::Partition(..) | Fault::Pause(_) | Fault::Isolate(_) => {
+                rng.random_range(1.0..1.0 + 19.0 * scale)
+            }
             _ => rng.random_range(1.0..1.0 + 7.0 * scale),
         };
         let hold = hold.min((end - at).max(0.5));
@@ -133,7 +147,8 @@ pub fn draw(seed: u64, seconds: f64, apps: usize, clocked: &[usize]) -> Vec<Step
     steps
 }
 
-/// How many kinds [`draw`] picks from.
+/// How many kinds [`draw`] picks from with one database node (with more: one more, isolating
+/// a node).
 const KINDS: usize = 8;
 
 #[cfg(test)]
@@ -142,15 +157,18 @@ mod tests {
 
     #[test]
     fn a_seed_gives_one_schedule() {
-        let a = draw(7, 120.0, 3, &[2]);
-        assert_eq!(a, draw(7, 120.0, 3, &[2]));
-        assert_ne!(a, draw(8, 120.0, 3, &[2]));
+        let a = draw(7, 120.0, (1, 3), &[2]);
+        assert_eq!(a, draw(7, 120.0, (1, 3), &[2]));
+        assert_ne!(a, draw(8, 120.0, (1, 3), &[2]));
+        // A short run meets every kind: 8 with one node, and an isolated node with three.
         for seed in 0..50 {
-            let kinds: std::collections::HashSet<_> = draw(seed, 45.0, 8, &[2, 6])
-                .iter()
-                .map(|s| s.fault.kind())
-                .collect();
-            assert_eq!(kinds.len(), 8, "seed {seed}: {kinds:?}");
+            for nodes in [1, 3] {
+                let kinds: std::collections::HashSet<_> = draw(seed, 45.0, (nodes, 8), &[2, 6])
+                    .iter()
+                    .map(|s| s.fault.kind())
+                    .collect();
+                assert_eq!(kinds.len(), 7 + nodes.min(2), "seed {seed}: {kinds:?}");
+            }
         }
         for pair in a.windows(2) {
             assert!(pair[0].at + pair[0].hold < pair[1].at, "one at a time");

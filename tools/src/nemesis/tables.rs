@@ -58,6 +58,7 @@ fn number_on<C: diesel_seqgen::IdConnection>(url: &str) -> Result<u64, String> {
     use crate::loadgen::rows::{loadgen_pending, DeferredRow};
     use diesel_seqgen::pending;
     let mut conn = C::establish(url).map_err(|e| format!("{url}: {e}"))?;
+    first(&mut conn, url)?;
     let (spec, rows) =
         pending::rows_of::<DeferredRow>(loadgen_pending::id).map_err(|e| e.to_string())?;
     let done = pending::number_pending(&mut conn, spec, rows).map_err(|e| e.to_string())?;
@@ -79,6 +80,17 @@ pub fn read(url: &str) -> Result<Tables, String> {
     ))
 }
 
+/// What the checker's session runs first: on a Galera node, reads wait until the node
+/// applied every write the cluster committed before them.
+fn first<C: Connection>(conn: &mut C, url: &str) -> Result<(), String> {
+    match url.starts_with("mysql://") {
+        true => conn
+            .batch_execute("SET SESSION wsrep_sync_wait = 1")
+            .map_err(|e| format!("wsrep_sync_wait: {e}")),
+        false => Ok(()),
+    }
+}
+
 fn read_on<C>(url: &str) -> Result<Tables, String>
 where
     C: Connection + LoadConnection,
@@ -86,6 +98,7 @@ where
         LoadQuery<'a, C, Row> + LoadQuery<'a, C, Counter> + LoadQuery<'a, C, Pending>,
 {
     let mut conn = C::establish(url).map_err(|e| format!("{url}: {e}"))?;
+    first(&mut conn, url)?;
     let rows: Vec<Row> = diesel::sql_query("SELECT key_name, id FROM loadgen_rows")
         .load(&mut conn)
         .map_err(|e| format!("reading loadgen_rows: {e}"))?;

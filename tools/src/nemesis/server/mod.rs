@@ -45,7 +45,10 @@ impl Server {
     /// Creates and starts `setup`'s servers in `dir`, each node in its namespace of `net`.
     pub fn start(setup: Setup, net: &Net, dir: &Path) -> Result<Self, String> {
         match setup {
-            Setup::Postgres => Ok(Server::Postgres(postgres::Postgres::start(&net.node(0), dir)?)),
+            Setup::Postgres => Ok(Server::Postgres(postgres::Postgres::start(
+                &net.node(0),
+                dir,
+            )?)),
             Setup::Mariadb | Setup::Galera => {
                 let nodes = setup.nodes();
                 let mut started = Vec::new();
@@ -131,7 +134,11 @@ fn find(name: &str) -> Result<PathBuf, String> {
 }
 
 /// Calls `ready` every 100 ms until it says so, for at most `within`.
-pub fn wait_for(what: &str, within: Duration, mut ready: impl FnMut() -> bool) -> Result<(), String> {
+pub fn wait_for(
+    what: &str,
+    within: Duration,
+    mut ready: impl FnMut() -> bool,
+) -> Result<(), String> {
     let start = Instant::now();
     while !ready() {
         if start.elapsed() > within {

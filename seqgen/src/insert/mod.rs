@@ -61,8 +61,8 @@ pub struct IncompleteInsert<T> {
 }
 
 impl<T> IncompleteInsert<T> {
-    /// The records to insert; their unset ID fields are filled when the insert runs, and
-    /// stay readable in `records` afterwards.
+    /// The records to insert; their unset ID fields (and every gapless one) are filled when
+    /// the insert runs, and stay readable in `records` afterwards.
     pub fn values<R: Records + ?Sized>(self, records: &mut R) -> InsertWithIds<'_, T, R> {
         InsertWithIds {
             target: self.target,
@@ -78,7 +78,11 @@ impl<T> IncompleteInsert<T> {
 /// given: every ID field it filled is unset again, whatever the connection form, the
 /// generator or the mode. Gapless numbers went back with the rollback (left in the records, a
 /// retry would insert them again: a duplicate); batched ones are holes. Running the insert
-/// again takes new numbers.
+/// again takes new numbers. A transaction the database aborts after the insert succeeded
+/// (a deadlock on a later statement, a Galera certification failure at the commit) leaves
+/// them in the records: the next insert of those records gives every gapless field a new
+/// number, and inside [`retry_transaction`](crate::retry_transaction) every field the
+/// aborted attempt filled.
 #[must_use = "an insert does nothing until it is executed"]
 pub struct InsertWithIds<'a, T, R: ?Sized> {
     target: T,

@@ -18,7 +18,10 @@ use diesel_seqgen_core::Spec;
 /// `#[derive(DistributedId)]` (see [the derive](derive@crate::DistributedId)).
 ///
 /// Only unset fields get an ID: an empty `String`, `None`, or `0` for a plain `i64`. A value the
-/// caller set is kept.
+/// caller set is kept, but in a gapless field, which always takes its number in the
+/// transaction at hand (a number from another transaction may have gone back with its
+/// rollback), and, inside [`retry_transaction`](crate::retry_transaction), in a field an
+/// earlier attempt filled.
 pub trait DistributedId {
     /// The annotated fields, in the order their IDs are taken (sorted by key).
     #[doc(hidden)]

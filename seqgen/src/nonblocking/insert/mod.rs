@@ -36,7 +36,8 @@ pub struct IncompleteInsert<T> {
 }
 
 impl<T> IncompleteInsert<T> {
-    /// The records to insert; their unset ID fields are filled when the insert runs.
+    /// The records to insert; their unset ID fields (and every gapless one, always numbered
+    /// in the transaction at hand) are filled when the insert runs.
     pub fn values<R: Records + ?Sized>(self, records: &mut R) -> InsertWithIds<'_, T, R> {
         InsertWithIds {
             target: self.target,

@@ -63,7 +63,8 @@ where
     crate::backend::core_statements!(blocking_driver);
 
     async fn lock_nowait(&mut self, counter: Counter<'_>) -> QueryResult<()> {
-        transaction(self.0, |conn| C::Backend::lock_nowait(conn, counter))
+        self.0
+            .transaction(|conn| C::Backend::lock_nowait(conn, counter))
     }
 
     async fn wait(&mut self, ended: EventListener) {
@@ -73,58 +74,6 @@ where
     async fn pause(time: Duration) {
         std::thread::sleep(time);
     }
-}
-
-/// `conn.transaction(work)` (a savepoint inside the caller's transaction), except where the
-/// database rolled the whole transaction back under the savepoint: MySQL does on a deadlock,
-/// Galera on a certification conflict (its applier aborts a local transaction between two of
-/// its statements). Diesel's `ROLLBACK TO SAVEPOINT` or `RELEASE SAVEPOINT` then fails
-/// ("SAVEPOINT … does not exist"), and its error would hide what the caller's
-/// `retry_transaction` runs again: so a failed `work` returns its own error, and a savepoint
-/// that cannot be released a conflict ([`savepoint_gone`]). Diesel leaves the outer
-/// transaction to roll back, as it does.
-pub(crate) fn transaction<C, T, E>(
-    conn: &mut C,
-    work: impl FnOnce(&mut C) -> Result<T, E>,
-) -> Result<T, E>
-where
-    C: Connection,
-    E: From<diesel::result::Error>,
-{
-    let nested = in_transaction(conn);
-    C::TransactionManager::begin_transaction(conn)?;
-    match work(conn) {
-        Ok(value) => match C::TransactionManager::commit_transaction(conn) {
-            Ok(()) => Ok(value),
-            Err(e) if nested => {
-                // Diesel keeps the savepoint's level after a failed release: rolling it back
-                // (which fails too) ends the level and leaves the rest to the outer rollback.
-                let _ = C::TransactionManager::rollback_transaction(conn);
-                Err(savepoint_gone(e).into())
-            }
-            Err(e) => Err(e.into()),
-        },
-        Err(error) => {
-            let _ = C::TransactionManager::rollback_transaction(conn);
-            Err(error)
-        }
-    }
-}
-
-/// The error of a savepoint seqgen could not release: the transaction around it is no longer
-/// there (or the connection is gone), and the caller runs it again. A serialization failure,
-/// which `retry_transaction` retries (`Error::TransactionConflict`).
-fn savepoint_gone(cause: diesel::result::Error) -> diesel::result::Error {
-    // The cause's own words ("SAVEPOINT … does not exist") would read as a missing table.
-    let _ = cause;
-    diesel::result::Error::DatabaseError(
-        diesel::result::DatabaseErrorKind::SerializationFailure,
-        Box::new(
-            "the database rolled back the transaction around seqgen's savepoint (a deadlock, \
-             or a Galera certification conflict): run it again"
-                .to_owned(),
-        ),
-    )
 }
 
 /// Whether the connection is inside a transaction Diesel knows of. A connection whose

@@ -169,7 +169,7 @@ impl<'a> ScopedSequence<'a> {
         let generator = Generator::new();
         let spec = self.sequence.spec.scope(self.scope);
         if self.sequence.outside_transaction && !in_transaction(conn) {
-            crate::driver::transaction(conn, |conn| generator.next_numbers(conn, spec, n))
+            conn.transaction(|conn| generator.next_numbers(conn, spec, n))
         } else {
             generator.next_numbers(conn, spec, n)
         }

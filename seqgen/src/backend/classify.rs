@@ -124,11 +124,10 @@ pub(crate) fn is_missing_object(err: &diesel::result::Error) -> bool {
 impl Error {
     /// Wraps a database error, recognising the missing-table case.
     pub(crate) fn from_db(err: diesel::result::Error) -> Self {
-        // A conflict first: its kind says so, whatever its words.
-        if is_conflict(&err) {
-            Error::TransactionConflict(err)
-        } else if is_missing_table(&err) {
+        if is_missing_table(&err) {
             Error::MissingTable(err)
+        } else if is_conflict(&err) {
+            Error::TransactionConflict(err)
         } else if is_node_out(&err) {
             Error::NodeOutOfCluster(err)
         } else {

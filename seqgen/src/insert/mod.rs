@@ -250,7 +250,7 @@ where
                 Ok(insert(target, &*records, conn)?)
             };
             if gapless {
-                crate::driver::transaction(conn, work)
+                conn.transaction(work)
             } else {
                 work(conn)
             }

@@ -53,6 +53,7 @@ mod reset;
 mod reset_deferred;
 mod reset_documents;
 mod retried_insert;
+mod savepoint_deadlock;
 mod scoped;
 #[cfg(feature = "postgres")]
 mod servers;

@@ -1,0 +1,117 @@
+//! A deadlock whose victim is seqgen's own savepoint (a gapless insert inside the caller's
+//! transaction) is a conflict `retry_transaction` runs again, and the retry numbers the record
+//! anew. MySQL rolls the whole transaction back on a deadlock, savepoint included; Diesel marks
+//! the transaction for rollback when a statement meets one, so the rollback to the savepoint
+//! that no longer exists is forgiven. (What Diesel does not see, Galera aborting the
+//! transaction between two statements so that releasing the savepoint fails with "SAVEPOINT
+//! diesel_savepoint_1 does not exist", still ends a gapless writer in the nemesis's Galera
+//! runs: open.) Made here on one server: the app's transaction holds a row another
+//! transaction (heavier, so InnoDB keeps it) will want, and waits inside seqgen's savepoint for
+//! the counter row that transaction holds.
+
+#[cfg(feature = "mysql")]
+#[test]
+fn a_deadlock_under_seqgens_savepoint_is_run_again() {
+    use crate::common::{self, TestConnection, TestDb};
+    use crate::own_servers::wait_until;
+    use diesel::connection::SimpleConnection;
+    use diesel_seqgen::DistributedId;
+    use std::time::Duration;
+
+    diesel::table! {
+        deadlock_notes (id) {
+            id -> Text,
+            note -> Text,
+        }
+    }
+
+    #[derive(diesel::Insertable, DistributedId)]
+    #[diesel(table_name = deadlock_notes)]
+    struct Note {
+        #[distributed_id(key = "deadlock_notes", prefix = "N", date = "", pad = 6, gapless)]
+        id: String,
+        note: String,
+    }
+
+    let Some(db) = TestDb::<diesel::MysqlConnection>::open("savepoint_deadlock") else {
+        return;
+    };
+    let scratch = common::scratch_with_table(
+        &db,
+        "savepoint_deadlock",
+        "CREATE TABLE deadlock_notes (id VARCHAR(20) PRIMARY KEY, note VARCHAR(60) NOT NULL); \
+         CREATE TABLE shared (k INT PRIMARY KEY, v INT NOT NULL); \
+         CREATE TABLE heavy (k INT PRIMARY KEY); \
+         INSERT INTO shared VALUES (1, 0)",
+        None,
+    );
+    let mut app = scratch.connect();
+    // The key's counter row exists: its first note.
+    let mut first = Note {
+        id: String::new(),
+        note: "first".into(),
+    };
+    diesel_seqgen::insert_into(deadlock_notes::table)
+        .values(&mut first)
+        .execute(&mut app)
+        .unwrap();
+    assert_eq!(first.id, "N000001");
+
+    // The other transaction: heavy (100 rows written), holding the key's counter row.
+    let mut other = scratch.connect();
+    let rows: Vec<String> = (1..=100).map(|k| format!("({k})")).collect();
+    other
+        .batch_execute(&format!(
+            "BEGIN; INSERT INTO heavy VALUES {}; \
+             SELECT current_value FROM db_key WHERE key_name = 'deadlock_notes' \
+             AND scope = '' AND period = '' FOR UPDATE",
+            rows.join(", ")
+        ))
+        .unwrap();
+    let session = <diesel::MysqlConnection as TestConnection>::texts(
+        &mut app,
+        "SELECT CAST(CONNECTION_ID() AS CHAR) AS text",
+    )
+    .remove(0);
+    let app_thread = std::thread::spawn(move || {
+        let mut attempts = 0;
+        let mut note = Note {
+            id: String::new(),
+            note: "second".into(),
+        };
+        let result = diesel_seqgen::retry_transaction(&mut app, |conn| {
+            attempts += 1;
+            if attempts == 1 {
+                // The row the other transaction will want, then seqgen's savepoint, which
+                // waits for the counter row the other holds.
+                conn.batch_execute("UPDATE shared SET v = v + 1 WHERE k = 1")?;
+            }
+            diesel_seqgen::insert_into(deadlock_notes::table)
+                .values(&mut note)
+                .execute(conn)
+        });
+        (result.map(|_| note.id), attempts)
+    });
+    // Once the app waits inside its savepoint, close the circle: InnoDB rolls the lighter
+    // transaction back, the app's.
+    let mut watch = scratch.connect();
+    let waiting = format!(
+        "SELECT CAST(COUNT(*) AS CHAR) AS text FROM information_schema.innodb_trx \
+         WHERE trx_state = 'LOCK WAIT' AND trx_mysql_thread_id = {session}"
+    );
+    wait_until(
+        "the app to wait for the counter row",
+        Duration::from_secs(30),
+        || {
+            let count = <diesel::MysqlConnection as TestConnection>::texts(&mut watch, &waiting);
+            count.first().is_some_and(|n| n != "0")
+        },
+    );
+    other
+        .batch_execute("UPDATE shared SET v = v + 1 WHERE k = 1")
+        .unwrap();
+    other.batch_execute("COMMIT").unwrap();
+    let (result, attempts) = app_thread.join().unwrap();
+    assert_eq!(result.unwrap(), "N000002", "the retry numbers the note");
+    assert_eq!(attempts, 2, "the deadlock was the app's, and was run again");
+}

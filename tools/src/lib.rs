@@ -8,4 +8,5 @@ pub mod bench_report;
 pub mod history;
 pub mod loadgen;
 pub mod nemesis;
+pub mod programs;
 pub mod simulate;

@@ -157,12 +157,13 @@ impl App {
         Ok(())
     }
 
-    /// Sends `signal` (`STOP`, `CONT`, `KILL`) to its process, if it runs.
+    /// Sends `signal` (`STOP`, `CONT`, `KILL`) to its process, if it runs; a process that
+    /// already ended by itself is no fault's concern.
     pub fn signal(&mut self, signal: &str) -> Result<(), String> {
         let Some(child) = &self.child else {
             return Ok(());
         };
-        let status = Command::new("kill")
+        Command::new("kill")
             .arg(format!("-{signal}"))
             .arg(child.id().to_string())
             .status()
@@ -172,8 +173,6 @@ impl App {
                 let _ = child.wait();
             }
         }
-        // A process that ended by itself already is no fault's concern.
-        let _ = status;
         Ok(())
     }
 

@@ -8,25 +8,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use crate::own_servers::{as_root, free_port, wait_for};
-
-/// The newest `/usr/lib/postgresql/<version>/bin` (Debian's layout), or `pg_config --bindir`.
-pub fn postgres_bin() -> Option<PathBuf> {
-    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let version = e.file_name().to_str()?.parse().ok()?;
-            Some((version, e.path().join("bin")))
-        })
-        .collect();
-    versions.sort();
-    let bin = versions.pop().map(|(_, bin)| bin).or_else(|| {
-        let out = Command::new("pg_config").arg("--bindir").output().ok()?;
-        Some(PathBuf::from(String::from_utf8(out.stdout).ok()?.trim()))
-    })?;
-    (bin.join("initdb").exists() && bin.join("pg_ctl").exists()).then_some(bin)
-}
+use seqgen_tools::programs::{append, run};
+pub use seqgen_tools::programs::{find_program, postgres_bin};
 
 /// A PostgreSQL cluster in a temp dir, on its own port.
 pub struct PrivatePostgres {
@@ -220,36 +203,4 @@ impl Drop for PrivateMariadb {
     fn drop(&mut self) {
         let _ = self.kill();
     }
-}
-
-fn run(cmd: &mut Command) -> Result<(), String> {
-    let output = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{cmd:?} exited with {}: {}{}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ))
-    }
-}
-
-fn append(path: &Path, text: &str) -> Result<(), String> {
-    use std::io::Write;
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// `name` on the `PATH`.
-pub fn find_program(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(name))
-            .find(|path| path.exists())
-    })
 }

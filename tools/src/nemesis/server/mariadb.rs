@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use super::{find, run, wait_for};
+use super::wait_for;
 use crate::nemesis::net::{node_address, Net};
+use crate::programs::{find_program, run};
 
 /// The Galera library, as Debian's `galera-4` installs it.
 const PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
@@ -39,7 +40,9 @@ impl Node {
         // through, runs as `nobody` when started by root, and could not write the data.
         std::fs::create_dir_all(dir.join("data")).map_err(|e| e.to_string())?;
         run(Command::new("chown").args(["-R", "mysql:mysql"]).arg(&dir))?;
-        run(Command::new(find("mariadb-install-db")?)
+        let install_db =
+            find_program("mariadb-install-db").ok_or("mariadb-install-db is not installed")?;
+        run(Command::new(install_db)
             .arg("--no-defaults")
             .arg(format!("--datadir={}", dir.join("data").display()))
             .args([

@@ -4,8 +4,7 @@
 //! The apps reach a node at its [`node_address`](super::net::node_address); the checker
 //! through node 0's Unix socket, which no partition cuts. Stopped when dropped.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::net::Net;
@@ -122,17 +121,6 @@ fn tail(text: &str, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
-/// `name` on the `PATH`.
-fn find(name: &str) -> Result<PathBuf, String> {
-    std::env::var_os("PATH")
-        .and_then(|paths| {
-            std::env::split_paths(&paths)
-                .map(|dir| dir.join(name))
-                .find(|path| path.exists())
-        })
-        .ok_or_else(|| format!("{name} is not installed"))
-}
-
 /// Calls `ready` every 100 ms until it says so, for at most `within`.
 pub fn wait_for(
     what: &str,
@@ -147,26 +135,4 @@ pub fn wait_for(
         std::thread::sleep(Duration::from_millis(100));
     }
     Ok(())
-}
-
-fn run(cmd: &mut Command) -> Result<(), String> {
-    let output = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
-    match output.status.success() {
-        true => Ok(()),
-        false => Err(format!(
-            "{cmd:?} exited with {}: {}{}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )),
-    }
-}
-
-fn append(path: &Path, text: &str) -> Result<(), String> {
-    use std::io::Write;
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("{}: {e}", path.display()))
 }

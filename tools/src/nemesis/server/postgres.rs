@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{append, run};
 use crate::nemesis::net::{node_address, Net};
+use crate::programs::{append, postgres_bin, run};
 
 pub struct Postgres {
     ns: String,
@@ -86,7 +86,7 @@ impl Postgres {
 
     /// A PostgreSQL tool, run in the server's namespace as the `postgres` user.
     fn tool(&self, name: &str) -> Result<Command, String> {
-        let bin = bin().ok_or("no PostgreSQL server programs (initdb, pg_ctl)")?;
+        let bin = postgres_bin().ok_or("no PostgreSQL server programs (initdb, pg_ctl)")?;
         let mut cmd = Net::command(&self.ns, Path::new("runuser"));
         cmd.args(["-u", "postgres", "--"]).arg(bin.join(name));
         Ok(cmd)
@@ -101,16 +101,4 @@ impl Drop for Postgres {
     fn drop(&mut self) {
         self.stop();
     }
-}
-
-/// The newest `/usr/lib/postgresql/<version>/bin` (Debian's layout).
-fn bin() -> Option<PathBuf> {
-    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path().join("bin"))))
-        .collect();
-    versions.sort();
-    versions.pop().map(|(_, bin)| bin)
 }

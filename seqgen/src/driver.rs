@@ -15,7 +15,7 @@ use crate::sync::{EventListener, Listener};
 use diesel::connection::{LoadConnection, TransactionManager};
 use diesel::{Connection, QueryResult};
 
-use crate::backend::{Backend, Counter, Found, Identified, Request};
+use crate::backend::{is_savepoint_gone, Backend, Counter, Found, Identified, Request};
 
 /// The statements the allocator core runs, on one connection.
 pub(crate) trait Driver {
@@ -63,8 +63,7 @@ where
     crate::backend::core_statements!(blocking_driver);
 
     async fn lock_nowait(&mut self, counter: Counter<'_>) -> QueryResult<()> {
-        self.0
-            .transaction(|conn| C::Backend::lock_nowait(conn, counter))
+        transaction(self.0, |conn| C::Backend::lock_nowait(conn, counter))
     }
 
     async fn wait(&mut self, ended: EventListener) {
@@ -74,6 +73,56 @@ where
     async fn pause(time: Duration) {
         std::thread::sleep(time);
     }
+}
+
+/// `conn.transaction(work)`: a transaction, or a savepoint inside the caller's, as seqgen opens
+/// around a gapless insert. Except where the database rolled the whole transaction back
+/// between two statements under the savepoint (Galera, when another node's write set aborts a
+/// local transaction): Diesel's `RELEASE SAVEPOINT` then fails with "SAVEPOINT … does not
+/// exist", which would hide the conflict that `retry_transaction` runs again. So a savepoint
+/// that is gone at its release is a conflict ([`savepoint_gone`]), and a failed `work` returns
+/// its own error; the caller's transaction is left to roll back, as Diesel leaves it.
+pub(crate) fn transaction<C, T, E>(
+    conn: &mut C,
+    work: impl FnOnce(&mut C) -> Result<T, E>,
+) -> Result<T, E>
+where
+    C: Connection,
+    E: From<diesel::result::Error>,
+{
+    C::TransactionManager::begin_transaction(conn)?;
+    match work(conn) {
+        Ok(value) => match C::TransactionManager::commit_transaction(conn) {
+            Ok(()) => Ok(value),
+            Err(error) if is_savepoint_gone(&error) => {
+                // Diesel keeps the savepoint's level after a failed release: rolling it back
+                // (which fails the same way) ends the level.
+                let _ = C::TransactionManager::rollback_transaction(conn);
+                Err(savepoint_gone().into())
+            }
+            Err(error) => Err(error.into()),
+        },
+        Err(error) => match C::TransactionManager::rollback_transaction(conn) {
+            Ok(()) => Err(error),
+            Err(lost) if is_savepoint_gone(&lost) => Err(error),
+            Err(lost) => Err(lost.into()),
+        },
+    }
+}
+
+/// The error of a savepoint found gone at its release: the database rolled back the
+/// transaction around it, which the caller runs again. A serialization failure, which
+/// `retry_transaction` retries (`Error::TransactionConflict`); the server's own words
+/// ("SAVEPOINT … does not exist") would say nothing of what to do.
+fn savepoint_gone() -> diesel::result::Error {
+    diesel::result::Error::DatabaseError(
+        diesel::result::DatabaseErrorKind::SerializationFailure,
+        Box::new(
+            "the database rolled back the transaction around seqgen's savepoint (a Galera \
+             certification conflict, or a deadlock): run the transaction again"
+                .to_owned(),
+        ),
+    )
 }
 
 /// Whether the connection is inside a transaction Diesel knows of. A connection whose
@@ -156,7 +205,9 @@ pub(crate) async fn begin<C: diesel_async::AsyncConnection>(conn: &mut C) -> Que
     C::TransactionManager::begin_transaction(conn).await
 }
 
-/// Ends the transaction [`begin`] began: commits after `Ok`, rolls back after `Err`.
+/// Ends the transaction [`begin`] began: commits after `Ok`, rolls back after `Err`; a
+/// savepoint the database rolled back with the transaction around it is a conflict, as in
+/// [`transaction`].
 #[cfg(seqgen_async)]
 pub(crate) async fn end<C, T, E>(conn: &mut C, result: Result<T, E>) -> Result<T, E>
 where
@@ -165,10 +216,14 @@ where
 {
     use diesel_async::TransactionManager as _;
     match result {
-        Ok(output) => {
-            C::TransactionManager::commit_transaction(conn).await?;
-            Ok(output)
-        }
+        Ok(output) => match C::TransactionManager::commit_transaction(conn).await {
+            Ok(()) => Ok(output),
+            Err(error) if is_savepoint_gone(&error) => {
+                let _ = C::TransactionManager::rollback_transaction(conn).await;
+                Err(savepoint_gone().into())
+            }
+            Err(error) => Err(error.into()),
+        },
         Err(error) => {
             // A failed rollback leaves the connection marked broken by diesel-async; the
             // error that caused it is the one to report.

@@ -56,6 +56,16 @@ const DEADLOCK_TEXTS: [&str; 3] = [
     "WSREP detected deadlock/conflict and aborted the transaction",
 ];
 
+/// Whether `err` says a savepoint is gone: MySQL and MariaDB's 1305 "SAVEPOINT
+/// diesel_savepoint_1 does not exist", after the database rolled back the whole transaction
+/// around it between two statements, as Galera does when another node's write set aborts a
+/// local transaction. Diesel then fails to release or roll back the savepoint
+/// (`driver::transaction`).
+pub(crate) fn is_savepoint_gone(err: &diesel::result::Error) -> bool {
+    matches!(err, diesel::result::Error::DatabaseError(_, info)
+        if info.message().starts_with("SAVEPOINT ") && info.message().ends_with(" does not exist"))
+}
+
 /// Whether `err` says the Galera node this connection reaches is not in the cluster's primary
 /// component, so it must not be used: MariaDB's 1047 "WSREP has not yet prepared node for
 /// application use" (a node cut off, or still joining), 1180 "Got error 6 … during

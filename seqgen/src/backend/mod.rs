@@ -35,7 +35,9 @@ mod table_name;
 pub(crate) use admin_queries::admin_queries;
 #[cfg(seqgen_async)]
 pub use async_backend::AsyncBackend;
-pub(crate) use classify::{is_busy, is_conflict, is_missing_object, is_unmarked_session};
+pub(crate) use classify::{
+    is_busy, is_conflict, is_missing_object, is_savepoint_gone, is_unmarked_session,
+};
 pub use connection::{IdConnection, MigrateConnection};
 #[cfg(seqgen_async)]
 pub(crate) use declare::async_statements;

@@ -250,7 +250,7 @@ where
                 Ok(insert(target, &*records, conn)?)
             };
             if gapless {
-                conn.transaction(work)
+                crate::driver::transaction(conn, work)
             } else {
                 work(conn)
             }

@@ -1,13 +1,16 @@
-//! A deadlock whose victim is seqgen's own savepoint (a gapless insert inside the caller's
-//! transaction) is a conflict `retry_transaction` runs again, and the retry numbers the record
-//! anew. MySQL rolls the whole transaction back on a deadlock, savepoint included; Diesel marks
-//! the transaction for rollback when a statement meets one, so the rollback to the savepoint
-//! that no longer exists is forgiven. (What Diesel does not see, Galera aborting the
-//! transaction between two statements so that releasing the savepoint fails with "SAVEPOINT
-//! diesel_savepoint_1 does not exist", still ends a gapless writer in the nemesis's Galera
-//! runs: open.) Made here on one server: the app's transaction holds a row another
-//! transaction (heavier, so InnoDB keeps it) will want, and waits inside seqgen's savepoint for
-//! the counter row that transaction holds.
+//! A transaction the database rolled back under seqgen's own savepoint (a gapless insert inside
+//! the caller's transaction) is a conflict `retry_transaction` runs again, and the retry
+//! numbers the record anew.
+//!
+//! - A deadlock: MySQL rolls the whole transaction back, savepoint included; Diesel marks the
+//!   transaction for rollback when a statement meets one, so the rollback to the savepoint
+//!   that no longer exists is forgiven. Made here on one server: the app's transaction holds a
+//!   row another transaction (heavier, so InnoDB keeps it) will want, and waits inside
+//!   seqgen's savepoint for the counter row that transaction holds.
+//! - A rollback between two statements, which Diesel does not see: Galera's, when another
+//!   node's write set aborts a local transaction. Releasing the savepoint then fails with
+//!   "SAVEPOINT diesel_savepoint_1 does not exist" (it ended gapless writers in the nemesis's
+//!   Galera runs). Made here by a `ROLLBACK` the insert's own statement sends.
 
 #[cfg(feature = "mysql")]
 #[test]
@@ -114,4 +117,93 @@ fn a_deadlock_under_seqgens_savepoint_is_run_again() {
     let (result, attempts) = app_thread.join().unwrap();
     assert_eq!(result.unwrap(), "N000002", "the retry numbers the note");
     assert_eq!(attempts, 2, "the deadlock was the app's, and was run again");
+}
+
+#[cfg(feature = "mysql")]
+#[test]
+fn a_transaction_rolled_back_between_statements_under_seqgens_savepoint_is_run_again() {
+    use crate::common::{self, TestDb};
+    use diesel::connection::SimpleConnection;
+    use diesel::prelude::*;
+    use diesel_seqgen::DistributedId;
+
+    diesel::table! {
+        lost_savepoint_notes (id) {
+            id -> Text,
+            note -> Text,
+        }
+    }
+
+    #[derive(diesel::Insertable, DistributedId)]
+    #[diesel(table_name = lost_savepoint_notes)]
+    struct Note {
+        #[distributed_id(key = "lost_savepoint_notes", prefix = "L", date = "", pad = 6, gapless)]
+        id: String,
+        note: String,
+    }
+
+    let Some(db) = TestDb::<diesel::MysqlConnection>::open("lost_savepoint") else {
+        return;
+    };
+    let scratch = common::scratch_with_table(
+        &db,
+        "lost_savepoint",
+        "CREATE TABLE lost_savepoint_notes (id VARCHAR(20) PRIMARY KEY, note VARCHAR(60) NOT NULL)",
+        None,
+    );
+    let mut app = scratch.connect();
+    let mut note = Note {
+        id: String::new(),
+        note: "first".into(),
+    };
+    // The first attempt's insert, then the whole transaction rolled back before seqgen
+    // releases its savepoint.
+    let mut attempts = 0;
+    diesel_seqgen::retry_transaction(&mut app, |conn| {
+        attempts += 1;
+        let rolled_back = attempts == 1;
+        diesel_seqgen::insert_into(lost_savepoint_notes::table)
+            .values(&mut note)
+            .execute_with(conn, |table, row, conn| {
+                let inserted = diesel::insert_into(table).values(row).execute(conn)?;
+                if rolled_back {
+                    conn.batch_execute("ROLLBACK")?;
+                }
+                Ok(inserted)
+            })
+    })
+    .unwrap();
+    assert_eq!(attempts, 2, "the rolled-back transaction was run again");
+    assert_eq!(note.id, "L000001", "the number went back with the rollback");
+
+    // A failed statement after such a rollback: its own error, not the savepoint's.
+    let mut second = Note {
+        id: String::new(),
+        note: "second".into(),
+    };
+    let failed = diesel_seqgen::retry_transaction(&mut app, |conn| {
+        diesel_seqgen::insert_into(lost_savepoint_notes::table)
+            .values(&mut second)
+            .execute_with(conn, |_, _, conn| {
+                conn.batch_execute("ROLLBACK")?;
+                conn.batch_execute("SELECT no_such_column FROM lost_savepoint_notes")?;
+                Ok(0)
+            })
+    })
+    .unwrap_err();
+    assert!(failed.to_string().contains("no_such_column"), "{failed}");
+    assert!(second.id.is_empty(), "the failed insert's record is as it was");
+
+    // The connection is usable, and the key's numbers are 1..N.
+    diesel_seqgen::insert_into(lost_savepoint_notes::table)
+        .values(&mut second)
+        .execute(&mut app)
+        .unwrap();
+    assert_eq!(second.id, "L000002");
+    let ids: Vec<String> = lost_savepoint_notes::table
+        .select(lost_savepoint_notes::id)
+        .order(lost_savepoint_notes::id)
+        .load(&mut app)
+        .unwrap();
+    assert_eq!(ids, ["L000001", "L000002"]);
 }

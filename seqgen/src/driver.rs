@@ -15,7 +15,9 @@ use crate::sync::{EventListener, Listener};
 use diesel::connection::{LoadConnection, TransactionManager};
 use diesel::{Connection, QueryResult};
 
-use crate::backend::{is_savepoint_gone, Backend, Counter, Found, Identified, Request};
+use crate::backend::{
+    is_savepoint_gone, rolled_back_underneath, Backend, Counter, Found, Identified, Request,
+};
 
 /// The statements the allocator core runs, on one connection.
 pub(crate) trait Driver {
@@ -76,12 +78,14 @@ where
 }
 
 /// `conn.transaction(work)`: a transaction, or a savepoint inside the caller's, as seqgen opens
-/// around a gapless insert. Except where the database rolled the whole transaction back
-/// between two statements under the savepoint (Galera, when another node's write set aborts a
-/// local transaction): Diesel's `RELEASE SAVEPOINT` then fails with "SAVEPOINT … does not
-/// exist", which would hide the conflict that `retry_transaction` runs again. So a savepoint
-/// that is gone at its release is a conflict ([`savepoint_gone`]), and a failed `work` returns
-/// its own error; the caller's transaction is left to roll back, as Diesel leaves it.
+/// around a gapless insert; except where the database rolled the whole transaction back
+/// between two statements under the savepoint, as Galera does when another node's write set
+/// aborts a local transaction. Diesel's `RELEASE SAVEPOINT` then fails (with the deadlock, or
+/// "SAVEPOINT … does not exist"), and Diesel keeps the savepoint's level: the outer rollback
+/// would roll back to that savepoint, fail, and return its "does not exist", which hides the
+/// conflict `retry_transaction` runs again. So a failed release ends the level and returns
+/// the conflict ([`released`]); a failed `work` returns its own error, not the rollback's.
+/// The caller's transaction is left to roll back, as Diesel leaves it.
 pub(crate) fn transaction<C, T, E>(
     conn: &mut C,
     work: impl FnOnce(&mut C) -> Result<T, E>,
@@ -90,17 +94,18 @@ where
     C: Connection,
     E: From<diesel::result::Error>,
 {
+    let nested = in_transaction(conn);
     C::TransactionManager::begin_transaction(conn)?;
     match work(conn) {
         Ok(value) => match C::TransactionManager::commit_transaction(conn) {
             Ok(()) => Ok(value),
-            Err(error) if is_savepoint_gone(&error) => {
-                // Diesel keeps the savepoint's level after a failed release: rolling it back
-                // (which fails the same way) ends the level.
-                let _ = C::TransactionManager::rollback_transaction(conn);
-                Err(savepoint_gone().into())
+            Err(error) => {
+                if nested {
+                    // Fails the same way where the transaction is gone, and ends the level.
+                    let _ = C::TransactionManager::rollback_transaction(conn);
+                }
+                Err(released(error).into())
             }
-            Err(error) => Err(error.into()),
         },
         Err(error) => match C::TransactionManager::rollback_transaction(conn) {
             Ok(()) => Err(error),
@@ -110,19 +115,15 @@ where
     }
 }
 
-/// The error of a savepoint found gone at its release: the database rolled back the
-/// transaction around it, which the caller runs again. A serialization failure, which
-/// `retry_transaction` retries (`Error::TransactionConflict`); the server's own words
-/// ("SAVEPOINT … does not exist") would say nothing of what to do.
-fn savepoint_gone() -> diesel::result::Error {
-    diesel::result::Error::DatabaseError(
-        diesel::result::DatabaseErrorKind::SerializationFailure,
-        Box::new(
-            "the database rolled back the transaction around seqgen's savepoint (a Galera \
-             certification conflict, or a deadlock): run the transaction again"
-                .to_owned(),
-        ),
-    )
+/// The error of a savepoint that could not be released: one the database rolled back with
+/// the transaction around it is a conflict ([`rolled_back_underneath`]), as the server's own
+/// words ("SAVEPOINT … does not exist") say nothing of what to do. Any other error (a
+/// deadlock, a lost connection) stays as it is.
+fn released(error: diesel::result::Error) -> diesel::result::Error {
+    match is_savepoint_gone(&error) {
+        true => rolled_back_underneath(),
+        false => error,
+    }
 }
 
 /// Whether the connection is inside a transaction Diesel knows of. A connection whose
@@ -215,14 +216,19 @@ where
     E: From<diesel::result::Error>,
 {
     use diesel_async::TransactionManager as _;
+    // A savepoint inside the caller's transaction, rather than a transaction of its own.
+    let nested = C::TransactionManager::transaction_manager_status_mut(conn)
+        .transaction_depth()
+        .is_ok_and(|depth| depth.is_some_and(|depth| depth.get() > 1));
     match result {
         Ok(output) => match C::TransactionManager::commit_transaction(conn).await {
             Ok(()) => Ok(output),
-            Err(error) if is_savepoint_gone(&error) => {
-                let _ = C::TransactionManager::rollback_transaction(conn).await;
-                Err(savepoint_gone().into())
+            Err(error) => {
+                if nested {
+                    let _ = C::TransactionManager::rollback_transaction(conn).await;
+                }
+                Err(released(error).into())
             }
-            Err(error) => Err(error.into()),
         },
         Err(error) => {
             // A failed rollback leaves the connection marked broken by diesel-async; the

@@ -66,6 +66,21 @@ pub(crate) fn is_savepoint_gone(err: &diesel::result::Error) -> bool {
         if info.message().starts_with("SAVEPOINT ") && info.message().ends_with(" does not exist"))
 }
 
+/// The error of a transaction the database rolled back between two statements without the
+/// client hearing of it (a savepoint gone at its release, `driver::transaction`; MariaDB no
+/// longer in the transaction a reservation runs in, `mysql::BumpHeld`): a serialization
+/// failure, which `retry_transaction` runs again (`Error::TransactionConflict`).
+pub(crate) fn rolled_back_underneath() -> diesel::result::Error {
+    diesel::result::Error::DatabaseError(
+        diesel::result::DatabaseErrorKind::SerializationFailure,
+        Box::new(
+            "the database rolled back the transaction between two statements (a Galera \
+             certification conflict, or a deadlock): run the transaction again"
+                .to_owned(),
+        ),
+    )
+}
+
 /// Whether `err` says the Galera node this connection reaches is not in the cluster's primary
 /// component, so it must not be used: MariaDB's 1047 "WSREP has not yet prepared node for
 /// application use" (a node cut off, or still joining), 1180 "Got error 6 … during

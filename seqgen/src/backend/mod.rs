@@ -37,6 +37,7 @@ pub(crate) use admin_queries::admin_queries;
 pub use async_backend::AsyncBackend;
 pub(crate) use classify::{
     is_busy, is_conflict, is_missing_object, is_savepoint_gone, is_unmarked_session,
+    rolled_back_underneath,
 };
 pub use connection::{IdConnection, MigrateConnection};
 #[cfg(seqgen_async)]

@@ -29,6 +29,7 @@ mod guess_values;
 mod id_types;
 mod integrity;
 mod invariant;
+mod lost_transaction;
 mod meters;
 mod migrations;
 mod never_back;
@@ -53,7 +54,6 @@ mod reset;
 mod reset_deferred;
 mod reset_documents;
 mod retried_insert;
-mod savepoint_deadlock;
 mod scoped;
 #[cfg(feature = "postgres")]
 mod servers;

@@ -26,7 +26,7 @@ use diesel::prelude::*;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
 use crate::backend::schema::db_key;
-use statements::{Bump, BumpKnownKey, CreateRowAt, ReadBack, StartOfRow};
+use statements::{Bump, BumpHeld, BumpKnownKey, CreateRowAt, ReadBack, StartOfRow};
 
 diesel::define_sql_function! {
     /// The value this connection last remembered.
@@ -107,20 +107,35 @@ macro_rules! mysql_queries {
             counter: $crate::backend::Counter<'_>,
             count: i64,
             limit: i64,
-            _in_transaction: bool,
+            in_transaction: bool,
         ) -> QueryResult<Option<i64>>
         where
             C: $($conn)*<Backend = Self>,
         {
-            use $crate::backend::mysql::{last_insert_id, Bump};
+            use $crate::backend::mysql::{last_insert_id, Bump, BumpHeld};
             use $crate::backend::statement::Statement;
-            let bump = || Statement::<Bump>::new(counter, count).limited(limit);
-            if bump().execute(conn) $(.$aw)* ? == 0 {
-                <Self as $($this)*>::create_row(conn, counter) $(.$aw)* ?;
-                if bump().execute(conn) $(.$aw)* ? == 0 {
+            for created in [false, true] {
+                let bumped = match in_transaction {
+                    true => Statement::<BumpHeld>::new(counter, count).limited(limit).execute(conn) $(.$aw)* ?,
+                    false => Statement::<Bump>::new(counter, count).limited(limit).execute(conn) $(.$aw)* ?,
+                };
+                if bumped > 0 {
+                    break;
+                }
+                // MariaDB's `@@in_transaction` (MySQL's `SELECT 1`): see `BumpHeld`.
+                if in_transaction
+                    && !diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(
+                        "1 /*M! = @@in_transaction */",
+                    ))
+                    .get_result::<bool>(conn) $(.$aw)* ?
+                {
+                    return Err($crate::backend::rolled_back_underneath());
+                }
+                if created {
                     // The row exists now: its counter is past the limit.
                     return Ok(None);
                 }
+                <Self as $($this)*>::create_row(conn, counter) $(.$aw)* ?;
             }
             let value: u64 = diesel::select(last_insert_id()).get_result(conn) $(.$aw)* ?;
             i64::try_from(value)

@@ -25,7 +25,27 @@ impl QueryFragment<Mysql> for Statement<'_, Bump> {
     }
 }
 
-/// The text of [`Bump`]: also the start of [`BumpKnownKey`].
+/// [`Bump`] inside the caller's transaction, where it changes nothing unless MariaDB still holds
+/// that transaction (`@@in_transaction`; MySQL reads the condition as a comment). A Galera
+/// node can roll a transaction back between two statements and let the client hear nothing of
+/// it (the abort is reported to a `COM_STMT_CLOSE`, which has no reply: Diesel closes every
+/// statement it does not cache); the statements that follow would then each commit alone,
+/// the counter's new value apart from the rows given its numbers.
+pub(super) struct BumpHeld;
+
+impl Returns for BumpHeld {
+    type SqlType = BigInt;
+}
+
+impl QueryFragment<Mysql> for Statement<'_, BumpHeld> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
+        walk_bump(self.counter(), self.count(), self.limit(), out.reborrow())?;
+        out.push_sql(" /*M! AND @@in_transaction = 1 */");
+        Ok(())
+    }
+}
+
+/// The text of [`Bump`]: also the start of [`BumpHeld`] and [`BumpKnownKey`].
 fn walk_bump<'b>(
     counter: &'b Counter<'_>,
     count: &'b i64,

@@ -1,6 +1,6 @@
-//! A transaction the database rolled back under seqgen's own savepoint (a gapless insert inside
-//! the caller's transaction) is a conflict `retry_transaction` runs again, and the retry
-//! numbers the record anew.
+//! A transaction the database rolled back under seqgen (a gapless number taken inside the
+//! caller's transaction) is a conflict `retry_transaction` runs again, and the retry numbers
+//! the record anew.
 //!
 //! - A deadlock: MySQL rolls the whole transaction back, savepoint included; Diesel marks the
 //!   transaction for rollback when a statement meets one, so the rollback to the savepoint
@@ -11,6 +11,9 @@
 //!   node's write set aborts a local transaction. Releasing the savepoint then fails with
 //!   "SAVEPOINT diesel_savepoint_1 does not exist" (it ended gapless writers in the nemesis's
 //!   Galera runs). Made here by a `ROLLBACK` the insert's own statement sends.
+//! - A rollback the client never hears of (Galera reports it to a statement's close, which has
+//!   no reply): the statements after it would each commit alone. MariaDB's reservation checks
+//!   it is still in the transaction (`@@in_transaction`). Made here by the app's `ROLLBACK`.
 
 #[cfg(feature = "mysql")]
 #[test]
@@ -137,7 +140,13 @@ fn a_transaction_rolled_back_between_statements_under_seqgens_savepoint_is_run_a
     #[derive(diesel::Insertable, DistributedId)]
     #[diesel(table_name = lost_savepoint_notes)]
     struct Note {
-        #[distributed_id(key = "lost_savepoint_notes", prefix = "L", date = "", pad = 6, gapless)]
+        #[distributed_id(
+            key = "lost_savepoint_notes",
+            prefix = "L",
+            date = "",
+            pad = 6,
+            gapless
+        )]
         id: String,
         note: String,
     }
@@ -192,7 +201,10 @@ fn a_transaction_rolled_back_between_statements_under_seqgens_savepoint_is_run_a
     })
     .unwrap_err();
     assert!(failed.to_string().contains("no_such_column"), "{failed}");
-    assert!(second.id.is_empty(), "the failed insert's record is as it was");
+    assert!(
+        second.id.is_empty(),
+        "the failed insert's record is as it was"
+    );
 
     // The connection is usable, and the key's numbers are 1..N.
     diesel_seqgen::insert_into(lost_savepoint_notes::table)
@@ -206,4 +218,91 @@ fn a_transaction_rolled_back_between_statements_under_seqgens_savepoint_is_run_a
         .load(&mut app)
         .unwrap();
     assert_eq!(ids, ["L000001", "L000002"]);
+}
+
+/// A transaction the server ended without the client hearing of it (a Galera node reports
+/// such an abort to a `COM_STMT_CLOSE`, which has no reply), made here by a `ROLLBACK` the
+/// app's own statement sends: a gapless number asked for afterwards is refused as a conflict,
+/// on `next_id` and on `insert_into` alike, after `use_pool`. Else its reservation would
+/// commit alone (MySQL's autocommit), and the caller's rollback would leave a hole, or a row
+/// the caller rolled back.
+#[cfg(feature = "mysql")]
+#[test]
+fn a_gapless_number_is_refused_in_a_transaction_the_server_ended_unheard() {
+    use crate::common::{self, TestDb};
+    use diesel::connection::SimpleConnection;
+    use diesel::prelude::*;
+    use diesel_seqgen::{DistributedId, Error};
+
+    diesel::table! {
+        unheard_notes (id) {
+            id -> Text,
+            note -> Text,
+        }
+    }
+
+    #[derive(diesel::Insertable, DistributedId)]
+    #[diesel(table_name = unheard_notes)]
+    struct Note {
+        #[distributed_id(key = "unheard_notes", prefix = "U", date = "", pad = 6, gapless)]
+        id: String,
+        note: String,
+    }
+
+    let Some(db) = TestDb::<diesel::MysqlConnection>::open("unheard_rollback") else {
+        return;
+    };
+    let scratch = common::scratch_with_table(
+        &db,
+        "unheard_rollback",
+        "CREATE TABLE unheard_notes (id VARCHAR(20) PRIMARY KEY, note VARCHAR(60) NOT NULL)",
+        None,
+    );
+    diesel_seqgen::global::use_pool(scratch.pool(2)).unwrap();
+    let receipts = diesel_seqgen::Spec::builder("unheard_receipts")
+        .prefix("R")
+        .date("")
+        .pad(6)
+        .gapless()
+        .build()
+        .unwrap();
+    let mut app = scratch.connect();
+    // Each door twice: the first time the counter's row is created, the second it exists.
+    for round in 0..2 {
+        let taken = app.transaction(|conn| {
+            conn.batch_execute("ROLLBACK")?;
+            diesel_seqgen::global::next_id(conn, &receipts)
+        });
+        assert!(
+            matches!(taken, Err(Error::TransactionConflict(_))),
+            "round {round}: {taken:?}"
+        );
+        let mut note = Note {
+            id: String::new(),
+            note: format!("unheard {round}"),
+        };
+        let inserted = app.transaction(|conn| {
+            conn.batch_execute("ROLLBACK")?;
+            diesel_seqgen::insert_into(unheard_notes::table)
+                .values(&mut note)
+                .execute(conn)
+        });
+        assert!(
+            matches!(inserted, Err(Error::TransactionConflict(_))),
+            "round {round}: {inserted:?}"
+        );
+        assert!(note.id.is_empty(), "round {round}: the record is as it was");
+
+        // Nothing was taken: the next numbers are the first ones.
+        let number = round + 1;
+        let taken = app.transaction(|conn| diesel_seqgen::global::next_id(conn, &receipts));
+        assert_eq!(taken.unwrap(), format!("R{number:06}"));
+        diesel_seqgen::insert_into(unheard_notes::table)
+            .values(&mut note)
+            .execute(&mut app)
+            .unwrap();
+        assert_eq!(note.id, format!("U{number:06}"));
+    }
+    let count: i64 = unheard_notes::table.count().get_result(&mut app).unwrap();
+    assert_eq!(count, 2, "no row of a rolled-back transaction");
 }

@@ -1,6 +1,7 @@
 //! The nemesis in CI: a short run per setup on a fixed seed, whose schedule meets every fault
 //! (partitions both ways and one way, lost packets, a slow link, a paused app, a moved clock,
-//! a killed app, a crashed server), checked by its histories. Longer runs on random seeds:
+//! a killed app, a crashed server, on Galera a node cut off from its peers), checked by its
+//! histories. Longer runs on random seeds:
 //! `cargo run --release -p seqgen-tools --features postgres,mysql --bin nemesis -- --setup
 //! postgres --duration 1800` (`BENCHMARKS.md`, "Reliability").
 
@@ -44,6 +45,12 @@ fn nemesis(setup: &str) {
     ] {
         assert!(report.contains(kind), "no {kind} in {report}");
     }
+    if setup == "galera" {
+        assert!(
+            report.contains("node isolated"),
+            "no node isolated in {report}"
+        );
+    }
 }
 
 #[test]
@@ -54,4 +61,9 @@ fn nemesis_on_postgres() {
 #[test]
 fn nemesis_on_mariadb() {
     nemesis("mariadb");
+}
+
+#[test]
+fn nemesis_on_galera() {
+    nemesis("galera");
 }

@@ -165,6 +165,9 @@ where
 
 /// One statement writing `count` IDs to their rows where they still have no number: binds
 /// `count` pairs (order value, big integer; ID, text), then the `count` order values again.
+/// On MariaDB it writes nothing outside a transaction (`@@in_transaction`, in a comment the
+/// other databases skip): where a Galera node rolled the batch's transaction back unheard
+/// (`mysql::BumpHeld`), the rows would get numbers whose counter went back.
 pub(crate) fn write_sql<B>(rows: &PendingRows<'_>, count: usize) -> QueryResult<String>
 where
     B: diesel::backend::Backend,
@@ -194,7 +197,7 @@ where
         }
         sql.push_bind_param();
     }
-    sql.push_sql(")");
+    sql.push_sql(") /*M! AND @@in_transaction = 1 */");
     Ok(sql.finish())
 }
 

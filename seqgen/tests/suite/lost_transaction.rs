@@ -306,3 +306,54 @@ fn a_gapless_number_is_refused_in_a_transaction_the_server_ended_unheard() {
     let count: i64 = unheard_notes::table.count().get_result(&mut app).unwrap();
     assert_eq!(count, 2, "no row of a rolled-back transaction");
 }
+
+/// The same on diesel-async (`nonblocking::next_id` inside diesel-async's transaction), after
+/// `nonblocking::use_pool`.
+#[cfg(all(feature = "mysql", feature = "async-mysql", feature = "deadpool"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn async_a_gapless_number_is_refused_in_a_transaction_the_server_ended_unheard() {
+    use crate::common::{self, TestDb};
+    use diesel_async::pooled_connection::deadpool::Pool;
+    use diesel_async::pooled_connection::AsyncDieselConnectionManager;
+    use diesel_async::{AsyncConnection, AsyncMysqlConnection, SimpleAsyncConnection};
+    use diesel_seqgen::{nonblocking as sq, Error};
+
+    let Some(db) = TestDb::<diesel::MysqlConnection>::open("unheard_rollback_async") else {
+        return;
+    };
+    let scratch = common::scratch_with_table(
+        &db,
+        "unheard_async",
+        "CREATE TABLE unheard_async_notes (id INT PRIMARY KEY)",
+        None,
+    );
+    let manager = AsyncDieselConnectionManager::<AsyncMysqlConnection>::new(&scratch.url);
+    sq::use_pool(Pool::builder(manager).max_size(2).build().unwrap())
+        .await
+        .unwrap();
+    let receipts = diesel_seqgen::Spec::builder("unheard_async_receipts")
+        .prefix("A")
+        .date("")
+        .pad(6)
+        .gapless()
+        .build()
+        .unwrap();
+    let mut conn = AsyncMysqlConnection::establish(&scratch.url).await.unwrap();
+    for round in 0..2 {
+        let taken = conn
+            .transaction(async |conn| {
+                conn.batch_execute("ROLLBACK").await?;
+                sq::next_id(conn, &receipts).await
+            })
+            .await;
+        assert!(
+            matches!(taken, Err(Error::TransactionConflict(_))),
+            "round {round}: {taken:?}"
+        );
+        let number = round + 1;
+        let taken = conn
+            .transaction(async |conn| sq::next_id(conn, &receipts).await)
+            .await;
+        assert_eq!(taken.unwrap(), format!("A{number:06}"));
+    }
+}

@@ -127,6 +127,20 @@ impl App {
         Ok(app)
     }
 
+    /// Its turn among the nodes of a cluster (`Server::app_url`): its own index, but one turn
+    /// for every writer of the gapless key, which the guide keeps on one Galera node (on
+    /// several, MariaDB 10.11 leaves some clients of a transaction another node aborted
+    /// waiting forever: `BENCHMARKS.md`, "A MariaDB Galera cluster").
+    pub fn turn(&self) -> usize {
+        match self.kind {
+            Kind::Gapless => Kind::ALL
+                .iter()
+                .position(|&k| k == Kind::Gapless)
+                .unwrap_or(0),
+            _ => self.index,
+        }
+    }
+
     /// Starts its loadgen on `url` until `deadline` (at least 3 s).
     pub fn start(&mut self, url: &str, deadline: Instant) -> Result<(), String> {
         let seconds = deadline

@@ -75,6 +75,8 @@ pub fn check(key: &Key, attempts: &[Attempt], tables: &Tables) -> Verdict {
     let in_table: HashSet<&str> = rows.iter().map(String::as_str).collect();
     let mut errors = Vec::new();
 
+    // Gapless numbers in the table that every attempt handed them rolled back.
+    let mut kept = Vec::new();
     // Which attempts each ID was handed to, and which committed it.
     let mut handed: HashMap<&str, Vec<&Attempt>> = HashMap::new();
     for attempt in attempts {
@@ -134,14 +136,16 @@ pub fn check(key: &Key, attempts: &[Attempt], tables: &Tables) -> Verdict {
             )
         });
         if in_table.contains(id) && !could_commit {
-            errors.push(format!(
+            kept.push(format!(
                 "{id} is in the table but was rolled back by {}",
                 ops()
             ));
         }
     }
 
-    // Rows no attempt names: attempts killed before they learned their IDs.
+    // Rows no attempt names, and gapless numbers in the table whose every attempt rolled
+    // back (the rollback gave the number back, for the next attempt to take): explained only
+    // by attempts killed before they learned their IDs, one row each.
     let unexplained = rows
         .iter()
         .filter(|id| !handed.contains_key(id.as_str()))
@@ -150,11 +154,16 @@ pub fn check(key: &Key, attempts: &[Attempt], tables: &Tables) -> Verdict {
         .iter()
         .filter(|a| a.ids.is_empty() && matches!(a.outcome, Some(Outcome::Unknown) | None))
         .count();
-    if unexplained > blind {
-        errors.push(format!(
-            "{unexplained} rows of {} no history names, with only {blind} attempts that could have written them",
-            key.rows
-        ));
+    if unexplained + kept.len() > blind {
+        if unexplained > 0 {
+            errors.push(format!(
+                "{unexplained} rows of {} no history names, with only {blind} attempts that could have written them",
+                key.rows
+            ));
+        }
+        errors.extend(kept.into_iter().map(|kept| {
+            format!("{kept}, with only {blind} attempts killed before they knew their IDs")
+        }));
     }
 
     // Per counter (the ID's date part): the highest number, and gapless 1..N.

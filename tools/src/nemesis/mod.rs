@@ -134,7 +134,7 @@ pub fn run(args: &Args) -> Result<Report, String> {
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(args.duration);
     for app in &mut apps {
-        app.start(&server.app_url(app.index), deadline)?;
+        app.start(&server.app_url(app.turn()), deadline)?;
     }
     let mut faults = BTreeMap::new();
     for step in &steps {
@@ -232,7 +232,10 @@ fn heal(
         Fault::Partition(app, _) | Fault::Loss(app, _) | Fault::Slow(app) => net.heal(app),
         Fault::Pause(app) => apps[app].signal("CONT"),
         Fault::Clock(app, _) => apps[app].set_clock(0),
-        Fault::Kill(app) => apps[app].start(&server.app_url(app), deadline),
+        Fault::Kill(app) => {
+            let url = server.app_url(apps[app].turn());
+            apps[app].start(&url, deadline)
+        }
         Fault::Crash(node) => server.restart(node),
         Fault::Isolate(node) => net.rejoin(node),
     }

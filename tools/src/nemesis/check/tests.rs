@@ -78,6 +78,16 @@ fn each_rule_fails_when_broken() {
         &tables(&[ONE], 1),
     );
     assert!(kept.errors[0].contains("rolled back"));
+    // ... unless an attempt killed before it learned its IDs took it again.
+    let taken_again = check(
+        &key(true),
+        &[
+            attempt("1.0", &[ONE], Some(RolledBack)),
+            attempt("1.1", &[], None),
+        ],
+        &tables(&[ONE], 1),
+    );
+    assert!(taken_again.errors.is_empty(), "{:?}", taken_again.errors);
     // A row no history names, with no attempt killed blind to explain it.
     let stray = check(&key(false), &[], &tables(&[ONE], 1));
     assert!(stray.errors[0].contains("no history names"));

@@ -60,11 +60,12 @@ impl Server {
         }
     }
 
-    /// The URL app `app` connects to (a Galera cluster's nodes take turns).
-    pub fn app_url(&self, app: usize) -> String {
+    /// The URL an app whose turn is `turn` connects to (a Galera cluster's nodes take turns:
+    /// `App::turn`).
+    pub fn app_url(&self, turn: usize) -> String {
         match self {
             Server::Postgres(pg) => pg.app_url(),
-            Server::Mariadb(nodes) => nodes[app % nodes.len()].app_url(),
+            Server::Mariadb(nodes) => nodes[turn % nodes.len()].app_url(),
         }
     }
 

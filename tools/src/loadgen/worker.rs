@@ -176,6 +176,10 @@ fn message_said(message: &str) -> Said {
         // process in a rolling restart): another node, or this one later, takes the write.
         "primary component",
         "wsrep has not yet prepared node",
+        // A row another session held past InnoDB's wait (50 s): a writer cut off inside its
+        // transaction, whose session the server had not dropped yet (the nemesis, once per
+        // 30 minutes on MariaDB and on Galera). An app tries again, as the guide says.
+        "lock wait timeout exceeded",
     ]) {
         Said::ConnectionLost
     } else {

@@ -94,14 +94,17 @@ where
     C: Connection,
     E: From<diesel::result::Error>,
 {
-    let nested = in_transaction(conn);
     C::TransactionManager::begin_transaction(conn)?;
+    let level = depth(C::TransactionManager::transaction_manager_status_mut(conn));
     match work(conn) {
         Ok(value) => match C::TransactionManager::commit_transaction(conn) {
             Ok(()) => Ok(value),
             Err(error) => {
-                if nested {
-                    // Fails the same way where the transaction is gone, and ends the level.
+                // A savepoint's level Diesel kept (it rolls back by itself a transaction it
+                // knows was aborted): rolling it back, which fails the same way where the
+                // transaction is gone, ends it.
+                let status = C::TransactionManager::transaction_manager_status_mut(conn);
+                if level > Some(1) && depth(status) == level {
                     let _ = C::TransactionManager::rollback_transaction(conn);
                 }
                 Err(released(error).into())
@@ -138,6 +141,16 @@ fn inside(status: &mut diesel::connection::TransactionManagerStatus) -> bool {
     status
         .transaction_depth()
         .map_or(true, |depth| depth.is_some())
+}
+
+/// How many transactions and savepoints `status` (Diesel's and diesel-async's alike) says are
+/// open: 1 in a transaction, 2 in a savepoint inside it; `None` outside one, or broken.
+fn depth(status: &mut diesel::connection::TransactionManagerStatus) -> Option<u32> {
+    status
+        .transaction_depth()
+        .ok()
+        .flatten()
+        .map(|depth| depth.get())
 }
 
 /// The output of `future`, whose every await point is ready at once: the core on a
@@ -216,15 +229,13 @@ where
     E: From<diesel::result::Error>,
 {
     use diesel_async::TransactionManager as _;
-    // A savepoint inside the caller's transaction, rather than a transaction of its own.
-    let nested = C::TransactionManager::transaction_manager_status_mut(conn)
-        .transaction_depth()
-        .is_ok_and(|depth| depth.is_some_and(|depth| depth.get() > 1));
+    let level = depth(C::TransactionManager::transaction_manager_status_mut(conn));
     match result {
         Ok(output) => match C::TransactionManager::commit_transaction(conn).await {
             Ok(()) => Ok(output),
             Err(error) => {
-                if nested {
+                let status = C::TransactionManager::transaction_manager_status_mut(conn);
+                if level > Some(1) && depth(status) == level {
                     let _ = C::TransactionManager::rollback_transaction(conn).await;
                 }
                 Err(released(error).into())

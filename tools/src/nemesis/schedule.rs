@@ -84,7 +84,8 @@ impl std::fmt::Display for Step {
 
 /// The schedule of a run of `seconds` over `apps` apps: one fault at a time, a quiet spell
 /// between two, none in the last 15 % (the apps finish on a healed network), and at least one
-/// of each kind when the run is long enough to hold them (45 s is). Clocks move on the
+/// of each kind when the run is long enough to hold them (30 s is; Galera's isolated node
+/// needs 35 s). Clocks move on the
 /// `clocked` apps only (not empty); with more than one database node, one may be isolated.
 pub fn draw(
     seed: u64,

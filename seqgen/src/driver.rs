@@ -100,11 +100,12 @@ where
         Ok(value) => match C::TransactionManager::commit_transaction(conn) {
             Ok(()) => Ok(value),
             Err(error) => {
-                // A savepoint's level Diesel kept (it rolls back by itself a transaction it
-                // knows was aborted): rolling it back, which fails the same way where the
-                // transaction is gone, ends it.
-                let status = C::TransactionManager::transaction_manager_status_mut(conn);
-                if level > Some(1) && depth(status) == level {
+                // Rolling the level back fails the same way where the transaction is gone,
+                // and ends it.
+                if savepoint_kept(
+                    level,
+                    C::TransactionManager::transaction_manager_status_mut(conn),
+                ) {
                     let _ = C::TransactionManager::rollback_transaction(conn);
                 }
                 Err(released(error).into())
@@ -141,6 +142,16 @@ fn inside(status: &mut diesel::connection::TransactionManagerStatus) -> bool {
     status
         .transaction_depth()
         .map_or(true, |depth| depth.is_some())
+}
+
+/// Whether a savepoint opened at `level` is still open in `status` after its release failed:
+/// Diesel (and diesel-async) keep its level then, unless they rolled back by themselves a
+/// transaction they knew was aborted.
+fn savepoint_kept(
+    level: Option<u32>,
+    status: &mut diesel::connection::TransactionManagerStatus,
+) -> bool {
+    level > Some(1) && depth(status) == level
 }
 
 /// How many transactions and savepoints `status` (Diesel's and diesel-async's alike) says are
@@ -234,8 +245,10 @@ where
         Ok(output) => match C::TransactionManager::commit_transaction(conn).await {
             Ok(()) => Ok(output),
             Err(error) => {
-                let status = C::TransactionManager::transaction_manager_status_mut(conn);
-                if level > Some(1) && depth(status) == level {
+                if savepoint_kept(
+                    level,
+                    C::TransactionManager::transaction_manager_status_mut(conn),
+                ) {
                     let _ = C::TransactionManager::rollback_transaction(conn).await;
                 }
                 Err(released(error).into())

@@ -214,9 +214,12 @@ fn implementation(
             );
             quote_spanned!(ty.span()=> const _: () = ::core::assert!(!<#ty as #krate::IdValue>::NUMERIC, #message);)
         });
+    let row = crate::row::insert_row(input, krate);
     quote! {
         const _: () = {
             #(#numeric_checks)*
+
+            #row
 
             #[automatically_derived]
             impl #impl_generics #krate::DistributedId for #ident #ty_generics #where_clause {
@@ -260,8 +263,11 @@ fn implementation(
 fn fallback(input: &DeriveInput, krate: &syn::Path) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let row = crate::row::not_written(input, krate);
     quote! {
         const _: () = {
+            #row
+
             impl #impl_generics #krate::DistributedId for #ident #ty_generics #where_clause {
                 fn __id_fields() -> &'static [#krate::__private::IdField] {
                     &[]

@@ -2,14 +2,16 @@
 //!
 //! Use it through `diesel-seqgen`, which re-exports it and documents it; this crate releases in
 //! lockstep with `diesel-seqgen`. Parsing (`attr`), the crate's model of the input (`ast`), the
-//! rules (`valid`, which builds each spec with `diesel-seqgen-core`, so a rule exists once) and code
-//! generation (`expand`) each live in their own module.
+//! rules (`valid`, which builds each spec with `diesel-seqgen-core`, so a rule exists once), code
+//! generation (`expand`) and the row seqgen's inserts write (`row`, from Diesel's attributes)
+//! each live in their own module.
 #![forbid(unsafe_code)]
 
 mod ast;
 mod attr;
 mod errors;
 mod expand;
+mod row;
 mod valid;
 
 use proc_macro::TokenStream;

@@ -59,7 +59,7 @@ use std::sync::{Arc, Mutex};
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::{QueryResult, RunQueryDsl};
 
-use super::row_values::{columns_of, walk_columns, NotRewritten, RowValues};
+use super::row_values::{columns_of, walk_columns, InsertRow, NotRewritten, RowValues};
 
 /// The mark a session carries once seqgen identified its database (see
 /// `Backend::mark_session`).
@@ -75,7 +75,7 @@ pub struct Mark {
 #[doc(hidden)]
 pub struct Asserted<F, V> {
     into: F,
-    /// Each row's values (a `ValuesClause`).
+    /// Each row's values (`InsertRow::Values`).
     rows: Vec<V>,
     mark: Option<Mark>,
     /// Its table and row type (their Rust type names), for [`keeps_prepared`].
@@ -90,11 +90,11 @@ impl<F, V> Asserted<F, V> {
     pub(crate) fn of<'b, T, Row>(table: &T, rows: &'b [Row], mark: Option<Mark>) -> Self
     where
         T: diesel::Table<FromClause = F>,
-        &'b Row: diesel::Insertable<T, Values = V>,
+        &'b Row: InsertRow<T, Values = V>,
     {
         Asserted {
             into: table.from_clause(),
-            rows: rows.iter().map(diesel::Insertable::values).collect(),
+            rows: rows.iter().map(InsertRow::row_values).collect(),
             mark,
             shape: std::any::type_name::<(T, Row)>(),
             kept: std::cell::OnceCell::new(),

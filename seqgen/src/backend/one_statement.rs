@@ -63,7 +63,7 @@ pub struct Plan {
 #[doc(hidden)]
 pub struct OneStatement<F, V> {
     pub(crate) into: F,
-    /// Each row's values (a `ValuesClause`).
+    /// Each row's values (`InsertRow::Values`).
     pub(crate) rows: Vec<V>,
     pub(crate) plan: Plan,
 }

@@ -221,7 +221,9 @@ where
     C: diesel::connection::LoadConnection,
     C::Backend: super::Backend,
     <C::Backend as diesel::backend::Backend>::QueryBuilder: Default,
-    C::Backend: diesel::backend::DieselReserveSpecialization + 'static,
+    C::Backend: 'static,
+    for<'q> diesel::query_builder::SqlQuery:
+        diesel::query_dsl::methods::LoadQuery<'q, C, WaitingRows>,
     TextType: QueryFragment<C::Backend>,
     WaitingRows: QueryableByName<C::Backend>,
 {

@@ -3,14 +3,12 @@
 //! of its values, so that those statements are built from Diesel's AST, never from its SQL
 //! read back.
 //!
-//! A derived `Insertable` gives a row as a `ValuesClause` of a tuple of
-//! `DefaultableColumnInsertValue<ColumnInsertValue<Column, Bound>>`, one per field (a tuple of
-//! them again for an `#[diesel(embed)]`ded struct). These are Diesel's hidden public types;
-//! `ARCHITECTURE.md` lists every such item seqgen relies on.
+//! The row is the derive's ([`InsertRow`]): the same values Diesel's derived `Insertable`
+//! binds, built from the model's fields through Diesel's public `AsExpression`, so that no
+//! item of Diesel's insert machinery (its `ValuesClause`, its hidden column values) is read.
 
-use diesel::insertable::{ColumnInsertValue, DefaultableColumnInsertValue};
-use diesel::query_builder::{AstPass, QueryFragment, ValuesClause};
-use diesel::{Column, QueryResult};
+use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::QueryResult;
 
 /// Returned, before anything is sent, when an insert is not of the shape a statement rewrites
 /// (the text says which statement): the caller then takes the usual path.
@@ -102,70 +100,98 @@ pub(crate) fn walk_columns<DB: diesel::backend::Backend>(
     Ok(())
 }
 
-impl<V, Tab, DB> RowValues<DB> for ValuesClause<V, Tab>
-where
-    DB: diesel::backend::Backend,
-    V: RowValues<DB>,
-{
-    fn len(&self) -> usize {
-        self.values.len()
-    }
-    fn columns(&self, into: &mut Vec<&'static str>) {
-        self.values.columns(into)
-    }
-    fn is_plain(&self) -> bool {
-        self.values.is_plain()
-    }
-    fn walk_value<'b>(&'b self, index: usize, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        self.values.walk_value(index, out)
-    }
+/// The row of `&Model` for Diesel's table `T`, as `#[derive(DistributedId)]` writes it from the
+/// model's fields and Diesel's attributes (`#[diesel(table_name, column_name, skip_insertion,
+/// treat_none_as_default_value)]`), the values Diesel's derived `Insertable` would bind: each
+/// field's `AsExpression` for its column's SQL type. A model whose row the derive does not
+/// write (its table inferred from its name, or a field `embed`ded or `serialize_as`) gives
+/// [`NotWritten`], and its inserts are Diesel's own.
+#[doc(hidden)]
+pub trait InsertRow<T> {
+    /// The row's values: a tuple of [`Plain`] and [`OrDefault`], or [`NotWritten`].
+    type Values;
+
+    /// The row's values, borrowing the model.
+    fn row_values(self) -> Self::Values;
 }
 
-impl<T, DB> RowValues<DB> for DefaultableColumnInsertValue<T>
+/// A field's value for its column, written as a bind parameter.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Plain<E> {
+    pub column: &'static str,
+    pub value: E,
+}
+
+/// An `Option` field's value, which Diesel's `Insertable` writes as `DEFAULT` when it is
+/// `None` (unless `treat_none_as_default_value = false`): a row holding one is not rewritten.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct OrDefault<E> {
+    pub column: &'static str,
+    pub value: Option<E>,
+}
+
+/// The row of a model the derive does not write: no statement of seqgen's rewrites it.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct NotWritten;
+
+impl<E, DB> RowValues<DB> for Plain<E>
 where
     DB: diesel::backend::Backend,
-    T: RowValues<DB>,
+    E: QueryFragment<DB>,
 {
     fn len(&self) -> usize {
         1
     }
     fn columns(&self, into: &mut Vec<&'static str>) {
-        match self {
-            DefaultableColumnInsertValue::Expression(value) => value.columns(into),
-            // Diesel names the column and writes `DEFAULT`; `walk_value` refuses it.
-            DefaultableColumnInsertValue::Default => into.push(""),
-        }
+        into.push(self.column);
     }
     fn is_plain(&self) -> bool {
-        matches!(self, DefaultableColumnInsertValue::Expression(_))
+        true
     }
-    fn walk_value<'b>(&'b self, index: usize, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        match self {
-            DefaultableColumnInsertValue::Expression(value) => value.walk_value(index, out),
-            DefaultableColumnInsertValue::Default => Err(NotRewritten::error(
+    fn walk_value<'b>(&'b self, _: usize, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.value.walk_ast(out)
+    }
+}
+
+impl<E, DB> RowValues<DB> for OrDefault<E>
+where
+    DB: diesel::backend::Backend,
+    E: QueryFragment<DB>,
+{
+    fn len(&self) -> usize {
+        1
+    }
+    fn columns(&self, into: &mut Vec<&'static str>) {
+        into.push(self.column);
+    }
+    fn is_plain(&self) -> bool {
+        self.value.is_some()
+    }
+    fn walk_value<'b>(&'b self, _: usize, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        match &self.value {
+            Some(value) => value.walk_ast(out),
+            None => Err(NotRewritten::error(
                 "seqgen rewrites no insert with a DEFAULT value",
             )),
         }
     }
 }
 
-impl<Col, Expr, DB> RowValues<DB> for ColumnInsertValue<Col, Expr>
-where
-    DB: diesel::backend::Backend,
-    Col: Column,
-    Self: QueryFragment<DB>,
-{
+impl<DB: diesel::backend::Backend> RowValues<DB> for NotWritten {
     fn len(&self) -> usize {
-        1
+        0
     }
-    fn columns(&self, into: &mut Vec<&'static str>) {
-        into.push(Col::NAME);
-    }
+    fn columns(&self, _: &mut Vec<&'static str>) {}
     fn is_plain(&self) -> bool {
-        true
+        false
     }
-    fn walk_value<'b>(&'b self, _: usize, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        self.walk_ast(out)
+    fn walk_value<'b>(&'b self, _: usize, _: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        Err(NotRewritten::error(
+            "seqgen writes the rows of a model with `#[diesel(table_name = ...)]` and no `embed`ded field",
+        ))
     }
 }
 

@@ -74,8 +74,9 @@
 //!   violation) then aborts your transaction, which gives the number back; to go on after one,
 //!   run the insert in a nested `conn.transaction(..)` (a savepoint). Everything else (other
 //!   backends, `get_result`, `execute_with`, `assign_ids`, a key's first insert in a process, a
-//!   record with a `None` that Diesel writes as `DEFAULT`, a struct with `embed`ded or skipped
-//!   fields or an ID column whose `table!` `sql_name` is not its field's name) takes the number with its
+//!   record with a `None` that Diesel writes as `DEFAULT`, a struct with no
+//!   `#[diesel(table_name = ...)]` of its own, with `embed`ded or skipped fields, or an ID column
+//!   whose `table!` `sql_name` is not its field's name) takes the number with its
 //!   own statement first, in a savepoint when your transaction is open, so that a failed insert
 //!   gives it back while your transaction goes on.
 //! - **Fastest: the insert alone.** Outside any transaction of yours, that one statement is its

@@ -53,7 +53,8 @@
 //!   taken only on a marked session). A wrong guess then costs a statement that inserts nothing,
 //!   a query and a few holes, never another database's numbers (`tests/suite/guess.rs`).
 //!   Everything else on such a connection (`next_id`, `assign_ids`, `get_result`, an insert
-//!   Diesel writes with `DEFAULT`) is identified with one query per call. A `Generator` you create serves one database and refuses another
+//!   Diesel writes with `DEFAULT`, the insert of a struct that names no
+//!   `#[diesel(table_name = ...)]` or `embed`s another) is identified with one query per call. A `Generator` you create serves one database and refuses another
 //!   (`Error::DifferentDatabase`) at its next reservation.
 //! - **Reservations are durable.** On PostgreSQL every reservation commits with
 //!   `synchronous_commit = on` (its own transaction only: your other writes keep your setting).

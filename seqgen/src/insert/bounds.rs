@@ -10,6 +10,7 @@ use diesel::{Insertable, QueryResult, RunQueryDsl, Table};
 use crate::backend::asserted::{Asserted, Mark};
 use crate::backend::one_statement::{OneStatement, Plan};
 use crate::backend::row_values::is_not_rewritten;
+use crate::backend::row_values::InsertRow;
 use crate::backend::{Backend, IdConnection};
 use crate::model::Records;
 
@@ -93,10 +94,10 @@ where
     C: IdConnection,
     for<'b> &'b R: Insertable<T>,
     for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
-    for<'b> &'b R::Row: Insertable<T>,
-    for<'b> OneStatement<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+    for<'b> &'b R::Row: InsertRow<T>,
+    for<'b> OneStatement<T::FromClause, <&'b R::Row as InsertRow<T>>::Values>:
         QueryFragment<C::Backend>,
-    for<'b> Asserted<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+    for<'b> Asserted<T::FromClause, <&'b R::Row as InsertRow<T>>::Values>:
         QueryFragment<C::Backend>,
 {
     fn __execute(target: &T, records: &Self, conn: &mut C) -> QueryResult<usize> {
@@ -133,7 +134,7 @@ where
         plan: Plan,
         conn: &mut C,
     ) -> QueryResult<Option<i64>> {
-        let rows = records.__rows().iter().map(Insertable::values).collect();
+        let rows = records.__rows().iter().map(InsertRow::row_values).collect();
         let statement = OneStatement::new(target.from_clause(), rows, plan);
         // Walked once before sending: an insert the statement cannot rewrite fails here,
         // before Diesel reports a query that would not print to instrumentation.

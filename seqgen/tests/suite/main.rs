@@ -13,6 +13,7 @@ mod async_guess;
 mod check;
 mod dated;
 mod derive;
+mod diesel_attributes;
 mod failed_insert;
 mod failover;
 mod failures;

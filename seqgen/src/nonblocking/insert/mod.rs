@@ -13,6 +13,7 @@ use super::free::{default_generator, fill};
 use super::Generator;
 use crate::backend::asserted::Asserted;
 use crate::backend::one_statement::OneStatement;
+use crate::backend::row_values::InsertRow;
 use crate::backend::AsyncBackend;
 use crate::driver::{begin, end};
 use crate::error::Result;
@@ -77,10 +78,10 @@ where
         C::Backend: AsyncBackend,
         i64: FromSqlRow<BigInt, C::Backend>,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
-        for<'b> &'b R::Row: Insertable<T>,
-        for<'b> OneStatement<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+        for<'b> &'b R::Row: InsertRow<T>,
+        for<'b> OneStatement<T::FromClause, <&'b R::Row as InsertRow<T>>::Values>:
             QueryFragment<C::Backend> + QueryId + Send,
-        for<'b> Asserted<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+        for<'b> Asserted<T::FromClause, <&'b R::Row as InsertRow<T>>::Values>:
             QueryFragment<C::Backend> + QueryId + Send,
     {
         if let Some(inserted) = self.gapless_in_one_statement(conn).await? {
@@ -101,8 +102,8 @@ where
         C: AsyncConnection,
         C::Backend: AsyncBackend,
         i64: FromSqlRow<BigInt, C::Backend>,
-        for<'b> &'b R::Row: Insertable<T>,
-        for<'b> OneStatement<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+        for<'b> &'b R::Row: InsertRow<T>,
+        for<'b> OneStatement<T::FromClause, <&'b R::Row as InsertRow<T>>::Values>:
             QueryFragment<C::Backend> + QueryId + Send,
     {
         let Some(field) = numbering::field_of::<C::Backend, _>(self.records.as_rows()) else {
@@ -127,7 +128,7 @@ where
         // same reason this reads the row itself instead of `get_result`, whose future is a type
         // of the query's.
         let sent = async {
-            let rows = records.__rows().iter().map(Insertable::values).collect();
+            let rows = records.__rows().iter().map(InsertRow::row_values).collect();
             let statement = OneStatement::new(target.from_clause(), rows, plan);
             statement.is_safe_to_cache_prepared(&C::Backend::default())?;
             let rows = conn.load(statement).await?;

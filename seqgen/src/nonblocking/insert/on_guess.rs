@@ -11,6 +11,7 @@ use super::super::free::fill;
 use super::super::Generator;
 use super::InsertWithIds;
 use crate::backend::asserted::{Asserted, Mark};
+use crate::backend::row_values::InsertRow;
 use crate::backend::AsyncBackend;
 use crate::driver::NonBlocking;
 use crate::error::Result;
@@ -32,8 +33,8 @@ where
         C: AsyncConnection,
         C::Backend: AsyncBackend,
         for<'b> InsertStatement<T, <&'b R as Insertable<T>>::Values>: ExecuteDsl<C>,
-        for<'b> &'b R::Row: Insertable<T>,
-        for<'b> Asserted<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+        for<'b> &'b R::Row: InsertRow<T>,
+        for<'b> Asserted<T::FromClause, <&'b R::Row as InsertRow<T>>::Values>:
             QueryFragment<C::Backend> + QueryId + Send,
     {
         if !guess::worth_guessing::<C::Backend, _>(self.records.as_rows(), self.generator.is_some())
@@ -67,8 +68,8 @@ where
     where
         C: AsyncConnection,
         C::Backend: AsyncBackend,
-        for<'b> &'b R::Row: Insertable<T>,
-        for<'b> Asserted<T::FromClause, <&'b R::Row as Insertable<T>>::Values>:
+        for<'b> &'b R::Row: InsertRow<T>,
+        for<'b> Asserted<T::FromClause, <&'b R::Row as InsertRow<T>>::Values>:
             QueryFragment<C::Backend> + QueryId + Send,
     {
         let (target, records) = (self.target.clone(), &*self.records);

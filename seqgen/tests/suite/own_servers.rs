@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 /// a port the kernel hands out may be taken as the source port of an outgoing connection
 /// (a loadgen's, a replica's) before the server that was to listen on it starts. Each call in
 /// a process gives the next port after the last (none twice: a cluster asks for a dozen before
-/// it starts any), from a place drawn once from the process id and the clock.
+/// it starts any), from a place drawn once from the process id and the clock. A port is also
+/// claimed by a file (`port_claimed`), so that two test processes running side by side (CI's
+/// two groups of tests with servers of their own) never both take one before either listens.
 pub fn free_port() -> u16 {
     use std::sync::atomic::{AtomicU32, Ordering};
     use std::sync::OnceLock;
@@ -27,11 +29,37 @@ pub fn free_port() -> u16 {
     });
     for _ in 0..PORTS {
         let port = FIRST + (start.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed)) % PORTS);
-        if std::net::TcpListener::bind(("127.0.0.1", port as u16)).is_ok() {
+        if std::net::TcpListener::bind(("127.0.0.1", port as u16)).is_ok()
+            && port_claimed(port as u16)
+        {
             return port as u16;
         }
     }
     panic!("no free port in {FIRST}..{}", FIRST + PORTS);
+}
+
+/// Whether this process claimed `port`: it created the port's file in a directory every
+/// test process shares. A claim older than an hour (a test that ended long ago) is taken over.
+fn port_claimed(port: u16) -> bool {
+    let dir = std::env::temp_dir().join("seqgen-test-ports");
+    let _ = std::fs::create_dir_all(&dir);
+    let file = dir.join(port.to_string());
+    let claim = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&file)
+            .is_ok()
+    };
+    if claim() {
+        return true;
+    }
+    let stale = std::fs::metadata(&file)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|at| at.elapsed().ok())
+        .is_some_and(|age| age > std::time::Duration::from_secs(3600));
+    stale && std::fs::remove_file(&file).is_ok() && claim()
 }
 
 /// Waits until `ready` holds, for at most `limit`, checking soon and then less often (20 ms

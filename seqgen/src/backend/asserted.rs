@@ -29,9 +29,10 @@
 //! and the value is written as Diesel would write it (with the subquery, MariaDB made every
 //! first value a string).
 //!
-//! The table is Diesel's (`Table::from_clause`), the columns and values each row's
-//! `ValuesClause` (`row_values.rs`); a `DEFAULT` for a `None` is refused before anything is
-//! sent ([`NotRewritten`]), and the caller tells the database apart with a query instead.
+//! The table is Diesel's (`Table::from_clause`), the columns and values each row's as the
+//! derive writes it (`InsertRow`, `row_values.rs`); a `DEFAULT` for a `None`, or a model whose
+//! row the derive does not write, is refused before anything is sent ([`NotRewritten`]), and
+//! the caller tells the database apart with a query instead.
 //!
 //! With no mark, the same statement is Diesel's insert as Diesel writes it (`VALUES (…), (…)`),
 //! written by seqgen so that it is prepared and kept too: the default generator's insert on a

@@ -17,9 +17,10 @@
 //! ```
 //!
 //! The user's `Insertable` stays Diesel's: the table is its `Table::from_clause`, the columns
-//! and values each row's `ValuesClause` (`row_values.rs`), every value but the ID's written as
-//! Diesel writes it. An insert of another shape (a `DEFAULT` for a `None`, an ID column that is
-//! not its field's) is refused before anything is sent ([`NotRewritten`]).
+//! and values each row's as the derive writes it (`InsertRow`, `row_values.rs`), every value
+//! but the ID's bound as Diesel binds it. An insert of another shape (a `DEFAULT` for a `None`,
+//! an ID column that is not its field's, a model whose row the derive does not write) is
+//! refused before anything is sent ([`NotRewritten`]).
 
 // Only PostgreSQL sends the statement; elsewhere its type exists for `execute`'s one bound.
 #![cfg_attr(not(seqgen_pg), allow(dead_code, unused_imports))]

@@ -9,8 +9,7 @@ use diesel::{Insertable, QueryResult, RunQueryDsl, Table};
 
 use crate::backend::asserted::{Asserted, Mark};
 use crate::backend::one_statement::{OneStatement, Plan};
-use crate::backend::row_values::is_not_rewritten;
-use crate::backend::row_values::InsertRow;
+use crate::backend::row_values::{is_not_rewritten, InsertRow};
 use crate::backend::{Backend, IdConnection};
 use crate::model::Records;
 

@@ -66,6 +66,17 @@ struct Embedding {
     rest: Rest,
 }
 
+/// Borrowed fields, as Diesel's own `Insertable` models often are.
+#[derive(Insertable, DistributedId)]
+#[diesel(table_name = seqgen_attr_rows)]
+struct Borrowed<'a> {
+    #[distributed_id(key = "seqgen_attr_borrowed", prefix = "B", date = "", pad = 4)]
+    id: String,
+    kind: &'a str,
+    note: Option<&'a str>,
+    tag: Option<&'a str>,
+}
+
 type Read = (String, String, Option<String>, Option<String>);
 
 fn rows_read_back_as_diesels_insertable_writes_them<C: TestConnection>(db: TestDb<C>)
@@ -73,6 +84,7 @@ where
     Vec<Named>: Insert<seqgen_attr_rows::table, C>,
     Vec<SeqgenAttrRow>: Insert<seqgen_attr_rows::table, C>,
     Vec<Embedding>: Insert<seqgen_attr_rows::table, C>,
+    for<'a> Vec<Borrowed<'a>>: Insert<seqgen_attr_rows::table, C>,
     for<'a> seqgen_attr_rows::table: LoadQuery<'a, C, Read>,
 {
     let table = "CREATE TABLE seqgen_attr_rows (id VARCHAR(20) PRIMARY KEY, \
@@ -138,6 +150,33 @@ where
         .execute(&mut conn)
         .unwrap();
 
+    let kind = String::from("borrowed");
+    let borrowed = |note| Borrowed {
+        id: String::new(),
+        kind: &kind,
+        note,
+        tag: Some("t"),
+    };
+    // The key's first insert reserves its block; the second is the insert alone.
+    let mut first = vec![borrowed(None)];
+    diesel_seqgen::insert_into(seqgen_attr_rows::table)
+        .values(&mut first)
+        .execute(&mut conn)
+        .unwrap();
+    let queries = common::count_queries(&mut conn);
+    let mut second = vec![borrowed(Some("n"))];
+    diesel_seqgen::insert_into(seqgen_attr_rows::table)
+        .values(&mut second)
+        .execute(&mut conn)
+        .unwrap();
+    if C::NAME != "sqlite" {
+        assert_eq!(
+            queries.load(Relaxed),
+            1,
+            "borrowed fields, the row seqgen writes"
+        );
+    }
+
     let mut read: Vec<Read> = seqgen_attr_rows::table.load(&mut conn).unwrap();
     read.sort();
     let row = |id: &str, kind: &str, note: Option<&str>, tag: Option<&str>| {
@@ -151,6 +190,8 @@ where
     assert_eq!(
         read,
         [
+            row("B0001", "borrowed", Some("default note"), Some("t")),
+            row("B0002", "borrowed", Some("n"), Some("t")),
             row("E0001", "embedded", Some("n"), Some("default tag")),
             row("I0001", "inferred", Some("default note"), Some("t")),
             row("N0001", "first", Some("n"), Some("t")),

@@ -123,7 +123,7 @@ where
         };
         let (target, records) = (self.target.clone(), &*self.records);
         // The statement is made and handed to diesel-async's `load` before anything is
-        // awaited: held across an await, its type (which names `<&R as Insertable<T>>::Values`)
+        // awaited: held across an await, its type (which names `<&R::Row as InsertRow<T>>::Values`)
         // could not be shown `Send` for every lifetime, as `execute`'s future must be. For the
         // same reason this reads the row itself instead of `get_result`, whose future is a type
         // of the query's.

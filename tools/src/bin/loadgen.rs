@@ -10,6 +10,6 @@
 //!
 //! Prints one JSON line at the end. See `seqgen_tools::loadgen`.
 
-fn main() -> std::process::ExitCode {
-    seqgen_tools::loadgen::main_with(std::env::args().skip(1))
+fn main() {
+    seqgen_tools::exit_at_once(seqgen_tools::loadgen::status_with(std::env::args().skip(1)))
 }

@@ -36,22 +36,27 @@ use worker::{
 /// Runs loadgen with command-line arguments: exit code 2 and the usage on bad arguments,
 /// 1 on a failed run, 0 after printing the JSON line.
 pub fn main_with(args: impl IntoIterator<Item = String>) -> ExitCode {
+    ExitCode::from(status_with(args))
+}
+
+/// [`main_with`]'s exit status, for a process that ends with [`crate::exit_at_once`].
+pub fn status_with(args: impl IntoIterator<Item = String>) -> u8 {
     let args = match parse(args) {
         Ok(args) => args,
         Err(e) => {
             // Usage errors exit with 2; --help and --version print and exit with 0.
             let _ = e.print();
-            return ExitCode::from(e.exit_code() as u8);
+            return e.exit_code() as u8;
         }
     };
     match run(&args) {
         Ok(report) => {
             println!("{}", report.json());
-            ExitCode::SUCCESS
+            0
         }
         Err(e) => {
             eprintln!("loadgen: {}", with_causes(&*e));
-            ExitCode::FAILURE
+            1
         }
     }
 }

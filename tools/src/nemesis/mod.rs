@@ -74,7 +74,7 @@ impl Report {
 /// app processes are this binary).
 pub fn main_with(args: Vec<String>) -> ExitCode {
     if args.first().map(String::as_str) == Some("--loadgen") {
-        return crate::loadgen::main_with(args.into_iter().skip(1));
+        crate::exit_at_once(crate::loadgen::status_with(args.into_iter().skip(1)));
     }
     use clap::Parser;
     let args = match Args::try_parse_from(std::iter::once("nemesis".to_owned()).chain(args)) {

@@ -38,11 +38,14 @@ pub fn trial(
     })
 }
 
-/// When this binary was started as a loadgen process, runs it and returns its exit code.
+/// When this binary was started as a loadgen process, runs it and ends the process with its
+/// exit status (`seqgen_tools::exit_at_once`); otherwise `None`.
 pub fn run_as_loadgen() -> Option<ExitCode> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    (args.first().map(String::as_str) == Some("--loadgen"))
-        .then(|| seqgen_tools::loadgen::main_with(args.into_iter().skip(1)))
+    if args.first().map(String::as_str) == Some("--loadgen") {
+        seqgen_tools::exit_at_once(seqgen_tools::loadgen::status_with(args.into_iter().skip(1)));
+    }
+    None
 }
 
 /// A loadgen process on `url` and `key`, appending the IDs it commits to `out`.

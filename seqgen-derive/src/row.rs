@@ -104,7 +104,7 @@ fn row_for(
     generics.params.insert(0, syn::parse_quote!('__seqgen_row));
     let (impl_generics, _, _) = generics.split_for_impl();
     let (_, ty_generics, where_clause) = input.generics.split_for_impl();
-    let predicates = where_clause.map(|w| &w.predicates);
+    let predicates = where_clause.into_iter().flat_map(|w| w.predicates.iter());
     let p = quote!(#krate::__private);
     let mut types = Vec::new();
     let mut values = Vec::new();
@@ -153,7 +153,7 @@ fn row_for(
         #[automatically_derived]
         impl #impl_generics #p::InsertRow<#table::table> for &'__seqgen_row #ident #ty_generics
         where
-            #predicates
+            #(#predicates,)*
             #(#bounds,)*
         {
             type Values = (#(#types,)*);
@@ -301,6 +301,18 @@ mod tests {
             out.contains("& '__seqgen_row String : :: s :: __private :: AsExpression"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn keeps_the_models_own_bounds() {
+        let out = expand(
+            "#[diesel(table_name = users)] struct NewUser<T> where T: Clone { id: String, data: T }",
+        );
+        assert!(
+            out.contains("where T : Clone , & '__seqgen_row String :"),
+            "{out}"
+        );
+        syn::parse_str::<syn::ItemImpl>(&out).expect("one impl that parses");
     }
 
     #[test]

@@ -138,19 +138,26 @@ fn known_type(ty: &Type) -> Option<FieldType> {
     match segment.ident.to_string().as_str() {
         "String" if segment.arguments.is_empty() => Some(FieldType::Text),
         "i64" if segment.arguments.is_empty() => Some(FieldType::Number),
-        "Option" => {
-            let PathArguments::AngleBracketed(args) = &segment.arguments else {
-                return None;
-            };
-            let [GenericArgument::Type(inner)] = args.args.iter().collect::<Vec<_>>()[..] else {
-                return None;
-            };
-            match known_type(inner)? {
-                FieldType::Text => Some(FieldType::OptionalText),
-                FieldType::Number => Some(FieldType::OptionalNumber),
-                _ => None,
-            }
-        }
+        "Option" => match known_type(option_inner(ty)?)? {
+            FieldType::Text => Some(FieldType::OptionalText),
+            FieldType::Number => Some(FieldType::OptionalNumber),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `T` of a field spelled `Option<T>`: how seqgen and Diesel's derives tell an `Option`.
+pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
+    let segment = last_segment(ty)?;
+    let PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    match (
+        segment.ident == "Option",
+        &args.args.iter().collect::<Vec<_>>()[..],
+    ) {
+        (true, [GenericArgument::Type(inner)]) => Some(inner),
         _ => None,
     }
 }
@@ -158,7 +165,9 @@ fn known_type(ty: &Type) -> Option<FieldType> {
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     match ty {
         Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
-        Type::Group(group) => last_segment(&group.elem),
+        Type::Group(syn::TypeGroup { elem, .. }) | Type::Paren(syn::TypeParen { elem, .. }) => {
+            last_segment(elem)
+        }
         _ => None,
     }
 }

@@ -285,26 +285,58 @@ pub(crate) fn diesel_column_name(attrs: &[Attribute]) -> Option<String> {
     diesel_setting(attrs, "column_name")
 }
 
-/// The last path segment given to `name` in `#[diesel(...)]`, unraw (`r#type` is `type`).
+/// The last path segment given to `name` in `#[diesel(...)]`, unraw (`r#type` is `type`);
+/// an attribute that does not read as settings is Diesel's to report, and skipped here.
 fn diesel_setting(attrs: &[Attribute], name: &str) -> Option<String> {
+    let settings: Vec<Meta> = diesel_attrs(attrs)
+        .filter_map(|settings| settings.ok())
+        .flatten()
+        .collect();
+    match setting(&settings, name)? {
+        Expr::Path(path) => path
+            .path
+            .segments
+            .last()
+            .map(|s| syn::ext::IdentExt::unraw(&s.ident).to_string()),
+        _ => None,
+    }
+}
+
+/// Every setting of the `#[diesel(...)]` attributes in `attrs`, or `None` if one of them does
+/// not read as settings (a type in it this crate cannot parse, say).
+pub(crate) fn diesel_settings(attrs: &[Attribute]) -> Option<Vec<Meta>> {
+    let mut settings = Vec::new();
+    for parsed in diesel_attrs(attrs) {
+        settings.extend(parsed.ok()?);
+    }
+    Some(settings)
+}
+
+/// Each `#[diesel(...)]` attribute of `attrs`, read as comma-separated settings.
+fn diesel_attrs(
+    attrs: &[Attribute],
+) -> impl Iterator<Item = syn::Result<Punctuated<Meta, Token![,]>>> + '_ {
     attrs
         .iter()
         .filter(|attr| attr.path().is_ident("diesel"))
-        .filter_map(|attr| {
-            attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
-                .ok()
-        })
-        .flatten()
-        .filter_map(|meta| match meta {
-            Meta::NameValue(nv) if nv.path.is_ident(name) => match nv.value {
-                Expr::Path(path) => path
-                    .path
-                    .segments
-                    .last()
-                    .map(|s| syn::ext::IdentExt::unraw(&s.ident).to_string()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .last()
+        .map(|attr| attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated))
+}
+
+/// The last value `settings` give to `name`.
+pub(crate) fn setting<'m>(settings: &'m [Meta], name: &str) -> Option<&'m Expr> {
+    settings.iter().rev().find_map(|meta| match meta {
+        Meta::NameValue(nv) if nv.path.is_ident(name) => Some(&nv.value),
+        _ => None,
+    })
+}
+
+/// A `name = true|false` setting.
+pub(crate) fn flag(settings: &[Meta], name: &str) -> Option<bool> {
+    match setting(settings, name)? {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Bool(value),
+            ..
+        }) => Some(value.value),
+        _ => None,
+    }
 }

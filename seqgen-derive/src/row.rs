@@ -13,9 +13,11 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Attribute, DeriveInput, Expr, Ident, Lit, Meta, Token, Type};
+use syn::{DeriveInput, Expr, Ident, Lit, Meta, Type};
+
+use crate::ast::option_inner;
+use crate::attr::{diesel_settings, flag, setting};
 
 /// Columns the runtime's row tuples reach (`backend/row_values.rs`).
 const MAX_COLUMNS: usize = 64;
@@ -119,29 +121,20 @@ fn row_for(
         let span = ty.span();
         let sql_type = quote_spanned!(span=> <#table::#column as #p::Expression>::SqlType);
         let name = quote_spanned!(span=> <#table::#column as #p::Column>::NAME);
+        let as_expression = quote_spanned!(span=> #p::AsExpression::<#sql_type>::as_expression);
+        // A `None` in an `Option` field Diesel writes as `DEFAULT` is no value; any other
+        // field always has one.
         let (ty, value) = match or_default {
-            Some(inner) => (
-                *inner,
-                quote_spanned!(span=> #p::OrDefault {
-                    column: #name,
-                    value: self.#member.as_ref().map(#p::AsExpression::<#sql_type>::as_expression),
-                }),
-            ),
+            Some(inner) => (*inner, quote!(self.#member.as_ref().map(#as_expression))),
             None => (
                 *ty,
-                quote_spanned!(span=> #p::Plain {
-                    column: #name,
-                    value: #p::AsExpression::<#sql_type>::as_expression(&self.#member),
-                }),
+                quote!(::core::option::Option::Some(#as_expression(&self.#member))),
             ),
         };
         let expression =
             quote_spanned!(span=> <&'__seqgen_row #ty as #p::AsExpression<#sql_type>>::Expression);
-        types.push(match or_default {
-            Some(_) => quote!(#p::OrDefault<#expression>),
-            None => quote!(#p::Plain<#expression>),
-        });
-        values.push(value);
+        types.push(quote!(#p::ColumnValue<#expression>));
+        values.push(quote_spanned!(span=> #p::ColumnValue { column: #name, value: #value }));
         // As Diesel's derive does, a bound per field names the field whose type has no
         // `AsExpression` for its column; one whose type holds lifetimes is left to the
         // type itself (rustc cannot tell bounds apart by lifetimes alone).
@@ -184,60 +177,6 @@ pub(crate) fn not_written(input: &DeriveInput, krate: &syn::Path) -> TokenStream
                 #krate::__private::NotWritten
             }
         }
-    }
-}
-
-/// Every setting of the `#[diesel(...)]` attributes in `attrs`, or `None` if one does not
-/// read as settings (a type this file cannot parse, say).
-fn diesel_settings(attrs: &[Attribute]) -> Option<Vec<Meta>> {
-    let mut settings = Vec::new();
-    for attr in attrs.iter().filter(|attr| attr.path().is_ident("diesel")) {
-        settings.extend(
-            attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
-                .ok()?,
-        );
-    }
-    Some(settings)
-}
-
-/// The last value given to `name`.
-fn setting<'m>(settings: &'m [Meta], name: &str) -> Option<&'m Expr> {
-    settings.iter().rev().find_map(|meta| match meta {
-        Meta::NameValue(nv) if nv.path.is_ident(name) => Some(&nv.value),
-        _ => None,
-    })
-}
-
-/// A `name = true|false` setting.
-fn flag(settings: &[Meta], name: &str) -> Option<bool> {
-    match setting(settings, name)? {
-        Expr::Lit(syn::ExprLit {
-            lit: Lit::Bool(value),
-            ..
-        }) => Some(value.value),
-        _ => None,
-    }
-}
-
-/// `T` of a field spelled `Option<T>` (as Diesel's derive tells an `Option` field: by its
-/// spelling).
-fn option_inner(ty: &Type) -> Option<&Type> {
-    let mut ty = ty;
-    while let Type::Group(syn::TypeGroup { elem, .. }) | Type::Paren(syn::TypeParen { elem, .. }) =
-        ty
-    {
-        ty = elem;
-    }
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    match &last.arguments {
-        syn::PathArguments::AngleBracketed(args) if last.ident == "Option" => {
-            match args.args.last()? {
-                syn::GenericArgument::Type(inner) => Some(inner),
-                _ => None,
-            }
-        }
-        _ => None,
     }
 }
 
@@ -288,11 +227,11 @@ mod tests {
         assert!(!out.contains("local"), "{out}");
         // `note` is `DEFAULT` when `None`; `tag` is bound as it is (NULL).
         assert!(
-            out.contains(":: s :: __private :: OrDefault < < & '__seqgen_row String"),
+            out.contains("self . note . as_ref () . map (:: s :: __private :: AsExpression"),
             "{out}"
         );
         assert!(
-            out.contains("Plain < < & '__seqgen_row Option < String >"),
+            out.contains("ColumnValue < < & '__seqgen_row Option < String >"),
             "{out}"
         );
         // No bound for the field whose type holds a lifetime.

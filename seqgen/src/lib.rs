@@ -190,7 +190,7 @@ pub use diesel_seqgen_derive::DistributedId;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::backend::one_statement::OneStatement;
-    pub use crate::backend::row_values::{InsertRow, NotWritten, OrDefault, Plain};
+    pub use crate::backend::row_values::{ColumnValue, InsertRow, NotWritten};
     pub use crate::model::{build_field_spec, scope_text, IdField};
     pub use diesel::expression::AsExpression;
     pub use diesel::{Column, Expression};

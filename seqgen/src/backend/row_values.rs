@@ -108,26 +108,19 @@ pub(crate) fn walk_columns<DB: diesel::backend::Backend>(
 /// [`NotWritten`], and its inserts are Diesel's own.
 #[doc(hidden)]
 pub trait InsertRow<T> {
-    /// The row's values: a tuple of [`Plain`] and [`OrDefault`], or [`NotWritten`].
+    /// The row's values: a tuple of [`ColumnValue`]s, or [`NotWritten`].
     type Values;
 
     /// The row's values, borrowing the model.
     fn row_values(self) -> Self::Values;
 }
 
-/// A field's value for its column, written as a bind parameter.
+/// A field's value for its column, written as a bind parameter; `None` for an `Option` field
+/// Diesel's `Insertable` writes as `DEFAULT` (unless `treat_none_as_default_value = false`):
+/// a row holding one is not rewritten.
 #[doc(hidden)]
 #[derive(Debug)]
-pub struct Plain<E> {
-    pub column: &'static str,
-    pub value: E,
-}
-
-/// An `Option` field's value, which Diesel's `Insertable` writes as `DEFAULT` when it is
-/// `None` (unless `treat_none_as_default_value = false`): a row holding one is not rewritten.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct OrDefault<E> {
+pub struct ColumnValue<E> {
     pub column: &'static str,
     pub value: Option<E>,
 }
@@ -137,26 +130,7 @@ pub struct OrDefault<E> {
 #[derive(Debug)]
 pub struct NotWritten;
 
-impl<E, DB> RowValues<DB> for Plain<E>
-where
-    DB: diesel::backend::Backend,
-    E: QueryFragment<DB>,
-{
-    fn len(&self) -> usize {
-        1
-    }
-    fn columns(&self, into: &mut Vec<&'static str>) {
-        into.push(self.column);
-    }
-    fn is_plain(&self) -> bool {
-        true
-    }
-    fn walk_value<'b>(&'b self, _: usize, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        self.value.walk_ast(out)
-    }
-}
-
-impl<E, DB> RowValues<DB> for OrDefault<E>
+impl<E, DB> RowValues<DB> for ColumnValue<E>
 where
     DB: diesel::backend::Backend,
     E: QueryFragment<DB>,
@@ -190,14 +164,14 @@ impl<DB: diesel::backend::Backend> RowValues<DB> for NotWritten {
     }
     fn walk_value<'b>(&'b self, _: usize, _: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         Err(NotRewritten::error(
-            "seqgen writes the rows of a model with `#[diesel(table_name = ...)]` and no `embed`ded field",
+            "seqgen writes the rows of a model that names its `#[diesel(table_name)]` \
+             and embeds no other",
         ))
     }
 }
 
-/// [`RowValues`] for the tuples Diesel's derive makes, up to 64 columns (Diesel's
-/// `64-column-tables`). A model of more columns (`128-column-tables`) does not satisfy
-/// `diesel_seqgen::insert::Insert`: insert it with `execute_with`, or split the model.
+/// [`RowValues`] for the rows the derive writes ([`InsertRow`]), up to 64 columns (Diesel's
+/// `64-column-tables`); the derive gives a model of more columns [`NotWritten`].
 macro_rules! row_values_tuples {
     ($($name:ident)+) => {
         impl<DB: diesel::backend::Backend, $($name: RowValues<DB>),+> RowValues<DB> for ($($name,)+) {

@@ -5,7 +5,6 @@
 //! inserting each into `loadgen_rows` (primary key: key and ID) inside a transaction and rolling back a fraction. At the
 //! end it prints one JSON line.
 
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,13 +32,9 @@ use worker::{
     reconnect_backoff, record_end, series_exhausted, Quota, Worker,
 };
 
-/// Runs loadgen with command-line arguments: exit code 2 and the usage on bad arguments,
-/// 1 on a failed run, 0 after printing the JSON line.
-pub fn main_with(args: impl IntoIterator<Item = String>) -> ExitCode {
-    ExitCode::from(status_with(args))
-}
-
-/// [`main_with`]'s exit status, for a process that ends with [`crate::exit_at_once`].
+/// Runs loadgen with command-line arguments: its exit status, 2 (and the usage) on bad
+/// arguments, 1 on a failed run, 0 after printing the JSON line. A process that runs it ends
+/// with [`crate::exit_at_once`].
 pub fn status_with(args: impl IntoIterator<Item = String>) -> u8 {
     let args = match parse(args) {
         Ok(args) => args,

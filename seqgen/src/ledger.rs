@@ -1,7 +1,8 @@
 //! The void ledger: numbers that were issued and then cancelled (a voided invoice), each with
 //! its reason, so that an auditor's "why is 1041 missing?" has an answer.
 
-use crate::backend::{Backend, Counter, IdConnection};
+use crate::backend::{Backend, Counter, IdConnection, SharedStatements};
+use crate::driver::{drive, Blocking};
 use crate::engine::check_scope;
 use crate::error::{Error, Result};
 use diesel_seqgen_core::Scoped;
@@ -59,7 +60,7 @@ where
     let number_sql = i64::try_from(number).map_err(|_| invalid("past the largest i64".into()))?;
     let row = spec.counter_period(period);
     let counter = Counter::new(key, scope, &row);
-    let issued = C::Backend::read(conn, counter)?;
+    let issued = drive(C::Backend::read(&mut Blocking(conn), counter))?;
     if issued.is_none_or(|last| number_sql > last) {
         return Err(Error::NotIssued {
             key: key.to_owned(),

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::{number_of, refused, IdColumn};
-use crate::backend::{Backend, Counter as Row, IdConnection};
+use crate::backend::{Backend, Counter as Row, IdConnection, SharedStatements};
+use crate::driver::{drive, Blocking};
 use crate::engine::check_scope;
 use crate::error::{Error, Result};
 use diesel_seqgen_core::{Overflow, Spec};
@@ -107,7 +108,7 @@ where
         .max(1);
     for counter in &mut found.counters {
         let row = Row::new(spec.key(), &counter.scope, &counter.period);
-        let value = C::Backend::read(conn, row)?;
+        let value = drive(C::Backend::read(&mut Blocking(conn), row))?;
         let value = value.unwrap_or(start - 1).max(0);
         counter.counter = value.unsigned_abs();
         counter.in_use = value >= start;
@@ -135,7 +136,11 @@ where
     let key = spec.key();
     conn.transaction(|conn| {
         C::Backend::lock_for_writing(conn)?;
-        let recorded = C::Backend::claim_shape(conn, Row::key_row(key), spec.shape())?;
+        let recorded = drive(C::Backend::claim_shape(
+            &mut Blocking(conn),
+            Row::key_row(key),
+            spec.shape(),
+        ))?;
         if let Some(recorded) = recorded.filter(|r| r != spec.shape()) {
             return Err(Error::ShapeChanged {
                 key: key.to_owned(),
@@ -148,7 +153,7 @@ where
             let row = Row::new(key, &counter.scope, &counter.period);
             let to = i64::try_from(counter.highest)
                 .map_err(|_| refused(key, "its highest number does not fit a counter"))?;
-            C::Backend::create_row(conn, row)?;
+            drive(C::Backend::create_row(&mut Blocking(conn), row))?;
             C::Backend::raise(conn, row, to)?;
         }
         Ok(found)

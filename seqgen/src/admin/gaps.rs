@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use diesel::Column;
 
 use super::{check_period, number_of, refused};
-use crate::backend::{Backend, Counter as Row, IdConnection, NamedTable};
+use crate::backend::{Backend, Counter as Row, IdConnection, NamedTable, SharedStatements};
+use crate::driver::{drive, Blocking};
 use crate::engine::check_scope;
 use crate::error::Result;
 use diesel_seqgen_core::{Overflow, Scoped, Spec};
@@ -216,7 +217,7 @@ where
             None => foreign += 1,
         }
     }
-    let last = C::Backend::read(conn, counter)?
+    let last = drive(C::Backend::read(&mut Blocking(conn), counter))?
         .and_then(|v| u64::try_from(v).ok())
         .unwrap_or(0);
     let start = C::Backend::read_start(conn, key)?

@@ -36,7 +36,8 @@ pub use prune::prune;
 pub use renumber::renumber;
 
 pub use crate::backend::Setting;
-use crate::backend::{Backend, IdConnection};
+use crate::backend::{Backend, IdConnection, SharedStatements};
+use crate::driver::{drive, Blocking};
 use crate::engine::peek_of;
 use crate::error::{Error, Result};
 use diesel_seqgen_core::{Scoped, Spec};
@@ -132,7 +133,7 @@ fn shape_spec<C>(conn: &mut C, key: &str) -> Result<Option<Spec>>
 where
     C: IdConnection,
 {
-    C::Backend::read_shape(conn, key)?
+    drive(C::Backend::read_shape(&mut Blocking(conn), key))?
         .map(|shape| Spec::from_shape(key, &shape).map_err(|e| refused(key, e.to_string())))
         .transpose()
 }

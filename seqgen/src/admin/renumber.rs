@@ -1,7 +1,8 @@
 //! The one deliberate way to move a counter back, for a key nobody uses any more.
 
 use super::{counters, prune::age, refused};
-use crate::backend::{Backend, Counter as Row, IdConnection};
+use crate::backend::{Backend, Counter as Row, IdConnection, SharedStatements};
+use crate::driver::{drive, Blocking};
 use crate::error::{Error, Result};
 
 /// Sets the counter of `key` in `scope` and `period` (`""` for none) back to `to`, so that
@@ -74,7 +75,7 @@ where
             }
         }
         // `to` is below a counter that fits an i64.
-        let lowered = C::Backend::give_back(conn, Row::new(key, scope, period), row.current_value, to as i64)?;
+        let lowered = drive(C::Backend::give_back(&mut Blocking(conn), Row::new(key, scope, period), row.current_value, to as i64))?;
         if !lowered {
             return Err(refuse(
                 "it took a number while being renumbered: an instance still uses it".to_owned(),

@@ -133,10 +133,10 @@ macro_rules! admin_queries {
                 }
             };
             if update(conn)? == 0 {
-                <Self as $crate::backend::Backend>::create_row(
-                    conn,
+                $crate::backend::drive(<Self as $crate::backend::Backend>::create_row(
+                    &mut $crate::backend::Blocking(conn),
                     $crate::backend::Counter::key_row(key),
-                )?;
+                ))?;
                 update(conn)?;
             }
             Ok(())

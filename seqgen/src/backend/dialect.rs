@@ -43,13 +43,22 @@ pub(crate) struct Timeline;
 /// then runs only on a session checked since the last failover (`reserve/timeline.rs`).
 /// Nothing where the backend has no timelines.
 #[derive(Debug, Clone, Copy, QueryId)]
+#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))] // the upsert's
 pub(crate) struct OnCheckedSession;
 
 /// A one-row derived table whose evaluation makes the statement's transaction commit
 /// durably whatever the session's setting (PostgreSQL's `synchronous_commit`); a plain
 /// one-row table where commits are durable anyway.
 #[derive(Debug, Clone, Copy, QueryId)]
+#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))] // the upsert's
 pub(crate) struct DurableCommit;
+
+/// The end of a read of `db_key` that must see the row as last committed, not as the
+/// transaction's snapshot saw it: ` FOR UPDATE` on MySQL (REPEATABLE READ would miss a shape
+/// another transaction recorded after this one's snapshot); nothing where each statement reads
+/// what is committed (READ COMMITTED, SQLite's one writer).
+#[derive(Debug, Clone, Copy, QueryId)]
+pub(crate) struct LockingRead;
 
 /// The type a value is cast to for reading it as text: `TEXT`, `CHAR` on MySQL.
 #[derive(Debug, Clone, Copy, QueryId)]

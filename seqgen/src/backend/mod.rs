@@ -1,11 +1,16 @@
 //! The databases seqgen runs on. Each backend's file holds its SQL: the statements only it
-//! runs, and its `QueryFragment` impl of each difference `dialect.rs` names (the larger of two
-//! values, an insert that skips existing rows, the database's fingerprint, ...). The statements
-//! every backend runs are written once (`statement.rs`, `queries.rs`), with those fragments
-//! in their bounds; everything above the backends is one generic code path.
+//! runs ([`Backend`]'s, written once as `async` code over any [`Runner`], Diesel's connection or
+//! diesel-async's), and its `QueryFragment` impl of each difference `dialect.rs` names (the
+//! larger of two values, an insert that skips existing rows, the database's fingerprint, ...).
+//! The statements every backend runs alike are written once in `shared.rs`
+//! ([`SharedStatements`]), their SQL in `statement.rs`; everything above the backends is one
+//! generic code path.
+
+use std::future::Future;
 
 use diesel::connection::LoadConnection;
 use diesel::QueryResult;
+
 use diesel_migrations::EmbeddedMigrations;
 
 mod admin_queries;
@@ -14,7 +19,6 @@ pub(crate) mod asserted;
 mod async_backend;
 mod classify;
 mod connection;
-mod declare;
 pub(crate) mod dialect;
 #[cfg(seqgen_mysql)]
 mod mysql;
@@ -22,15 +26,18 @@ pub(crate) mod one_statement;
 mod pending_rows;
 #[cfg(seqgen_pg)]
 mod pg;
-mod queries;
 pub(crate) mod row_values;
 mod rows;
+mod runner;
 pub(crate) mod schema;
 pub(crate) mod server_version;
+mod shared;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub(crate) mod statement;
 mod table_name;
+#[cfg(any(feature = "sqlite", seqgen_pg))]
+mod upsert;
 
 pub(crate) use admin_queries::admin_queries;
 #[cfg(seqgen_async)]
@@ -40,34 +47,28 @@ pub(crate) use classify::{
     rolled_back_underneath,
 };
 pub use connection::{IdConnection, MigrateConnection};
-#[cfg(seqgen_async)]
-pub(crate) use declare::async_statements;
-pub(crate) use declare::blocking_driver;
-pub(crate) use declare::blocking_statements;
-pub(crate) use declare::core_statements;
-pub(crate) use declare::driver_statements;
-#[cfg(seqgen_async)]
-pub(crate) use declare::nonblocking_driver;
-pub(crate) use pending_rows::pending_queries;
 pub use pending_rows::{PendingRow, PendingRows, WaitingRows};
-pub(crate) use queries::core_queries;
-#[cfg(any(feature = "sqlite", seqgen_pg))]
-pub(crate) use queries::upsert_reserve;
 pub(crate) use rows::timeline;
 pub(crate) use rows::SETTLING_SECONDS;
 pub use rows::{Counter, CounterRow, Found, Identified, Replication, Request, Setting};
+pub use runner::Runner;
+pub(crate) use runner::{drive, Blocking};
+pub use shared::SharedStatements;
 pub use table_name::NamedTable;
 
 /// A Diesel backend seqgen can reserve numbers on: SQLite, PostgreSQL or MySQL/MariaDB,
 /// each behind the cargo feature of the same name as Diesel's.
 ///
 /// Sealed; its items are seqgen's internals.
+#[allow(private_bounds)] // its statements take seqgen's own driver: only seqgen calls them
 #[diagnostic::on_unimplemented(
     message = "diesel-seqgen was built without the Diesel backend `{Self}`",
     label = "`{Self}`: a backend this build of diesel-seqgen does not know",
     note = "turn on diesel-seqgen's feature for it: `sqlite` (or `bundled-sqlite`), `postgres` or `mysql` for Diesel's connections, `async-sqlite`, `async-postgres` or `async-mysql` for diesel-async's"
 )]
-pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
+pub trait Backend:
+    diesel::backend::Backend + Default + SharedStatements + sealed::Sealed + 'static
+{
     /// Whether a block may be reserved on a second connection while the caller's connection
     /// is inside a transaction. SQLite has one writer per database: a second connection
     /// would wait for the caller's own write lock, so there the number is taken inside the
@@ -153,7 +154,132 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     where
         C: LoadConnection<Backend = Self> + diesel::migration::MigrationConnection + 'static;
 
-    crate::backend::core_statements!(blocking_statements);
+    /// Adds `count` to `counter`, creating its row if it is missing, in one atomic step, and
+    /// returns the new value: the numbers `new - count + 1 ..= new` are the caller's. A new row
+    /// starts at its key row's `start_value` (see [`Counter::key_row`]); a counter behind its own
+    /// `start_value` jumps to it. Numbers only ever move forward. When the counter is past
+    /// `limit` (the largest value it may have for `count` more to fit), nothing changes and
+    /// `None` comes back. Inside the caller's transaction (`in_transaction`), on a backend with
+    /// timelines (PostgreSQL), also when seqgen has not checked this session's timeline
+    /// ([`mark_timeline`](Backend::mark_timeline)).
+    #[doc(hidden)]
+    fn reserve<D: Runner<Backend = Self>>(
+        db: &mut D,
+        counter: Counter<'_>,
+        count: i64,
+        limit: i64,
+        in_transaction: bool,
+    ) -> impl Future<Output = QueryResult<Option<i64>>> + Send;
+
+    /// `identify` and `reserve` in fewer round trips than the two: one statement on
+    /// PostgreSQL; two on MySQL for an undated, unscoped key whose row records the request's
+    /// shape and gives the batch it expects. `Ok(None)` with nothing reserved otherwise
+    /// (nothing sent on SQLite): the caller then runs the two. See [`Identified`].
+    #[doc(hidden)]
+    fn reserve_identified<D: Runner<Backend = Self>>(
+        db: &mut D,
+        request: &Request<'_>,
+    ) -> impl Future<Output = QueryResult<Option<Identified>>> + Send {
+        let _ = (db, request);
+        std::future::ready(Ok(None))
+    }
+
+    /// Creates the row of `counter` unless it exists, at the key row's `start_value - 1` (0
+    /// without one).
+    #[doc(hidden)]
+    fn create_row<D: Runner<Backend = Self>>(
+        db: &mut D,
+        counter: Counter<'_>,
+    ) -> impl Future<Output = QueryResult<()>> + Send;
+
+    /// Marks the session as reaching the database `marker` names, for the inserts that check
+    /// it themselves (`asserted.rs`). Session-wide: PostgreSQL's `set_config(.., false)` (undone
+    /// by a rollback, which fails closed), MySQL's user variable. Nothing where telling the
+    /// database apart costs no round trip (SQLite).
+    #[doc(hidden)]
+    fn mark_session<D: Runner<Backend = Self>>(
+        db: &mut D,
+        marker: &str,
+    ) -> impl Future<Output = QueryResult<()>> + Send {
+        let _ = (db, marker);
+        std::future::ready(Ok(()))
+    }
+
+    /// Records on the session the `timeline` (as [`Timeline`](dialect::Timeline) prints it)
+    /// seqgen checked it on; undone by a rollback, which fails closed: the next reservation
+    /// checks again. Nothing without [timelines](Backend::TIMELINES).
+    #[doc(hidden)]
+    fn mark_timeline<D: Runner<Backend = Self>>(
+        db: &mut D,
+        timeline: &str,
+    ) -> impl Future<Output = QueryResult<()>> + Send {
+        let _ = (db, timeline);
+        std::future::ready(Ok(()))
+    }
+
+    /// Whether this server's commits wait for a standby while standbys are connected
+    /// (PostgreSQL: `pg_stat_replication` and `synchronous_standby_names`): a failover can lose
+    /// the last commits of one that does not.
+    #[doc(hidden)]
+    fn replication<D: Runner<Backend = Self>>(
+        db: &mut D,
+    ) -> impl Future<Output = QueryResult<Replication>> + Send {
+        let _ = db;
+        std::future::ready(Ok(Replication::Waited))
+    }
+
+    /// In one query, what a reservation needs to know first: see [`Found`].
+    #[doc(hidden)]
+    fn identify<D: Runner<Backend = Self>>(
+        db: &mut D,
+        key: &str,
+    ) -> impl Future<Output = QueryResult<Found>> + Send {
+        async move {
+            let found = Self::identify_on_server(db, key).await?;
+            Ok(Found {
+                fingerprint: Self::complete_fingerprint(found.fingerprint),
+                ..found
+            })
+        }
+    }
+
+    /// Records `shape` on the key's row `key_row` (scope and period ''), creating the row if
+    /// it is missing, unless a shape is recorded there already, and with it the row's
+    /// [start](Counter::start) as its `start_value` where none is set and the start is not 1;
+    /// returns the shape recorded afterwards.
+    #[doc(hidden)]
+    fn claim_shape<D: Runner<Backend = Self>>(
+        db: &mut D,
+        key_row: Counter<'_>,
+        shape: &str,
+    ) -> impl Future<Output = QueryResult<Option<String>>> + Send {
+        async move {
+            Self::create_row(db, key_row).await?;
+            Self::record_shape(db, key_row, shape).await?;
+            Self::read_shape(db, key_row.key).await
+        }
+    }
+
+    /// Locks the row of `counter` for the rest of the caller's transaction without waiting,
+    /// creating it first if it is missing (also without waiting for another transaction creating
+    /// it). Fails with an error [`is_busy`] recognises when another transaction holds it. Runs
+    /// inside a savepoint (the driver's `lock_nowait`), so it may leave statements failed.
+    #[doc(hidden)]
+    fn lock_row_nowait<D: Runner<Backend = Self>>(
+        db: &mut D,
+        counter: Counter<'_>,
+    ) -> impl Future<Output = QueryResult<()>> + Send;
+
+    /// Makes the connection's next transaction read what others committed at each statement
+    /// (MySQL's READ COMMITTED; the default elsewhere): a follower that reads rows under a
+    /// REPEATABLE READ snapshot would lock every row it scans, and the gaps between them.
+    #[doc(hidden)]
+    fn read_committed_next<D: Runner<Backend = Self>>(
+        db: &mut D,
+    ) -> impl Future<Output = QueryResult<()>> + Send {
+        let _ = db;
+        std::future::ready(Ok(()))
+    }
 
     /// Reads the `start_value` an operator set on the key's row (scope and period ''), if any.
     #[doc(hidden)]
@@ -262,57 +388,6 @@ pub trait Backend: diesel::backend::Backend + Default + sealed::Sealed {
     /// Raises `counter` to `to` if it is lower (never lowers it): how many rows changed.
     #[doc(hidden)]
     fn raise<C>(conn: &mut C, counter: Counter<'_>, to: i64) -> QueryResult<usize>
-    where
-        C: LoadConnection<Backend = Self>;
-
-    /// Locks `key`'s row for the rest of the transaction, then reads up to a batch of the rows
-    /// of `rows` still without a number, ordered, above `after`; `None` without a key's row.
-    /// See `pending_rows.rs`.
-    #[doc(hidden)]
-    fn select_pending<C>(
-        conn: &mut C,
-        key: &str,
-        rows: &PendingRows<'_>,
-        after: i64,
-    ) -> QueryResult<Option<Vec<PendingRow>>>
-    where
-        C: LoadConnection<Backend = Self>;
-
-    /// Writes each `(order value, ID)` to its row of `rows` where it still has no number: how
-    /// many rows it wrote.
-    #[doc(hidden)]
-    fn write_pending<C>(
-        conn: &mut C,
-        rows: &PendingRows<'_>,
-        numbers: &[(i64, String)],
-    ) -> QueryResult<usize>
-    where
-        C: LoadConnection<Backend = Self>;
-
-    /// How many rows of `rows` have no number yet, the lowest order value among them and the
-    /// highest of the table: a plain read, which waits for no lock. See `pending_rows.rs`.
-    #[doc(hidden)]
-    fn waiting_rows<C>(conn: &mut C, rows: &PendingRows<'_>) -> QueryResult<WaitingRows>
-    where
-        C: LoadConnection<Backend = Self>;
-
-    /// Makes the connection's next transaction read what others committed at each statement
-    /// (MySQL's READ COMMITTED; the default elsewhere): a follower that reads rows under a
-    /// REPEATABLE READ snapshot would lock every row it scans, and the gaps between them.
-    #[doc(hidden)]
-    fn read_committed_next<C>(_conn: &mut C) -> QueryResult<()>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        Ok(())
-    }
-
-    /// Locks the row of `counter` for the rest of the caller's transaction without waiting,
-    /// creating it first if it is missing (also without waiting for another transaction creating
-    /// it). Fails with an error [`is_busy`] recognises when another transaction holds it. Runs
-    /// inside a savepoint, so it may leave statements failed.
-    #[doc(hidden)]
-    fn lock_nowait<C>(conn: &mut C, counter: Counter<'_>) -> QueryResult<()>
     where
         C: LoadConnection<Backend = Self>;
 }

@@ -1,6 +1,6 @@
 //! The statements of gapless numbers given after the commit ([`crate::pending`]): a table seqgen
 //! knows only by the names of its columns, so its SQL is written here with quoted names and
-//! bound values, once for every backend; each backend's impl runs it (`pending_queries!`).
+//! bound values, once for every backend; `shared.rs` runs it.
 
 use diesel::prelude::*;
 use diesel::query_builder::{QueryBuilder, QueryFragment};
@@ -127,7 +127,7 @@ where
 /// bound value (big integer), in order, as [`PendingRow`]s.
 pub(crate) fn select_sql<B>(rows: &PendingRows<'_>) -> QueryResult<String>
 where
-    B: super::Backend,
+    B: diesel::backend::Backend + Default,
     B::QueryBuilder: Default,
     TextType: QueryFragment<B>,
 {
@@ -214,29 +214,22 @@ pub struct WaitingRows {
     pub(crate) newest: Option<String>,
 }
 
-/// Reads how many rows of `rows.table` have no number yet ([`WaitingRows`]); a plain read,
-/// which waits for no lock. Each backend's `Backend::waiting_rows`.
-pub(crate) fn waiting<C>(conn: &mut C, rows: &PendingRows<'_>) -> QueryResult<WaitingRows>
+/// How many rows of `rows.table` have no number yet ([`WaitingRows`]): a plain read, which
+/// waits for no lock.
+pub(crate) fn waiting_sql<B>(rows: &PendingRows<'_>) -> QueryResult<String>
 where
-    C: diesel::connection::LoadConnection,
-    C::Backend: super::Backend,
-    <C::Backend as diesel::backend::Backend>::QueryBuilder: Default,
-    C::Backend: 'static,
-    for<'q> diesel::query_builder::SqlQuery:
-        diesel::query_dsl::methods::LoadQuery<'q, C, WaitingRows>,
-    TextType: QueryFragment<C::Backend>,
-    WaitingRows: QueryableByName<C::Backend>,
+    B: diesel::backend::Backend + Default,
+    B::QueryBuilder: Default,
+    TextType: QueryFragment<B>,
 {
-    let mut sql = <C::Backend as diesel::backend::Backend>::QueryBuilder::default();
-    let cast = |sql: &mut <C::Backend as diesel::backend::Backend>::QueryBuilder,
-                aggregate: &str|
-     -> QueryResult<()> {
+    let mut sql = B::QueryBuilder::default();
+    let cast = |sql: &mut B::QueryBuilder, aggregate: &str| -> QueryResult<()> {
         sql.push_sql("CAST(");
         sql.push_sql(aggregate);
         sql.push_sql("(");
         sql.push_identifier(rows.order_by)?;
         sql.push_sql(") AS ");
-        TextType.to_sql(sql, &C::Backend::default())?;
+        TextType.to_sql(sql, &B::default())?;
         sql.push_sql(")");
         Ok(())
     };
@@ -251,7 +244,7 @@ where
     sql.push_sql(" WHERE ");
     sql.push_identifier(rows.column)?;
     sql.push_sql(" IS NULL");
-    diesel::sql_query(sql.finish()).get_result(conn)
+    Ok(sql.finish())
 }
 
 /// Pushes `table`, each of its dot-separated parts quoted.
@@ -267,61 +260,3 @@ fn table<B: diesel::backend::Backend>(
     }
     Ok(())
 }
-
-/// The [`Backend`](super::Backend) methods of this file in a backend's impl (`sync`), or the
-/// [`AsyncBackend`](super::AsyncBackend) ones (`async`): one body, run on either connection.
-macro_rules! pending_queries {
-    (sync) => {
-        $crate::backend::pending_rows::pending_queries!(@ [] [] [diesel::connection::LoadConnection] [diesel::RunQueryDsl]);
-    };
-    (async) => {
-        $crate::backend::pending_rows::pending_queries!(@ [async] [await] [diesel_async::AsyncConnection] [diesel_async::RunQueryDsl]);
-    };
-    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($run:tt)*]) => {
-        $($kw)* fn select_pending<C>(
-            conn: &mut C,
-            key: &str,
-            rows: &$crate::backend::PendingRows<'_>,
-            after: i64,
-        ) -> diesel::QueryResult<Option<Vec<$crate::backend::PendingRow>>>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use diesel::sql_types::{BigInt, Text};
-            use $($run)* as _;
-            use $crate::backend::pending_rows::{lock_sql, select_sql};
-            let locked = diesel::sql_query(lock_sql::<Self>())
-                .bind::<Text, _>(key)
-                .execute(conn) $(.$aw)* ?;
-            if locked == 0 {
-                return Ok(None);
-            }
-            diesel::sql_query(select_sql::<Self>(rows)?)
-                .bind::<BigInt, _>(after)
-                .load(conn) $(.$aw)*
-                .map(Some)
-        }
-
-        $($kw)* fn write_pending<C>(
-            conn: &mut C,
-            rows: &$crate::backend::PendingRows<'_>,
-            numbers: &[(i64, String)],
-        ) -> diesel::QueryResult<usize>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use diesel::sql_types::{BigInt, Text};
-            use $($run)* as _;
-            let sql = $crate::backend::pending_rows::write_sql::<Self>(rows, numbers.len())?;
-            let mut query = diesel::sql_query(sql).into_boxed::<Self>();
-            for (order, id) in numbers {
-                query = query.bind::<BigInt, _>(*order).bind::<Text, _>(id.clone());
-            }
-            for (order, _) in numbers {
-                query = query.bind::<BigInt, _>(*order);
-            }
-            query.execute(conn) $(.$aw)*
-        }
-    };
-}
-pub(crate) use pending_queries;

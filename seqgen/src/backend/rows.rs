@@ -113,6 +113,17 @@ pub struct Request<'a> {
     pub shape: &'a str,
 }
 
+impl Request<'_> {
+    /// The block's size where the key row's `batch_size` is what the caller expects
+    /// (`expected_batch`): [`block_size`](crate::batch::block_size), at most `largest`.
+    #[cfg_attr(not(seqgen_mysql), allow(dead_code))] // MySQL's reservation checks it on the row
+    pub(crate) fn expected_count(&self) -> i64 {
+        let (need, batch) = (self.need.unsigned_abs(), self.batch.unsigned_abs());
+        let size = crate::batch::block_size(Some(self.expected_batch), batch, need);
+        i64::try_from(size).unwrap_or(i64::MAX).min(self.largest)
+    }
+}
+
 /// What [`Backend::reserve_identified`](super::Backend::reserve_identified) read and did, in one statement.
 #[doc(hidden)]
 #[derive(Debug, Clone, PartialEq, Eq)]

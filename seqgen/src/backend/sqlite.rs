@@ -14,10 +14,12 @@ use diesel::sqlite::{Sqlite, SqliteConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
 use super::dialect::{
-    Durability, DurableCommit, Fingerprint, Greatest, IgnoringEnd, InsertIgnoring, NowText,
-    OnCheckedSession, TextType, Timeline,
+    Durability, DurableCommit, Fingerprint, Greatest, IgnoringEnd, InsertIgnoring, LockingRead,
+    NowText, OnCheckedSession, TextType, Timeline,
 };
+use super::Counter;
 use crate::backend::schema::db_key;
+use crate::backend::Runner;
 
 impl super::sealed::Sealed for Sqlite {}
 
@@ -49,26 +51,53 @@ impl super::Backend for Sqlite {
     const DURABILITY_SETTING: &'static str = "synchronous";
     const DURABLE: &'static str = "1";
 
-    super::upsert_reserve!(sync);
+    async fn reserve<D: Runner<Backend = Self>>(
+        db: &mut D,
+        counter: Counter<'_>,
+        count: i64,
+        limit: i64,
+        in_transaction: bool,
+    ) -> QueryResult<Option<i64>> {
+        super::upsert::reserve(db, counter, count, limit, in_transaction).await
+    }
+
+    async fn create_row<D: Runner<Backend = Self>>(
+        db: &mut D,
+        counter: Counter<'_>,
+    ) -> QueryResult<()> {
+        super::upsert::create_row(db, counter).await
+    }
+
+    // SQLite locks the whole database, not rows: take its write lock with a no-op update, with
+    // the busy timeout off for that one statement.
+    async fn lock_row_nowait<D: Runner<Backend = Self>>(
+        db: &mut D,
+        counter: Counter<'_>,
+    ) -> QueryResult<()> {
+        #[derive(diesel::QueryableByName)]
+        struct BusyTimeout {
+            #[diesel(sql_type = diesel::sql_types::Integer)]
+            timeout: i32,
+        }
+        let previous: BusyTimeout = db
+            .get_named(diesel::sql_query("PRAGMA busy_timeout"))
+            .await?;
+        db.batch_execute("PRAGMA busy_timeout = 0").await?;
+        let touched = db.execute(touch(counter)).await;
+        db.batch_execute(&format!("PRAGMA busy_timeout = {}", previous.timeout))
+            .await?;
+        if touched? == 0 {
+            // We hold the write lock now: creating the row cannot wait.
+            Self::create_row(db, counter).await?;
+        }
+        Ok(())
+    }
 
     fn complete_fingerprint(file: String) -> String {
         file_fingerprint(file)
     }
 
-    super::core_queries!(sync);
-
     super::admin_queries!();
-    super::pending_queries!(sync);
-
-    fn waiting_rows<C>(
-        conn: &mut C,
-        rows: &super::PendingRows<'_>,
-    ) -> QueryResult<super::WaitingRows>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        super::pending_rows::waiting(conn, rows)
-    }
 
     fn lock_for_writing<C>(conn: &mut C) -> QueryResult<()>
     where
@@ -76,8 +105,6 @@ impl super::Backend for Sqlite {
     {
         touch(super::Counter::TOKEN).execute(conn).map(drop)
     }
-
-    lock_nowait!(sync);
 }
 
 /// Takes the database's write lock (waiting through the busy timeout, if one is set) with an
@@ -92,61 +119,6 @@ type Touch<'a> = diesel::dsl::Update<
     diesel::dsl::Find<db_key::table, (&'a str, &'a str, &'a str)>,
     diesel::dsl::Eq<db_key::current_value, db_key::current_value>,
 >;
-
-/// [`Backend::lock_nowait`](super::Backend::lock_nowait), for both drivers (see
-/// `core_queries!`).
-macro_rules! lock_nowait {
-    (sync) => {
-        $crate::backend::sqlite::lock_nowait!(@ [] [] [diesel::connection::LoadConnection] [$crate::backend::Backend]);
-    };
-    (async) => {
-        $crate::backend::sqlite::lock_nowait!(@ [async] [await] [diesel_async::AsyncConnection] [$crate::backend::AsyncBackend]);
-    };
-    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*]) => {
-        $($kw)* fn lock_nowait<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            // SQLite locks the whole database, not rows: take its write lock with a no-op
-            // update, with the busy timeout off for that one statement.
-            #[derive(diesel::QueryableByName)]
-            struct BusyTimeout {
-                #[diesel(sql_type = diesel::sql_types::Integer)]
-                timeout: i32,
-            }
-            let previous = diesel::sql_query("PRAGMA busy_timeout")
-                .get_result::<BusyTimeout>(conn) $(.$aw)* ?;
-            diesel::sql_query("PRAGMA busy_timeout = 0").execute(conn) $(.$aw)* ?;
-            let touched = $crate::backend::sqlite::touch(counter).execute(conn) $(.$aw)*;
-            diesel::sql_query(format!("PRAGMA busy_timeout = {}", previous.timeout))
-                .execute(conn) $(.$aw)* ?;
-            if touched? == 0 {
-                // We hold the write lock now: creating the row cannot wait.
-                <Self as $($this)*>::create_row(conn, counter) $(.$aw)* ?;
-            }
-            Ok(())
-        }
-    };
-}
-use lock_nowait;
-
-/// The statements of the allocator core on diesel-async's `SyncConnectionWrapper`.
-#[cfg(feature = "async-sqlite")]
-mod nonblocking {
-    use diesel::prelude::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult};
-    use diesel::sqlite::Sqlite;
-    use diesel_async::RunQueryDsl;
-
-    impl super::super::AsyncBackend for Sqlite {
-        super::super::upsert_reserve!(async);
-
-        super::super::core_queries!(async);
-
-        super::lock_nowait!(async);
-
-        super::super::pending_queries!(async);
-    }
-}
 
 /// `sqlite:` + the file + its device and inode; an in-memory or temporary database has no
 /// file, and only its token tells it apart.
@@ -308,6 +280,14 @@ impl QueryFragment<Sqlite> for OnCheckedSession {
 impl QueryFragment<Sqlite> for DurableCommit {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
         out.push_sql("(SELECT 1) AS durable");
+        Ok(())
+    }
+}
+
+// One writer at a time: a read in a transaction that writes sees what is committed.
+impl QueryFragment<Sqlite> for LockingRead {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("");
         Ok(())
     }
 }

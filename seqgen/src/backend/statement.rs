@@ -11,14 +11,14 @@ use std::marker::PhantomData;
 
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
-use diesel::sql_types::{BigInt, Nullable, Text};
+use diesel::sql_types::{BigInt, Nullable, Text, Untyped};
+use diesel::QueryableByName;
 use diesel::{QueryResult, RunQueryDsl};
 
-use super::dialect::{
-    Durability, DurableCommit, Fingerprint, Greatest, IgnoringEnd, InsertIgnoring,
-    OnCheckedSession, Timeline,
-};
-use super::{Backend, Counter};
+use super::dialect::{Durability, Fingerprint, Greatest, IgnoringEnd, InsertIgnoring, Timeline};
+use diesel::backend::Backend;
+
+use super::Counter;
 
 /// The type of the rows a statement's marker returns.
 pub(crate) trait Returns: 'static {
@@ -31,9 +31,9 @@ pub(crate) trait Returns: 'static {
 /// [start](Counter::start).
 #[derive(Debug)]
 pub(crate) struct Statement<'a, S> {
-    counter: Counter<'a>,
-    count: i64,
-    limit: i64,
+    pub(crate) counter: Counter<'a>,
+    pub(crate) count: i64,
+    pub(crate) limit: i64,
     text: PhantomData<S>,
 }
 
@@ -126,6 +126,49 @@ where
     Ok(())
 }
 
+/// The start rule, written once: the value a counter holds before its first number,
+/// `COALESCE(start_value, start) - 1`, where `start_value` is an expression of the key row's
+/// `start_value` (an operator's, or the one the spec recorded) and `start` the spec's start,
+/// bound.
+pub(crate) fn walk_before_start<'b, DB>(
+    start_value: &'static str,
+    start: &'b i64,
+    out: &mut AstPass<'_, 'b, DB>,
+) -> QueryResult<()>
+where
+    DB: Backend,
+    i64: ToSql<BigInt, DB>,
+{
+    out.push_sql("COALESCE(");
+    out.push_sql(start_value);
+    out.push_sql(", ");
+    out.push_bind_param::<BigInt, i64>(start)?;
+    out.push_sql(") - 1");
+    Ok(())
+}
+
+/// A row's counter (`current`), or the value before its start ([`walk_before_start`]) where it
+/// is behind it: a counter behind its start jumps forward to it.
+pub(crate) fn walk_at_least_start<'b, DB>(
+    current: &'static str,
+    start_value: &'static str,
+    start: &'b i64,
+    out: &mut AstPass<'_, 'b, DB>,
+) -> QueryResult<()>
+where
+    DB: Backend,
+    i64: ToSql<BigInt, DB>,
+    Greatest: QueryFragment<DB>,
+{
+    Greatest.walk_ast(out.reborrow())?;
+    out.push_sql("(");
+    out.push_sql(current);
+    out.push_sql(", ");
+    walk_before_start(start_value, start, out)?;
+    out.push_sql(")");
+    Ok(())
+}
+
 /// What a reservation needs to know first, in one round trip: which database this is (its
 /// fingerprint and the token row), whether the server commits durably, and the key's row
 /// (batch override and recorded shape). One row per existing row of the two, or one row of
@@ -133,15 +176,26 @@ where
 pub(crate) struct Identify;
 
 impl Returns for Identify {
-    type SqlType = (
-        Text,
-        Text,
-        Nullable<Text>,
-        Nullable<Text>,
-        Nullable<BigInt>,
-        Nullable<BigInt>,
-        Nullable<Text>,
-    );
+    type SqlType = Untyped;
+}
+
+/// A row of [`Identify`], read by its columns' names.
+#[derive(QueryableByName)]
+pub(crate) struct IdentifyRow {
+    #[diesel(sql_type = Text)]
+    pub(crate) fingerprint: String,
+    #[diesel(sql_type = Text)]
+    pub(crate) durability: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub(crate) timeline: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub(crate) key_name: Option<String>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub(crate) current_value: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub(crate) batch_size: Option<i64>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub(crate) shape: Option<String>,
 }
 
 impl<DB> QueryFragment<DB> for Statement<'_, Identify>
@@ -155,150 +209,19 @@ where
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         out.push_sql("SELECT ");
         Fingerprint.walk_ast(out.reborrow())?;
-        out.push_sql(", ");
+        out.push_sql(" AS fingerprint, ");
         Durability.walk_ast(out.reborrow())?;
-        out.push_sql(", ");
+        out.push_sql(" AS durability, ");
         Timeline.walk_ast(out.reborrow())?;
         out.push_sql(
-            ", k.key_name, k.current_value, k.batch_size, k.shape \
+            " AS timeline, k.key_name AS key_name, k.current_value AS current_value, \
+             k.batch_size AS batch_size, k.shape AS shape \
              FROM (SELECT 1 AS here) AS h LEFT JOIN db_key k \
              ON k.scope = '' AND k.period = '' AND k.key_name IN ('', ",
         );
         out.push_bind_param::<Text, str>(self.counter.key)?;
         out.push_sql(")");
         Ok(())
-    }
-}
-
-/// Adds to the counter, creating the row at its key row's start (else the spec's) if it is
-/// missing, and returns the new value (`INSERT … ON CONFLICT DO UPDATE … RETURNING`: SQLite,
-/// PostgreSQL). A counter behind its own `start_value` (else the spec's) jumps forward to it.
-/// When the counter is past the limit nothing is written and no row comes back: a refused
-/// request touches nothing. The statement commits durably whatever the session's setting.
-/// `IN_TRANSACTION`: the reservation runs inside the caller's transaction, where on PostgreSQL
-/// it writes nothing and returns no row unless seqgen checked this session's timeline
-/// (`reserve/timeline.rs`); each form is a type of its own, so each is prepared once.
-#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
-pub(crate) struct Upsert<const IN_TRANSACTION: bool>;
-
-/// [`Upsert`] outside the caller's transaction.
-#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
-pub(crate) type UpsertReturning = Upsert<false>;
-
-/// [`Upsert`] inside the caller's transaction.
-#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
-pub(crate) type UpsertReturningInTransaction = Upsert<true>;
-
-impl<const IN_TRANSACTION: bool> Returns for Upsert<IN_TRANSACTION> {
-    type SqlType = BigInt;
-}
-
-impl<DB, const IN_TRANSACTION: bool> QueryFragment<DB> for Statement<'_, Upsert<IN_TRANSACTION>>
-where
-    DB: Backend,
-    str: ToSql<Text, DB>,
-    i64: ToSql<BigInt, DB>,
-    Greatest: QueryFragment<DB>,
-    DurableCommit: QueryFragment<DB>,
-    OnCheckedSession: QueryFragment<DB>,
-{
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        let values = (&self.count, &self.limit, &self.counter.start);
-        walk_upsert(self.counter, values, IN_TRANSACTION, out)
-    }
-}
-
-/// The text of [`Upsert`] (`on_checked_session`: inside the caller's transaction) with these
-/// values: also the first part of PostgreSQL's
-/// one-statement gapless insert (`one_statement.rs`).
-#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
-pub(crate) fn walk_upsert<'b, DB>(
-    counter: Counter<'b>,
-    (count, limit, start): (&'b i64, &'b i64, &'b i64),
-    on_checked_session: bool,
-    mut out: AstPass<'_, 'b, DB>,
-) -> QueryResult<()>
-where
-    DB: Backend,
-    str: ToSql<Text, DB>,
-    i64: ToSql<BigInt, DB>,
-    Greatest: QueryFragment<DB>,
-    DurableCommit: QueryFragment<DB>,
-    OnCheckedSession: QueryFragment<DB>,
-{
-    out.push_sql("INSERT INTO db_key (key_name, scope, period, current_value) SELECT ");
-    bind_counter(counter, &mut out)?;
-    out.push_sql(", s.base + ");
-    out.push_bind_param::<BigInt, i64>(count)?;
-    out.push_sql(" FROM (SELECT COALESCE(MAX(k.start_value), ");
-    out.push_bind_param::<BigInt, i64>(start)?;
-    out.push_sql(") - 1 AS base FROM ");
-    DurableCommit.walk_ast(out.reborrow())?;
-    out.push_sql(" LEFT JOIN db_key k ON k.key_name = ");
-    out.push_bind_param::<Text, str>(counter.key)?;
-    out.push_sql(" AND k.scope = '' AND k.period = '') AS s WHERE s.base <= ");
-    out.push_bind_param::<BigInt, i64>(limit)?;
-    if on_checked_session {
-        OnCheckedSession.walk_ast(out.reborrow())?;
-    }
-    out.push_sql(" ON CONFLICT (key_name, scope, period) DO UPDATE SET current_value = ");
-    walk_at_least_start(start, &mut out)?;
-    out.push_sql(" + ");
-    out.push_bind_param::<BigInt, i64>(count)?;
-    out.push_sql(", updated_at = CURRENT_TIMESTAMP WHERE ");
-    walk_at_least_start(start, &mut out)?;
-    out.push_sql(" <= ");
-    out.push_bind_param::<BigInt, i64>(limit)?;
-    if on_checked_session {
-        OnCheckedSession.walk_ast(out.reborrow())?;
-    }
-    out.push_sql(" RETURNING current_value");
-    Ok(())
-}
-
-/// The conflicting row's counter, or its start less one where it is behind (so it jumps
-/// forward): `GREATEST(db_key.current_value, COALESCE(db_key.start_value, start) - 1)`.
-#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
-fn walk_at_least_start<'b, DB>(start: &'b i64, out: &mut AstPass<'_, 'b, DB>) -> QueryResult<()>
-where
-    DB: Backend,
-    i64: ToSql<BigInt, DB>,
-    Greatest: QueryFragment<DB>,
-{
-    Greatest.walk_ast(out.reborrow())?;
-    out.push_sql("(db_key.current_value, COALESCE(db_key.start_value, ");
-    out.push_bind_param::<BigInt, i64>(start)?;
-    out.push_sql(") - 1)");
-    Ok(())
-}
-
-/// Creates a counter row at its key row's `start_value - 1` (without one, the spec's start - 1),
-/// unless it exists. (MySQL creates rows its own way: `mysql/statements.rs`.)
-#[cfg_attr(not(any(feature = "sqlite", seqgen_pg)), allow(dead_code))]
-pub(crate) struct CreateRow;
-
-impl Returns for CreateRow {
-    type SqlType = BigInt;
-}
-
-impl<DB> QueryFragment<DB> for Statement<'_, CreateRow>
-where
-    DB: Backend,
-    str: ToSql<Text, DB>,
-    i64: ToSql<BigInt, DB>,
-    InsertIgnoring: QueryFragment<DB>,
-    IgnoringEnd: QueryFragment<DB>,
-{
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        InsertIgnoring.walk_ast(out.reborrow())?;
-        out.push_sql(" db_key (key_name, scope, period, current_value) SELECT ");
-        bind_counter(self.counter, &mut out)?;
-        out.push_sql(", COALESCE(MAX(start_value), ");
-        out.push_bind_param::<BigInt, i64>(&self.counter.start)?;
-        out.push_sql(") - 1 FROM db_key WHERE key_name = ");
-        out.push_bind_param::<Text, str>(self.counter.key)?;
-        out.push_sql(" AND scope = '' AND period = ''");
-        IgnoringEnd.walk_ast(out.reborrow())
     }
 }
 

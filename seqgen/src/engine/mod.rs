@@ -7,6 +7,8 @@ mod emit;
 mod keys;
 #[cfg(all(test, seqgen_loom))]
 mod model_check;
+#[cfg(all(test, seqgen_loom))]
+mod model_db;
 mod pressure;
 mod preview;
 mod refill;

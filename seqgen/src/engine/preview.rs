@@ -4,8 +4,9 @@
 use chrono::{DateTime, Utc};
 
 use super::{check_scope, Engine};
-use crate::backend::{Backend, Counter, IdConnection};
+use crate::backend::{Backend, Counter, IdConnection, SharedStatements};
 use crate::counter_range::capacity_error;
+use crate::driver::{drive, Blocking};
 use crate::error::Result;
 use crate::reserve::same_shape;
 use diesel_seqgen_core::{Scoped, Spec};
@@ -78,7 +79,10 @@ where
     check_scope(spec, scope)?;
     check_recorded_shape(conn, spec)?;
     let row = spec.counter_period(period);
-    let current = C::Backend::read(conn, Counter::new(spec.key(), scope, &row))?;
+    let current = drive(C::Backend::read(
+        &mut Blocking(conn),
+        Counter::new(spec.key(), scope, &row),
+    ))?;
     Ok(current
         .and_then(|c| u64::try_from(c).ok())
         .filter(|&c| c > 0))
@@ -120,7 +124,7 @@ where
     check_recorded_shape(conn, spec)?;
     let row = spec.counter_period(period);
     let counter = Counter::of(spec, scope, &row);
-    let current = C::Backend::read(conn, counter)?;
+    let current = drive(C::Backend::read(&mut Blocking(conn), counter))?;
     let last = current
         .and_then(|c| u64::try_from(c).ok())
         .filter(|&c| c > 0);

@@ -54,7 +54,7 @@
 //!
 //! - **One allocator, two drivers.** Blocks, periods, policies, the identity and durability
 //!   checks and every [guarantee](super::guarantees) are the blocking code, not a copy: the logic
-//!   that decides is written once over a driver that runs its statements (`driver.rs`); the
+//!   that decides, and every statement, is written once over a driver (`driver/`); the
 //!   blocking driver's futures are ready at once, the async one awaits diesel-async. What you
 //!   get: `diesel_seqgen::nonblocking::{insert_into, assign_ids, next_id(s), next_number(s),
 //!   next_value(s), next_values_of, release}` on the process-wide default generators, and

@@ -3,8 +3,8 @@
 use diesel_async::AsyncConnection;
 use diesel_seqgen_core::Spec;
 
-use crate::backend::{AsyncBackend, Counter};
-use crate::driver::{begin, end};
+use crate::backend::{AsyncBackend, Backend, Counter, SharedStatements};
+use crate::driver::{begin, end, NonBlocking};
 use crate::error::Result;
 use crate::pending::{all_written, check, group, Batch, Numbered, PendingRows};
 
@@ -64,16 +64,16 @@ where
     C: AsyncConnection,
     C::Backend: AsyncBackend,
 {
-    <C::Backend as AsyncBackend>::read_committed_next(conn).await?;
+    C::Backend::read_committed_next(&mut NonBlocking(conn)).await?;
     begin(conn).await?;
     let result = async {
         let key = spec.key();
         let found =
-            match <C::Backend as AsyncBackend>::select_pending(conn, key, rows, after).await? {
+            match C::Backend::select_pending(&mut NonBlocking(conn), key, rows, after).await? {
                 Some(found) => found,
                 None => {
-                    <C::Backend as AsyncBackend>::create_row(conn, Counter::key_row(key)).await?;
-                    <C::Backend as AsyncBackend>::select_pending(conn, key, rows, after)
+                    C::Backend::create_row(&mut NonBlocking(conn), Counter::key_row(key)).await?;
+                    C::Backend::select_pending(&mut NonBlocking(conn), key, rows, after)
                         .await?
                         .unwrap_or_default()
                 }
@@ -88,7 +88,7 @@ where
             numbers.extend(group.orders.iter().copied().zip(ids));
         }
         if !numbers.is_empty() {
-            let written = <C::Backend as AsyncBackend>::write_pending(conn, rows, &numbers).await?;
+            let written = C::Backend::write_pending(&mut NonBlocking(conn), rows, &numbers).await?;
             all_written(spec, rows, numbers.len(), written)?;
         }
         Ok(Batch {

@@ -48,7 +48,8 @@ pub use of_model::{rows_of, rows_of_column};
 use chrono::NaiveDate;
 use diesel_seqgen_core::{DocumentDate, Mode, Scoped, Spec};
 
-use crate::backend::{Backend, Counter, IdConnection, PendingRow};
+use crate::backend::{Backend, Counter, IdConnection, PendingRow, SharedStatements};
+use crate::driver::{drive, Blocking};
 use crate::engine::check_scope;
 use crate::error::{Error, Result};
 
@@ -92,7 +93,7 @@ pub struct Waiting {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn waiting<C: IdConnection>(conn: &mut C, rows: PendingRows<'_>) -> Result<Waiting> {
-    let found = C::Backend::waiting_rows(conn, &rows)?;
+    let found = drive(C::Backend::waiting_rows(&mut Blocking(conn), &rows))?;
     let order = |text: Option<String>| -> Result<Option<i64>> {
         text.map(|text| {
             text.trim().parse().map_err(|_| Error::Refused {
@@ -214,14 +215,25 @@ fn number_batch<C>(conn: &mut C, spec: &Spec, rows: &PendingRows<'_>, after: i64
 where
     C: IdConnection,
 {
-    C::Backend::read_committed_next(conn)?;
+    drive(C::Backend::read_committed_next(&mut Blocking(conn)))?;
     conn.transaction(|conn| {
         C::Backend::lock_for_writing(conn)?;
-        let found = match C::Backend::select_pending(conn, spec.key(), rows, after)? {
+        let select = |conn: &mut C| {
+            drive(C::Backend::select_pending(
+                &mut Blocking(conn),
+                spec.key(),
+                rows,
+                after,
+            ))
+        };
+        let found = match select(conn)? {
             Some(found) => found,
             None => {
-                C::Backend::create_row(conn, Counter::key_row(spec.key()))?;
-                C::Backend::select_pending(conn, spec.key(), rows, after)?.unwrap_or_default()
+                drive(C::Backend::create_row(
+                    &mut Blocking(conn),
+                    Counter::key_row(spec.key()),
+                ))?;
+                select(conn)?.unwrap_or_default()
             }
         };
         let read = found.len();
@@ -233,7 +245,11 @@ where
             numbers.extend(group.orders.iter().copied().zip(ids));
         }
         if !numbers.is_empty() {
-            let written = C::Backend::write_pending(conn, rows, &numbers)?;
+            let written = drive(C::Backend::write_pending(
+                &mut Blocking(conn),
+                rows,
+                &numbers,
+            ))?;
             all_written(spec, rows, numbers.len(), written)?;
         }
         let numbered = numbers.len() as u64;

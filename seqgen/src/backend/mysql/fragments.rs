@@ -5,9 +5,18 @@ use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::QueryResult;
 
 use crate::backend::dialect::{
-    Durability, DurableCommit, Fingerprint, Greatest, IgnoringEnd, InsertIgnoring, NowText,
-    OnCheckedSession, TextType, Timeline,
+    Durability, DurableCommit, Fingerprint, Greatest, IgnoringEnd, InsertIgnoring, LockingRead,
+    NowText, OnCheckedSession, TextType, Timeline,
 };
+
+// REPEATABLE READ: a plain read sees the transaction's snapshot, a locking one what is
+// committed.
+impl QueryFragment<Mysql> for LockingRead {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
+        out.push_sql(" FOR UPDATE");
+        Ok(())
+    }
+}
 
 impl QueryFragment<Mysql> for Greatest {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {

@@ -21,12 +21,17 @@ mod migrate;
 mod statements;
 
 use diesel::connection::LoadConnection;
+use diesel::dsl::sql;
 use diesel::mysql::Mysql;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Text, Unsigned};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
+use super::statement::{LockNowait, Statement};
+use super::{Counter, Found, Identified, Request};
 use crate::backend::schema::db_key;
-use statements::{Bump, BumpHeld, BumpKnownKey, CreateRowAt, ReadBack, StartOfRow};
+use crate::backend::Runner;
+use statements::{Bump, BumpHeld, BumpKnownKey, CreateRowAt, ReadBack, ReadBackRow, StartOfRow};
 
 diesel::define_sql_function! {
     /// The value this connection last remembered.
@@ -65,222 +70,150 @@ impl super::Backend for Mysql {
         migrate::run_pending(conn)
     }
 
-    // Read back with a lock: a snapshot read under REPEATABLE READ would miss a shape
-    // another transaction recorded after this one's snapshot.
-    super::core_queries!(sync, for_update);
-
-    super::admin_queries!(for_update);
-    super::pending_queries!(sync);
-
-    fn waiting_rows<C>(
-        conn: &mut C,
-        rows: &super::PendingRows<'_>,
-    ) -> QueryResult<super::WaitingRows>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        super::pending_rows::waiting(conn, rows)
-    }
-
-    mysql_queries!(sync);
-}
-
-/// MySQL's own statements, for both drivers (see `core_queries!`):
-///
-/// - `reserve` (the same inside a transaction: MySQL has no timelines) and `create_row`;
-/// - `reserve_identified`: a known undated, unscoped key in two statements ([`BumpKnownKey`],
-///   [`ReadBack`]); `Ok(None)` after the first when the key is not as expected, and at once
-///   for any other counter: the caller reads and reserves in three. `Found::batch` is read
-///   after the reservation, not before: `reserve_block` uses it only to tell the generator
-///   what to ask for next time;
-/// - `read_committed_next`, `mark_session` (a user variable) and `lock_nowait`.
-macro_rules! mysql_queries {
-    (sync) => {
-        $crate::backend::mysql::mysql_queries!(@ [] [] [diesel::connection::LoadConnection] [$crate::backend::Backend]);
-    };
-    (async) => {
-        $crate::backend::mysql::mysql_queries!(@ [async] [await] [diesel_async::AsyncConnection] [$crate::backend::AsyncBackend]);
-    };
-    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*]) => {
-        $($kw)* fn reserve<C>(
-            conn: &mut C,
-            counter: $crate::backend::Counter<'_>,
-            count: i64,
-            limit: i64,
-            in_transaction: bool,
-        ) -> QueryResult<Option<i64>>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::backend::mysql::{last_insert_id, Bump, BumpHeld};
-            use $crate::backend::statement::Statement;
-            for created in [false, true] {
-                let bumped = match in_transaction {
-                    true => Statement::<BumpHeld>::new(counter, count).limited(limit).execute(conn) $(.$aw)* ?,
-                    false => Statement::<Bump>::new(counter, count).limited(limit).execute(conn) $(.$aw)* ?,
-                };
-                if bumped > 0 {
-                    break;
+    async fn reserve<D: Runner<Backend = Self>>(
+        db: &mut D,
+        counter: Counter<'_>,
+        count: i64,
+        limit: i64,
+        in_transaction: bool,
+    ) -> QueryResult<Option<i64>> {
+        for created in [false, true] {
+            let bumped = match in_transaction {
+                true => {
+                    db.execute(Statement::<BumpHeld>::new(counter, count).limited(limit))
+                        .await?
                 }
-                // MariaDB's `@@in_transaction` (MySQL's `SELECT 1`): see `BumpHeld`.
-                if in_transaction
-                    && !diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(
-                        "1 /*M! = @@in_transaction */",
-                    ))
-                    .get_result::<bool>(conn) $(.$aw)* ?
-                {
-                    return Err($crate::backend::rolled_back_underneath());
+                false => {
+                    db.execute(Statement::<Bump>::new(counter, count).limited(limit))
+                        .await?
                 }
-                if created {
-                    // The row exists now: its counter is past the limit.
-                    return Ok(None);
-                }
-                <Self as $($this)*>::create_row(conn, counter) $(.$aw)* ?;
-            }
-            let value: u64 = diesel::select(last_insert_id()).get_result(conn) $(.$aw)* ?;
-            i64::try_from(value)
-                .map(Some)
-                .map_err(|e| diesel::result::Error::DeserializationError(e.into()))
-        }
-
-        $($kw)* fn create_row<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::backend::mysql::{CreateRowAt, StartOfRow};
-            use $crate::backend::statement::Statement;
-            let key_row = $crate::backend::Counter {
-                start: counter.start,
-                ..$crate::backend::Counter::key_row(counter.key)
             };
-            // The key row first, if missing: its own `start_value` is read by every reservation.
-            Statement::<CreateRowAt>::new(key_row, 0)
-                .execute(conn) $(.$aw)* ?;
-            if counter.scope.is_empty() && counter.period.is_empty() {
-                return Ok(());
+            if bumped > 0 {
+                break;
             }
-            // In a transaction the key row stays locked until it ends: new scopes' and periods'
-            // rows of one key are created one transaction at a time, never deadlocking.
-            let start: i64 = Statement::<StartOfRow>::new(counter, 0)
-                .get_result(conn) $(.$aw)* ?;
-            Statement::<CreateRowAt>::new(counter, start)
-                .execute(conn) $(.$aw)*
-                .map(drop)
-        }
-
-        $($kw)* fn reserve_identified<C>(
-            conn: &mut C,
-            request: &$crate::backend::Request<'_>,
-        ) -> QueryResult<Option<$crate::backend::Identified>>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::backend::mysql::{BumpKnownKey, ReadBack};
-            use $crate::backend::statement::Statement;
-            if !request.counter.scope.is_empty() || !request.counter.period.is_empty() {
-                return Ok(None); // its settings are on another row (see `BumpKnownKey`)
+            // MariaDB's `@@in_transaction` (MySQL's `SELECT 1`): see `BumpHeld`.
+            if in_transaction
+                && !db
+                    .get_result(diesel::select(sql::<Bool>("1 /*M! = @@in_transaction */")))
+                    .await?
+            {
+                return Err(super::rolled_back_underneath());
             }
-            // The block's size if the key row's `batch_size` is what the caller last saw,
-            // which the statement makes sure of.
-            let count = request.need.max(request.expected_batch).min(request.largest);
-            let bump = BumpKnownKey {
-                request,
-                count,
-                limit: request.largest - count,
-            };
-            if bump.execute(conn) $(.$aw)* ? == 0 {
+            if created {
+                // The row exists now: its counter is past the limit.
                 return Ok(None);
             }
-            let (last, fingerprint, durability, token, batch): (
-                u64,
-                String,
-                String,
-                Option<i64>,
-                Option<i64>,
-            ) = Statement::<ReadBack>::new(request.counter, 0)
-                .get_result(conn) $(.$aw)* ?;
-            let last = i64::try_from(last)
-                .map_err(|e| diesel::result::Error::DeserializationError(e.into()))?;
-            Ok(Some($crate::backend::Identified {
-                found: $crate::backend::Found {
-                    fingerprint: <Self as $crate::backend::Backend>::complete_fingerprint(
-                        fingerprint,
-                    ),
-                    durability,
-                    timeline: None,
-                    token,
-                    batch,
-                    shape: Some(request.shape.to_owned()),
-                },
-                count,
-                last: Some(last),
-            }))
+            Self::create_row(db, counter).await?;
         }
-
-        $($kw)* fn read_committed_next<C>(conn: &mut C) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            diesel::sql_query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
-                .execute(conn) $(.$aw)*
-                .map(drop)
-        }
-
-        $($kw)* fn mark_session<C>(conn: &mut C, marker: &str) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            diesel::sql_query("SET @seqgen_identity = ?")
-                .bind::<diesel::sql_types::Text, _>(marker)
-                .execute(conn) $(.$aw)*
-                .map(drop)
-        }
-
-        $($kw)* fn lock_nowait<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::backend::statement::{LockNowait, Statement};
-            use diesel::sql_types::{BigInt, Unsigned};
-            // A locking read sees rows other transactions are inserting and fails on them too.
-            if Statement::<LockNowait>::new(counter, 0)
-                .get_result::<i64>(conn) $(.$aw)*
-                .optional()?
-                .is_some()
-            {
-                return Ok(());
-            }
-            // Missing: create it, waiting at most a second (InnoDB's smallest lock wait) should
-            // another transaction be creating it at the same moment.
-            let previous: u64 = diesel::select(diesel::dsl::sql::<Unsigned<BigInt>>(
-                "@@SESSION.innodb_lock_wait_timeout",
-            ))
-            .get_result(conn) $(.$aw)* ?;
-            conn.batch_execute("SET SESSION innodb_lock_wait_timeout = 1") $(.$aw)* ?;
-            let created = <Self as $($this)*>::create_row(conn, counter) $(.$aw)*;
-            conn.batch_execute(&format!(
-                "SET SESSION innodb_lock_wait_timeout = {previous}"
-            )) $(.$aw)* ?;
-            created?;
-            Statement::<LockNowait>::new(counter, 0)
-                .get_result::<i64>(conn) $(.$aw)*
-                .optional()
-                .map(drop)
-        }
-    };
-}
-use mysql_queries;
-
-/// The statements of the allocator core on diesel-async's `AsyncMysqlConnection`.
-#[cfg(feature = "async-mysql")]
-mod nonblocking {
-    use diesel::mysql::Mysql;
-    use diesel::prelude::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult};
-    use diesel_async::RunQueryDsl;
-
-    impl super::super::AsyncBackend for Mysql {
-        super::super::core_queries!(async, for_update);
-        super::super::pending_queries!(async);
-        super::mysql_queries!(async);
+        let value: u64 = db.get_result(diesel::select(last_insert_id())).await?;
+        i64::try_from(value)
+            .map(Some)
+            .map_err(|e| diesel::result::Error::DeserializationError(e.into()))
     }
+
+    async fn create_row<D: Runner<Backend = Self>>(
+        db: &mut D,
+        counter: Counter<'_>,
+    ) -> QueryResult<()> {
+        let key_row = Counter {
+            start: counter.start,
+            ..Counter::key_row(counter.key)
+        };
+        // The key row first, if missing: its own `start_value` is read by every reservation.
+        db.execute(Statement::<CreateRowAt>::new(key_row, 0))
+            .await?;
+        if counter.scope.is_empty() && counter.period.is_empty() {
+            return Ok(());
+        }
+        // In a transaction the key row stays locked until it ends: new scopes' and periods' rows
+        // of one key are created one transaction at a time, never deadlocking.
+        let start: i64 = db
+            .get_result(Statement::<StartOfRow>::new(counter, 0))
+            .await?;
+        db.execute(Statement::<CreateRowAt>::new(counter, start))
+            .await
+            .map(drop)
+    }
+
+    // A known undated, unscoped key in two statements ([`BumpKnownKey`], [`ReadBack`]);
+    // `Ok(None)` after the first when the key is not as expected, and at once for any other
+    // counter: the caller reads and reserves in three. `Found::batch` is read after the
+    // reservation, not before: `reserve_block` uses it only to tell the generator what to ask
+    // for next time.
+    async fn reserve_identified<D: Runner<Backend = Self>>(
+        db: &mut D,
+        request: &Request<'_>,
+    ) -> QueryResult<Option<Identified>> {
+        if !request.counter.scope.is_empty() || !request.counter.period.is_empty() {
+            return Ok(None); // its settings are on another row (see `BumpKnownKey`)
+        }
+        // The block's size if the key row's `batch_size` is what the caller last saw, which the
+        // statement makes sure of.
+        let count = request.expected_count();
+        let bump = BumpKnownKey {
+            request,
+            count,
+            limit: request.largest - count,
+        };
+        if db.execute(bump).await? == 0 {
+            return Ok(None);
+        }
+        let row: ReadBackRow = db
+            .get_named(Statement::<ReadBack>::new(request.counter, 0))
+            .await?;
+        let last = i64::try_from(row.last)
+            .map_err(|e| diesel::result::Error::DeserializationError(e.into()))?;
+        Ok(Some(Identified {
+            found: Found {
+                fingerprint: Self::complete_fingerprint(row.fingerprint),
+                durability: row.durability,
+                timeline: None,
+                token: row.token,
+                batch: row.batch_size,
+                shape: Some(request.shape.to_owned()),
+            },
+            count,
+            last: Some(last),
+        }))
+    }
+
+    // A user variable, read by the checking insert (`asserted.rs`).
+    async fn mark_session<D: Runner<Backend = Self>>(db: &mut D, marker: &str) -> QueryResult<()> {
+        let mark = diesel::sql_query("SET @seqgen_identity = ?").bind::<Text, _>(marker);
+        db.execute(mark).await.map(drop)
+    }
+
+    async fn lock_row_nowait<D: Runner<Backend = Self>>(
+        db: &mut D,
+        counter: Counter<'_>,
+    ) -> QueryResult<()> {
+        let lock = || Statement::<LockNowait>::new(counter, 0);
+        // A locking read sees rows other transactions are inserting and fails on them too.
+        if db.get_result::<_, i64>(lock()).await.optional()?.is_some() {
+            return Ok(());
+        }
+        // Missing: create it, waiting at most a second (InnoDB's smallest lock wait) should
+        // another transaction be creating it at the same moment.
+        let previous: u64 = db
+            .get_result(diesel::select(sql::<Unsigned<BigInt>>(
+                "@@SESSION.innodb_lock_wait_timeout",
+            )))
+            .await?;
+        db.batch_execute("SET SESSION innodb_lock_wait_timeout = 1")
+            .await?;
+        let created = Self::create_row(db, counter).await;
+        db.batch_execute(&format!(
+            "SET SESSION innodb_lock_wait_timeout = {previous}"
+        ))
+        .await?;
+        created?;
+        db.get_result::<_, i64>(lock()).await.optional().map(drop)
+    }
+
+    async fn read_committed_next<D: Runner<Backend = Self>>(db: &mut D) -> QueryResult<()> {
+        db.batch_execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+            .await
+    }
+
+    super::admin_queries!(for_update);
 }

@@ -4,10 +4,12 @@
 use diesel::mysql::Mysql;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
-use diesel::sql_types::{BigInt, Nullable, Text, Unsigned};
+use diesel::sql_types::{BigInt, Nullable, Text, Unsigned, Untyped};
 
 use crate::backend::dialect::{Durability, Fingerprint};
-use crate::backend::statement::{bind_counter, Returns, Statement};
+use crate::backend::statement::{
+    bind_counter, walk_at_least_start, walk_before_start, Returns, Statement,
+};
 use crate::backend::Counter;
 
 /// Adds to an existing counter and remembers the new value as `LAST_INSERT_ID()`. A counter
@@ -52,12 +54,9 @@ fn walk_bump<'b>(
     limit: &'b i64,
     mut out: AstPass<'_, 'b, Mysql>,
 ) -> QueryResult<()> {
-    out.push_sql(
-        "UPDATE db_key SET current_value = LAST_INSERT_ID(GREATEST(current_value, \
-         COALESCE(start_value, ",
-    );
-    out.push_bind_param::<BigInt, i64>(&counter.start)?;
-    out.push_sql(") - 1) + ");
+    out.push_sql("UPDATE db_key SET current_value = LAST_INSERT_ID(");
+    walk_at_least_start("current_value", "start_value", &counter.start, &mut out)?;
+    out.push_sql(" + ");
     out.push_bind_param::<BigInt, i64>(count)?;
     out.push_sql("), updated_at = CURRENT_TIMESTAMP(6) WHERE key_name = ");
     out.push_bind_param::<Text, str>(counter.key)?;
@@ -65,9 +64,9 @@ fn walk_bump<'b>(
     out.push_bind_param::<Text, str>(counter.scope)?;
     out.push_sql(" AND period = ");
     out.push_bind_param::<Text, str>(counter.period)?;
-    out.push_sql(" AND GREATEST(current_value, COALESCE(start_value, ");
-    out.push_bind_param::<BigInt, i64>(&counter.start)?;
-    out.push_sql(") - 1) <= ");
+    out.push_sql(" AND ");
+    walk_at_least_start("current_value", "start_value", &counter.start, &mut out)?;
+    out.push_sql(" <= ");
     out.push_bind_param::<BigInt, i64>(limit)
 }
 
@@ -108,38 +107,45 @@ impl QueryFragment<Mysql> for BumpKnownKey<'_, '_> {
     }
 }
 
-impl<Conn> RunQueryDsl<Conn> for BumpKnownKey<'_, '_> {}
-
 /// After [`BumpKnownKey`], on the same connection: the new value and what
-/// [`identify`](crate::backend::Backend::identify) reads of the database (fingerprint, durability,
+/// [`identify`](crate::backend::SharedStatements::identify) reads of the database (fingerprint, durability,
 /// token) and the key row's `batch_size`, for the next reservation to expect (the block just
 /// reserved was checked against it in the statement). The token row, once created, never
 /// changes.
 pub(super) struct ReadBack;
 
 impl Returns for ReadBack {
-    type SqlType = (
-        Unsigned<BigInt>,
-        Text,
-        Text,
-        Nullable<BigInt>,
-        Nullable<BigInt>,
-    );
+    type SqlType = Untyped;
+}
+
+/// A row of [`ReadBack`], read by its columns' names.
+#[derive(QueryableByName)]
+pub(super) struct ReadBackRow {
+    #[diesel(sql_type = Unsigned<BigInt>)]
+    pub(super) last: u64,
+    #[diesel(sql_type = Text)]
+    pub(super) fingerprint: String,
+    #[diesel(sql_type = Text)]
+    pub(super) durability: String,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub(super) token: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub(super) batch_size: Option<i64>,
 }
 
 impl QueryFragment<Mysql> for Statement<'_, ReadBack> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
-        out.push_sql("SELECT LAST_INSERT_ID(), ");
+        out.push_sql("SELECT LAST_INSERT_ID() AS last, ");
         Fingerprint.walk_ast(out.reborrow())?;
-        out.push_sql(", ");
+        out.push_sql(" AS fingerprint, ");
         Durability.walk_ast(out.reborrow())?;
         out.push_sql(
-            ", (SELECT t.current_value FROM db_key t \
-             WHERE t.key_name = '' AND t.scope = '' AND t.period = ''), \
+            " AS durability, (SELECT t.current_value FROM db_key t \
+             WHERE t.key_name = '' AND t.scope = '' AND t.period = '') AS token, \
              (SELECT k.batch_size FROM db_key k WHERE k.key_name = ",
         );
         out.push_bind_param::<Text, str>(self.counter().key)?;
-        out.push_sql(" AND k.scope = '' AND k.period = '')");
+        out.push_sql(" AND k.scope = '' AND k.period = '') AS batch_size");
         Ok(())
     }
 }
@@ -154,9 +160,9 @@ impl Returns for StartOfRow {
 
 impl QueryFragment<Mysql> for Statement<'_, StartOfRow> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
-        out.push_sql("SELECT COALESCE(MAX(start_value), ");
-        out.push_bind_param::<BigInt, i64>(&self.counter().start)?;
-        out.push_sql(") - 1 FROM db_key WHERE key_name = ");
+        out.push_sql("SELECT ");
+        walk_before_start("MAX(start_value)", &self.counter().start, &mut out)?;
+        out.push_sql(" FROM db_key WHERE key_name = ");
         out.push_bind_param::<Text, str>(self.counter().key)?;
         out.push_sql(" AND scope = '' AND period = '' FOR UPDATE");
         Ok(())

@@ -9,17 +9,23 @@ mod numbered_insert;
 mod reserve_identified;
 
 use diesel::connection::LoadConnection;
+use diesel::dsl::sql;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::sql_types::{Bool, Text};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations};
 
 use super::dialect::{
-    Durability, DurableCommit, Fingerprint, Greatest, IgnoringEnd, InsertIgnoring, NowText,
-    OnCheckedSession, TextType, Timeline,
+    Durability, DurableCommit, Fingerprint, Greatest, IgnoringEnd, InsertIgnoring, LockingRead,
+    NowText, OnCheckedSession, TextType, Timeline,
 };
+use super::statement::{LockNowait, Statement};
+use super::{Counter, Found, Identified, Replication, Request};
 use crate::backend::one_statement::OneStatement;
 use crate::backend::schema::db_key;
+use crate::backend::Runner;
+use reserve_identified::{ReserveIdentified, ReserveIdentifiedRow};
 
 impl super::sealed::Sealed for Pg {}
 
@@ -63,150 +69,110 @@ impl super::Backend for Pg {
         statement.get_result::<i64>(conn).optional()
     }
 
-    super::upsert_reserve!(sync);
-    super::core_queries!(sync);
+    async fn reserve<D: Runner<Backend = Self>>(
+        db: &mut D,
+        counter: Counter<'_>,
+        count: i64,
+        limit: i64,
+        in_transaction: bool,
+    ) -> QueryResult<Option<i64>> {
+        super::upsert::reserve(db, counter, count, limit, in_transaction).await
+    }
+
+    async fn create_row<D: Runner<Backend = Self>>(
+        db: &mut D,
+        counter: Counter<'_>,
+    ) -> QueryResult<()> {
+        super::upsert::create_row(db, counter).await
+    }
+
+    async fn reserve_identified<D: Runner<Backend = Self>>(
+        db: &mut D,
+        request: &Request<'_>,
+    ) -> QueryResult<Option<Identified>> {
+        let row: ReserveIdentifiedRow = db.get_named(ReserveIdentified(request)).await?;
+        Ok(Some(Identified {
+            found: Found {
+                fingerprint: Self::complete_fingerprint(row.fingerprint),
+                durability: row.durability,
+                timeline: super::timeline(row.timeline.as_deref()),
+                token: row.token,
+                batch: row.batch_size,
+                shape: row.shape,
+            },
+            count: row.count,
+            last: row.last,
+        }))
+    }
+
+    async fn mark_session<D: Runner<Backend = Self>>(db: &mut D, marker: &str) -> QueryResult<()> {
+        let mark = diesel::sql_query("SELECT set_config('seqgen.identity', $1, false)")
+            .bind::<Text, _>(marker);
+        db.execute(mark).await.map(drop)
+    }
+
+    async fn mark_timeline<D: Runner<Backend = Self>>(
+        db: &mut D,
+        timeline: &str,
+    ) -> QueryResult<()> {
+        let mark = diesel::sql_query("SELECT set_config('seqgen.timeline', $1, false)")
+            .bind::<Text, _>(timeline);
+        db.execute(mark).await.map(drop)
+    }
+
+    async fn lock_row_nowait<D: Runner<Backend = Self>>(
+        db: &mut D,
+        counter: Counter<'_>,
+    ) -> QueryResult<()> {
+        let lock = || Statement::<LockNowait>::new(counter, 0);
+        if db.get_result::<_, i64>(lock()).await.optional()?.is_some() {
+            return Ok(());
+        }
+        // The row is missing, or another transaction is creating it (invisible to us until it
+        // commits, and our insert would wait for it): create it without waiting long.
+        let previous: String = db
+            .get_result(diesel::select(sql::<Text>(
+                "current_setting('lock_timeout')",
+            )))
+            .await?;
+        db.batch_execute("SET LOCAL lock_timeout = '1ms'").await?;
+        Self::create_row(db, counter).await?;
+        let reset = diesel::sql_query("SELECT set_config('lock_timeout', $1, true)")
+            .bind::<Text, _>(previous);
+        db.execute(reset).await?;
+        db.get_result::<_, i64>(lock()).await.optional().map(drop)
+    }
+
+    // Every role sees `pg_stat_replication`'s rows and the setting; their `backend_start` needs
+    // `pg_read_all_stats` (else it reads NULL, taken as settling). `clock_timestamp()`, not
+    // `now()`: inside the caller's transaction `now()` is when it began.
+    async fn replication<D: Runner<Backend = Self>>(db: &mut D) -> QueryResult<Replication> {
+        #[derive(QueryableByName)]
+        struct Standbys {
+            #[diesel(sql_type = Bool)]
+            asynchronous: bool,
+            #[diesel(sql_type = Bool)]
+            settling: bool,
+        }
+        let standbys: Standbys = db
+            .get_named(diesel::sql_query(format!(
+                "SELECT EXISTS (SELECT 1 FROM pg_stat_replication) \
+                 AND current_setting('synchronous_standby_names') = '' AS asynchronous, \
+                 COALESCE((SELECT bool_and(backend_start IS NULL OR backend_start > \
+                 clock_timestamp() - interval '{} seconds') FROM pg_stat_replication), \
+                 false) AS settling",
+                super::SETTLING_SECONDS
+            )))
+            .await?;
+        Ok(match standbys.asynchronous {
+            true => Replication::Asynchronous {
+                settling: standbys.settling,
+            },
+            false => Replication::Waited,
+        })
+    }
+
     super::admin_queries!();
-    super::pending_queries!(sync);
-
-    fn waiting_rows<C>(
-        conn: &mut C,
-        rows: &super::PendingRows<'_>,
-    ) -> QueryResult<super::WaitingRows>
-    where
-        C: LoadConnection<Backend = Self>,
-    {
-        super::pending_rows::waiting(conn, rows)
-    }
-    pg_queries!(sync);
-}
-
-/// PostgreSQL's own statements, for both drivers (see `core_queries!`): the reservation that
-/// also identifies the database, marking a session, locking a row without waiting, and
-/// whether commits wait for a standby. In `replication`, every role sees
-/// `pg_stat_replication`'s rows and the setting; their `backend_start` needs
-/// `pg_read_all_stats` (else it reads NULL, taken as settling). `clock_timestamp()`, not
-/// `now()`: inside the caller's transaction `now()` is when it began.
-macro_rules! pg_queries {
-    (sync) => {
-        $crate::backend::pg::pg_queries!(@ [] [] [diesel::connection::LoadConnection] [$crate::backend::Backend]);
-    };
-    (async) => {
-        $crate::backend::pg::pg_queries!(@ [async] [await] [diesel_async::AsyncConnection] [$crate::backend::AsyncBackend]);
-    };
-    (@ [$($kw:tt)*] [$($aw:tt)*] [$($conn:tt)*] [$($this:tt)*]) => {
-        $($kw)* fn reserve_identified<C>(
-            conn: &mut C,
-            request: &$crate::backend::Request<'_>,
-        ) -> QueryResult<Option<$crate::backend::Identified>>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            let row: $crate::backend::pg::reserve_identified::ReserveIdentifiedRow =
-                $crate::backend::pg::reserve_identified::ReserveIdentified(request).get_result(conn) $(.$aw)* ?;
-            let (fingerprint, durability, timeline, token, batch, shape, count, last) = row;
-            Ok(Some($crate::backend::Identified {
-                found: $crate::backend::Found {
-                    fingerprint: <Self as $crate::backend::Backend>::complete_fingerprint(
-                        fingerprint,
-                    ),
-                    durability,
-                    timeline: $crate::backend::timeline(timeline.as_deref()),
-                    token,
-                    batch,
-                    shape,
-                },
-                count,
-                last,
-            }))
-        }
-
-        $($kw)* fn mark_session<C>(conn: &mut C, marker: &str) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            diesel::sql_query("SELECT set_config('seqgen.identity', $1, false)")
-                .bind::<diesel::sql_types::Text, _>(marker)
-                .execute(conn) $(.$aw)*
-                .map(drop)
-        }
-
-        $($kw)* fn mark_timeline<C>(conn: &mut C, timeline: &str) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            diesel::sql_query("SELECT set_config('seqgen.timeline', $1, false)")
-                .bind::<diesel::sql_types::Text, _>(timeline)
-                .execute(conn) $(.$aw)*
-                .map(drop)
-        }
-
-        $($kw)* fn lock_nowait<C>(conn: &mut C, counter: $crate::backend::Counter<'_>) -> QueryResult<()>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use $crate::backend::statement::{LockNowait, Statement};
-            use diesel::sql_types::Text;
-            if Statement::<LockNowait>::new(counter, 0)
-                .get_result::<i64>(conn) $(.$aw)*
-                .optional()?
-                .is_some()
-            {
-                return Ok(());
-            }
-            // The row is missing, or another transaction is creating it (invisible to us until
-            // it commits, and our insert would wait for it): create it without waiting long.
-            let previous: String =
-                diesel::select(diesel::dsl::sql::<Text>("current_setting('lock_timeout')"))
-                    .get_result(conn) $(.$aw)* ?;
-            conn.batch_execute("SET LOCAL lock_timeout = '1ms'") $(.$aw)* ?;
-            <Self as $($this)*>::create_row(conn, counter) $(.$aw)* ?;
-            diesel::sql_query("SELECT set_config('lock_timeout', $1, true)")
-                .bind::<Text, _>(&previous)
-                .execute(conn) $(.$aw)* ?;
-            Statement::<LockNowait>::new(counter, 0)
-                .get_result::<i64>(conn) $(.$aw)*
-                .optional()
-                .map(drop)
-        }
-
-        $($kw)* fn replication<C>(conn: &mut C) -> QueryResult<$crate::backend::Replication>
-        where
-            C: $($conn)*<Backend = Self>,
-        {
-            use diesel::sql_types::Bool;
-            let (asynchronous, settling): (bool, bool) =
-                diesel::select(diesel::dsl::sql::<(Bool, Bool)>(&format!(
-                    "EXISTS (SELECT 1 FROM pg_stat_replication) \
-                     AND current_setting('synchronous_standby_names') = '', \
-                     COALESCE((SELECT bool_and(backend_start IS NULL OR backend_start > \
-                     clock_timestamp() - interval '{} seconds') FROM pg_stat_replication), \
-                     false)",
-                    $crate::backend::SETTLING_SECONDS
-                )))
-                .get_result(conn) $(.$aw)* ?;
-            Ok(if asynchronous {
-                $crate::backend::Replication::Asynchronous { settling }
-            } else {
-                $crate::backend::Replication::Waited
-            })
-        }
-    };
-}
-use pg_queries;
-
-/// The statements of the allocator core on diesel-async's `AsyncPgConnection`.
-#[cfg(feature = "async-postgres")]
-mod nonblocking {
-    use diesel::pg::Pg;
-    use diesel::prelude::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult};
-    use diesel_async::RunQueryDsl;
-
-    impl super::super::AsyncBackend for Pg {
-        super::super::upsert_reserve!(async);
-        super::super::core_queries!(async);
-        super::pg_queries!(async);
-        super::super::pending_queries!(async);
-    }
 }
 
 impl QueryFragment<Pg> for Greatest {
@@ -276,6 +242,14 @@ impl QueryFragment<Pg> for OnCheckedSession {
 impl QueryFragment<Pg> for DurableCommit {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         out.push_sql("(SELECT set_config('synchronous_commit', 'on', true)) AS durable");
+        Ok(())
+    }
+}
+
+// READ COMMITTED: each statement reads what is committed when it starts.
+impl QueryFragment<Pg> for LockingRead {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("");
         Ok(())
     }
 }

@@ -43,7 +43,7 @@ where
     }
 
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        use crate::backend::statement::walk_upsert;
+        use crate::backend::upsert::walk_upsert;
         use diesel::sql_types::{BigInt, Text};
 
         let plan = &self.plan;

@@ -11,23 +11,16 @@
 //!     WHERE current_setting('seqgen.identity', true) = $3
 //! INSERT INTO "users" ("id", "name") SELECT * FROM (VALUES ($1, $2), ($3, $4)) AS seqgen_v
 //!     WHERE current_setting('seqgen.identity', true) = $5
-//! -- MySQL, MariaDB (every version): any number of rows, the first row's first value taken
-//! -- only on a marked session; elsewhere the other branch overflows and fails the statement
-//! INSERT INTO `users` (`id`, `name`) VALUES
-//!     (IF(@seqgen_identity = ?, ?, CASE WHEN CAST(RAND() AS UNSIGNED) + ~0 + 1 THEN NULL END), ?),
-//!     (?, ?)
+//! -- MySQL, MariaDB: one row (a bulk is not inserted on a guess there: `insert/plan.rs`)
+//! INSERT INTO `users` (`id`, `name`) SELECT ?, ? FROM DUAL WHERE @seqgen_identity = ?
 //! ```
 //!
 //! Each backend's form is in its file (`pg/mod.rs`, `mysql/statements.rs`; SQLite refuses it in
-//! `sqlite.rs`). MySQL's form is Diesel's own insert with one value wrapped: it costs what a plain insert
-//! costs, where a derived table of the rows (`INSERT … SELECT * FROM (VALUES …) WHERE …`)
-//! cost MariaDB 10–20 % more on bulks of 100, and a scalar subquery of two rows in the other
-//! branch (the form before) 5–10 % more: the server prepares a subquery, a union, with every
-//! bulk. An error there is a statement's error: nothing of the insert is written, and a
-//! transaction around it goes on (MySQL rolls back the statement alone). The other branch
-//! has no type of its own (a `CASE` whose one result is `NULL`), so `IF` takes its value's
-//! and the value is written as Diesel would write it (with the subquery, MariaDB made every
-//! first value a string).
+//! `sqlite.rs`). On another database (or a session not marked yet) the statement inserts no row,
+//! and the caller reads that count: a wrong guess is never told by an error's text. A bulk of
+//! MySQL would need a derived table of its rows, spelled differently by MySQL (`VALUES ROW(…)`)
+//! and MariaDB, which cost MariaDB 10–20 % more on bulks of 100 than the query it saves
+//! (`BENCHMARKS.md`, "MySQL's insert on a guess").
 //!
 //! The table is Diesel's (`Table::from_clause`), the columns and values each row's as the
 //! derive writes it (`InsertRow`, `row_values.rs`); a `DEFAULT` for a `None`, or a model whose

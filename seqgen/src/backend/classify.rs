@@ -22,15 +22,6 @@ pub(crate) fn is_busy(err: &diesel::result::Error) -> bool {
     }
 }
 
-/// Whether MySQL or MariaDB refused an insert that checks the session's mark because the
-/// session does not carry it: the check's other branch ran (errno 1690, on the expression of
-/// `RAND()` that only that branch writes: `mysql/statements.rs`).
-pub(crate) fn is_unmarked_session(err: &diesel::result::Error) -> bool {
-    matches!(err, diesel::result::Error::DatabaseError(_, info)
-        if info.message().starts_with("BIGINT UNSIGNED value is out of range in ")
-            && info.message().to_ascii_lowercase().contains("rand()"))
-}
-
 /// Whether the database aborted a statement (or the transaction around it) to keep
 /// transactions serializable or to break a deadlock, so that running it again may succeed:
 /// Diesel's `SerializationFailure` kind, and MySQL's deadlock (1213), which diesel-async's

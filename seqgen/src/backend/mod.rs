@@ -43,8 +43,7 @@ pub(crate) use admin_queries::admin_queries;
 #[cfg(seqgen_async)]
 pub use async_backend::AsyncBackend;
 pub(crate) use classify::{
-    is_busy, is_conflict, is_missing_object, is_savepoint_gone, is_unmarked_session,
-    rolled_back_underneath,
+    is_busy, is_conflict, is_missing_object, is_savepoint_gone, rolled_back_underneath,
 };
 pub use connection::{IdConnection, MigrateConnection};
 pub use pending_rows::{PendingRow, PendingRows, WaitingRows};
@@ -88,9 +87,14 @@ pub trait Backend:
     #[doc(hidden)]
     const KEEPS_INSERTS_PREPARED: bool = true;
 
-    /// Whether telling the database apart costs a round trip to a server (not on SQLite,
-    /// where it is a local read): the default generator then says once, with `tracing`, when
-    /// a connection form makes it do so on every call.
+    /// Whether a bulk insert on a guessed database checks the guess itself (`asserted.rs`):
+    /// PostgreSQL's derived table of the rows; MySQL's one row only (`insert/plan.rs`).
+    #[doc(hidden)]
+    const CHECKS_A_BULK: bool = true;
+
+    /// Whether telling the database apart costs a round trip to a server (not on SQLite, a
+    /// local read): the default generator then says once, with `tracing`, when a connection
+    /// form makes it do so on every call.
     #[doc(hidden)]
     const IDENTIFY_IS_A_ROUND_TRIP: bool = true;
 
@@ -124,13 +128,12 @@ pub trait Backend:
     #[doc(hidden)]
     const READS_FIRST_IN_TRANSACTION: bool;
 
-    /// Whether the server has timelines (PostgreSQL: one more at each promotion of a standby),
-    /// which a reservation inside the caller's transaction checks
-    /// ([`OnCheckedSession`](dialect::OnCheckedSession), `reserve/timeline.rs`).
+    /// Whether the server has timelines (PostgreSQL: one more at each promotion), which a
+    /// reservation in the caller's transaction checks ([`OnCheckedSession`](dialect::OnCheckedSession)).
     #[doc(hidden)]
     const TIMELINES: bool = false;
 
-    /// The backend's name in traces: `sqlite`, `postgres` or `mysql`, as the features say.
+    /// The backend's name in traces (`sqlite`, `postgres`, `mysql`, as the features say).
     #[doc(hidden)]
     const NAME: &'static str;
 

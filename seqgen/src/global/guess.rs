@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::backend::asserted::Mark;
 use crate::backend::row_values::is_not_rewritten;
-use crate::backend::{is_unmarked_session, Backend};
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::generator::Generator;
 use crate::model::{gapless_field, DistributedId};
@@ -121,13 +121,8 @@ pub(crate) fn judge(
             hit(guess);
             Ok(Outcome::Inserted(inserted))
         }
-        // Inserted nothing (PostgreSQL), or refused (MySQL): the session does not carry the
-        // guessed database's mark.
+        // Inserted nothing: the session does not carry the guessed database's mark.
         Ok(_) | Err(Error::DifferentDatabase) => {
-            missed(guess);
-            Ok(Outcome::Identify { remark: true })
-        }
-        Err(Error::Database(ref e)) if is_unmarked_session(e) => {
             missed(guess);
             Ok(Outcome::Identify { remark: true })
         }

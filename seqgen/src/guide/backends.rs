@@ -64,3 +64,26 @@
 //! server's `max_prepared_stmt_count` (16,382 by default), beside Diesel's own. Tests:
 //! `MYSQL_DATABASE_URL=mysql://root@127.0.0.1:3306/test cargo test --features mysql`.
 //!
+//!
+//! ## Which statements an insert sends
+//!
+//! `insert_into(table).values(&mut rows).execute(conn)` sends, from what the call shows (one
+//! module decides it: `insert/plan.rs`):
+//!
+//! | backend | connection | ID fields | generator | rows | statements |
+//! |---|---|---|---|---|---|
+//! | PostgreSQL | any | one, gapless, undated, unset | any | any | one `INSERT … WITH` that advances the counter and numbers its rows |
+//! | PostgreSQL | plain | batched | default | any | the insert alone, checking a guessed database |
+//! | MySQL, MariaDB | plain | batched | default | one | the insert alone, checking a guessed database |
+//! | any other | | | | | a reservation when the cache is empty (a query first to tell the database apart on a plain connection with the default generator), then the insert |
+//!
+//! A plain connection is one that cannot remember its database: `&mut PgConnection`,
+//! `&mut *pooled`, every diesel-async connection; r2d2's `PooledConnection` passed as it comes
+//! remembers it. The checking insert inserts nothing on another database than the one guessed
+//! (the one last found at the connection's address); the insert then identifies the database
+//! with a query and runs again: a wrong guess costs a statement and a query, never a number of
+//! another database. The one-statement gapless insert falls back to the reservation and the
+//! insert the first time a key is used in a process (it checks the key's recorded shape), and
+//! after a failover. The insert itself is the one seqgen writes and keeps prepared on
+//! PostgreSQL and MySQL when the derive writes the model's row (`#[diesel(table_name = ...)]`
+//! named), else Diesel's own; with a gapless field it runs in a savepoint with its numbers.

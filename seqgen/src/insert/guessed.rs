@@ -10,8 +10,8 @@ use crate::backend::IdConnection;
 use crate::driver::{drive, Blocking};
 use crate::error::Result;
 use crate::generator::Generator;
+use crate::global::default_marked_on;
 use crate::global::guess::{self, Outcome};
-use crate::global::{default_marked_on, remembers};
 use crate::model::{fill, unfill, Records};
 
 impl<T, R> InsertWithIds<'_, T, R>
@@ -19,23 +19,18 @@ where
     T: Table,
     R: Records + ?Sized,
 {
-    /// Inserts with the default generator on a guess, where one is to be had: `None`, with
-    /// nothing done, for a generator of the caller's, gapless records, a connection that
-    /// remembers its database, or one told apart without a round trip.
-    pub(super) fn execute_on_a_guess<C>(&mut self, conn: &mut C) -> Result<Option<usize>>
+    /// [`Plan::OnAGuess`](super::plan::Plan::OnAGuess): inserts with the default generator on
+    /// a guess, where one is to be had; else, and after a wrong one, identifies the database
+    /// with a query first.
+    pub(super) fn execute_on_a_guess<C>(&mut self, conn: &mut C) -> Result<usize>
     where
         C: IdConnection,
         R: Insert<T, C>,
     {
         let rows = self.records.as_rows();
-        if !guess::worth_guessing::<C::Backend, _>(rows, self.generator.is_some())
-            || remembers(conn)
-        {
-            return Ok(None);
-        }
         let Some(guess) = guess::guess(conn) else {
             let generator = marked_default(conn, false)?;
-            return self.insert_from(&generator, conn).map(Some);
+            return self.insert_from(&generator, conn);
         };
         let mut filled = Vec::new();
         let attempt = fill(rows, conn, &mut filled, |_| {
@@ -52,14 +47,14 @@ where
         });
         let records = self.records.as_rows();
         let remark = match guess::judge(&guess, attempt, || unfill(records, &filled))? {
-            Outcome::Inserted(inserted) => return Ok(Some(inserted)),
+            Outcome::Inserted(inserted) => return Ok(inserted),
             Outcome::Identify { remark } => remark,
         };
         let generator = marked_default(conn, remark)?;
         if !generator.is(&guess.generator) {
             unfill(self.records.as_rows(), &filled); // holes in the guessed database
         }
-        self.insert_from(&generator, conn).map(Some)
+        self.insert_from(&generator, conn)
     }
 
     /// Fills what is unset from `generator`, and runs Diesel's insert; a failure unsets what

@@ -4,6 +4,7 @@
 
 mod bounds;
 mod guessed;
+pub(crate) mod plan;
 
 pub use bounds::{Insert, InsertReturning};
 
@@ -12,9 +13,10 @@ use diesel::{Insertable, Table};
 use crate::backend::IdConnection;
 use crate::error::Result;
 use crate::generator::Generator;
-use crate::global::default_generator;
+use crate::global::{default_generator, remembers};
 use crate::model::numbering::{self, Numbering};
 use crate::model::{fill, gapless_field, unfill, Records};
+use plan::Plan;
 
 /// Starts an insert that fills ID fields first: `diesel_seqgen::insert_into(table).values(&mut
 /// rows).execute(conn)`, the same shape as Diesel's `insert_into`.
@@ -114,29 +116,30 @@ where
         C: IdConnection,
         R: Insert<T, C>,
     {
-        if let Some(inserted) = self.gapless_in_one_statement(conn)? {
-            return Ok(inserted);
-        }
-        if let Some(inserted) = self.execute_on_a_guess(conn)? {
-            return Ok(inserted);
+        let own_generator = self.generator.is_some();
+        let rows = self.records.as_rows();
+        match plan::plan::<C::Backend, _>(rows, own_generator, || remembers(conn)) {
+            Plan::Numbered(field) => {
+                if let Some(inserted) = self.numbered(field, conn)? {
+                    return Ok(inserted);
+                }
+            }
+            Plan::OnAGuess => return self.execute_on_a_guess(conn),
+            Plan::Filled => {}
         }
         self.execute_with(conn, |target, records, conn| {
             R::__execute(&target, records, conn)
         })
     }
 
-    /// A gapless insert numbered by the insert statement itself (`model/numbering.rs`, `backend/one_statement.rs`), where
-    /// the backend, the spec and the insert allow it: every record's only ID field gapless and
-    /// unset. `None`, with nothing sent, otherwise.
-    fn gapless_in_one_statement<C>(&mut self, conn: &mut C) -> Result<Option<usize>>
+    /// [`Plan::Numbered`]: a gapless insert numbered by the insert statement itself
+    /// (`model/numbering.rs`, `backend/one_statement.rs`); `None`, with nothing sent, for a key
+    /// whose shape this process has not checked yet.
+    fn numbered<C>(&mut self, field: numbering::Field, conn: &mut C) -> Result<Option<usize>>
     where
         C: IdConnection,
         R: Insert<T, C>,
     {
-        // Checked before the default generator is looked up, which may cost a query.
-        let Some(field) = numbering::field_of::<C::Backend, _>(self.records.as_rows()) else {
-            return Ok(None);
-        };
         let default;
         let generator = match self.generator {
             Some(generator) => generator,

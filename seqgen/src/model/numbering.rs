@@ -32,9 +32,7 @@ fn fits_one_statement(spec: &Spec, numeric: bool) -> bool {
 /// it holds the `i64` form: the records' only ID field, gapless, of a spec
 /// [`fits_one_statement`] allows, unset in every record (a value the caller set is kept by
 /// the usual path). `None` otherwise; nothing is sent either way.
-pub(crate) fn field_of<B: Backend, Row: DistributedId>(
-    rows: &mut [Row],
-) -> Option<(&'static IdField, bool)> {
+pub(crate) fn field_of<B: Backend, Row: DistributedId>(rows: &mut [Row]) -> Option<Field> {
     // First what costs nothing: every insert of every backend passes here.
     if !B::ONE_STATEMENT_GAPLESS_INSERT {
         return None;
@@ -54,6 +52,9 @@ pub(crate) fn field_of<B: Backend, Row: DistributedId>(
     fits.then_some((field, numeric_form))
 }
 
+/// The field an insert numbers itself, and whether in its numeric form.
+pub(crate) type Field = (&'static IdField, bool);
+
 /// An insert numbering its own rows, between the plan and what its statement returned.
 pub(crate) struct Numbering {
     field: &'static IdField,
@@ -67,7 +68,7 @@ impl Numbering {
     /// that way yet; see `Engine::start_in_insert`.
     pub(crate) fn start(
         generator: &Engine,
-        (field, numeric_form): (&'static IdField, bool),
+        (field, numeric_form): Field,
         n: usize,
     ) -> Result<Option<(Numbering, Plan)>> {
         let spec = &field.spec;

@@ -154,7 +154,8 @@ macro_rules! async_guess_tests {
                             .unwrap();
                     }
                     // A bulk checks the guess itself too (see guess.rs).
-                    assert_eq!(queries.load(Relaxed), 4, "one statement per insert");
+                    let bulk = crate::common::statements_per_bulk(stringify!($name));
+                    assert_eq!(queries.load(Relaxed), 3 + bulk, "one statement per insert");
 
                     let manager =
                         || AsyncDieselConnectionManager::<$async>::new(scratch.url.clone());

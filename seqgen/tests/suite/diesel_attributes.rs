@@ -121,7 +121,7 @@ where
         // Nothing is guessed on SQLite; elsewhere the derive's row is the one statement sent.
         assert_eq!(
             queries.load(Relaxed),
-            1,
+            common::statements_per_bulk(C::NAME),
             "the row seqgen writes, one statement"
         );
     }

@@ -46,6 +46,7 @@ impl super::Backend for Mysql {
     const CREATES_ROWS_FIRST: bool = true;
     const READS_FIRST_IN_TRANSACTION: bool = true;
     const RESERVE_BESIDE_TRANSACTION: bool = true;
+    const CHECKS_A_BULK: bool = false;
     // InnoDB writes and flushes its log at every commit only with the value 1.
     const DURABILITY_SETTING: &'static str = "innodb_flush_log_at_trx_commit";
     const DURABLE: &'static str = "1";

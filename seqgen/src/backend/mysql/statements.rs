@@ -200,43 +200,33 @@ impl<F, V> QueryFragment<Mysql> for crate::backend::one_statement::OneStatement<
     }
 }
 
-/// The checking insert's other branch (`asserted.rs`): an error wherever it is evaluated
-/// (`BIGINT UNSIGNED` overflow, in every `sql_mode`), and only where it is: `RAND()` keeps the
-/// server from folding it at prepare time, as it folds an expression of constants (statement
-/// replication logs its seed, as for any `RAND()`). A `CASE` of one `NULL` branch has no type
-/// of its own, so the `IF` takes its value's.
-const FAILS_UNMARKED: &str = ", CASE WHEN CAST(RAND() AS UNSIGNED) + ~0 + 1 THEN NULL END)";
-
-// The checking insert (`asserted.rs`): Diesel's insert, its first value taken only on a
-// marked session.
+// The checking insert (`asserted.rs`): Diesel's insert; on a guess, of one row selected only on a
+// marked session (the plan sends no bulk on a guess here: `insert/plan.rs`).
 impl<F, V> QueryFragment<Mysql> for crate::backend::asserted::Asserted<F, V>
 where
     F: QueryFragment<Mysql>,
     V: crate::backend::row_values::RowValues<Mysql>,
 {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
-        use diesel::sql_types::Text;
-        self.walk(out, |rows, mark, out| {
-            out.push_sql("VALUES ");
-            for (index, row) in rows.iter().enumerate() {
-                out.push_sql(if index == 0 { "(" } else { ", (" });
-                for value in 0..row.len() {
-                    if value > 0 {
-                        out.push_sql(", ");
-                    }
-                    if let (0, 0, Some(mark)) = (index, value, mark) {
-                        out.push_sql("IF(@seqgen_identity = ");
-                        out.push_bind_param::<Text, str>(mark)?;
-                        out.push_sql(", ");
-                        row.walk_value(value, out.reborrow())?;
-                        out.push_sql(FAILS_UNMARKED);
-                    } else {
-                        row.walk_value(value, out.reborrow())?;
-                    }
+        use crate::backend::asserted::NOT_CHECKED;
+        use crate::backend::row_values::NotRewritten;
+        self.walk(out, |rows, mark, out| match (mark, rows) {
+            (None, rows) => {
+                out.push_sql("VALUES ");
+                for (index, row) in rows.iter().enumerate() {
+                    out.push_sql(if index == 0 { "(" } else { ", (" });
+                    row.walk_values(out.reborrow())?;
+                    out.push_sql(")");
                 }
-                out.push_sql(")");
+                Ok(())
             }
-            Ok(())
+            (Some(mark), [row]) => {
+                out.push_sql("SELECT ");
+                row.walk_values(out.reborrow())?;
+                out.push_sql(" FROM DUAL WHERE @seqgen_identity = ");
+                out.push_bind_param::<Text, str>(mark)
+            }
+            (Some(_), _) => Err(NotRewritten::error(NOT_CHECKED)),
         })
     }
 }

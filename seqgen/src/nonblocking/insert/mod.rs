@@ -17,6 +17,7 @@ use crate::backend::row_values::InsertRow;
 use crate::backend::AsyncBackend;
 use crate::driver::{begin, end};
 use crate::error::Result;
+use crate::insert::plan::{plan, Plan};
 use crate::model::numbering::{self, Numbering};
 use crate::model::{gapless_field, unfill, Records};
 
@@ -84,19 +85,24 @@ where
         for<'b> Asserted<T::FromClause, <&'b R::Row as InsertRow<T>>::Values>:
             QueryFragment<C::Backend> + QueryId + Send,
     {
-        if let Some(inserted) = self.gapless_in_one_statement(conn).await? {
-            return Ok(inserted);
-        }
-        if let Some(inserted) = self.execute_on_a_guess(conn).await? {
-            return Ok(inserted);
+        // diesel-async's connections never remember their database.
+        let own_generator = self.generator.is_some();
+        match plan::<C::Backend, _>(self.records.as_rows(), own_generator, || false) {
+            Plan::Numbered(field) => {
+                if let Some(inserted) = self.numbered(field, conn).await? {
+                    return Ok(inserted);
+                }
+            }
+            Plan::OnAGuess => return self.execute_on_a_guess(conn).await,
+            Plan::Filled => {}
         }
         fill_and_run!(self, conn, execute)
     }
 
-    /// [`crate::InsertWithIds`]'s one-statement gapless insert, on diesel-async. Nothing is
-    /// filled before the statement returned, so a future dropped midway leaves the records
-    /// unset (and a transaction to its owner's rollback).
-    async fn gapless_in_one_statement<C>(&mut self, conn: &mut C) -> Result<Option<usize>>
+    /// [`Plan::Numbered`], on diesel-async. Nothing is filled before the statement returned, so
+    /// a future dropped midway leaves the records unset (and a transaction to its owner's
+    /// rollback).
+    async fn numbered<C>(&mut self, field: numbering::Field, conn: &mut C) -> Result<Option<usize>>
     where
         T: Clone,
         C: AsyncConnection,
@@ -106,9 +112,6 @@ where
         for<'b> OneStatement<T::FromClause, <&'b R::Row as InsertRow<T>>::Values>:
             QueryFragment<C::Backend> + QueryId + Send,
     {
-        let Some(field) = numbering::field_of::<C::Backend, _>(self.records.as_rows()) else {
-            return Ok(None);
-        };
         let default;
         let generator = match self.generator {
             Some(generator) => generator,

@@ -25,10 +25,8 @@ where
     R: Records + Send + ?Sized,
     for<'b> &'b R: Insertable<T>,
 {
-    /// Inserts with the default generator on a guess, as the blocking insert does: `None`,
-    /// with nothing done, for a generator of the caller's, gapless records, or a backend that
-    /// tells its databases apart without a round trip.
-    pub(super) async fn execute_on_a_guess<C>(&mut self, conn: &mut C) -> Result<Option<usize>>
+    /// [`Plan::OnAGuess`](crate::insert::plan::Plan::OnAGuess), as the blocking insert does it.
+    pub(super) async fn execute_on_a_guess<C>(&mut self, conn: &mut C) -> Result<usize>
     where
         C: AsyncConnection,
         C::Backend: AsyncBackend,
@@ -37,13 +35,9 @@ where
         for<'b> Asserted<T::FromClause, <&'b R::Row as InsertRow<T>>::Values>:
             QueryFragment<C::Backend> + QueryId + Send,
     {
-        if !guess::worth_guessing::<C::Backend, _>(self.records.as_rows(), self.generator.is_some())
-        {
-            return Ok(None);
-        }
         let Some(guess) = guess::guess(conn) else {
             let generator = marked_default(conn, false).await?;
-            return self.insert_from(&generator, conn).await.map(Some);
+            return self.insert_from(&generator, conn).await;
         };
         let mut filled = Vec::new();
         let guessed = Generator::from(guess.generator.clone());
@@ -53,14 +47,14 @@ where
         };
         let records = self.records.as_rows();
         let remark = match guess::judge(&guess, attempt, || unfill(records, &filled))? {
-            Outcome::Inserted(inserted) => return Ok(Some(inserted)),
+            Outcome::Inserted(inserted) => return Ok(inserted),
             Outcome::Identify { remark } => remark,
         };
         let generator = marked_default(conn, remark).await?;
         if !generator.as_ref().is(&guess.generator) {
             unfill(self.records.as_rows(), &filled);
         }
-        self.insert_from(&generator, conn).await.map(Some)
+        self.insert_from(&generator, conn).await
     }
 
     /// Diesel's insert of the records, inserting nothing unless the session carries `mark`.
@@ -73,8 +67,8 @@ where
             QueryFragment<C::Backend> + QueryId + Send,
     {
         let (target, records) = (self.target.clone(), &*self.records);
-        // Made and handed to diesel-async before anything is awaited, as in
-        // `gapless_in_one_statement`: held across an await, its type could not be shown `Send`.
+        // Made and handed to diesel-async before anything is awaited, as in `numbered`: held
+        // across an await, its type could not be shown `Send`.
         let sent = async {
             let statement = Asserted::of::<T, R::Row>(&target, records.__rows(), Some(mark));
             statement.is_safe_to_cache_prepared(&C::Backend::default())?;

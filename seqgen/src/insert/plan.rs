@@ -1,0 +1,68 @@
+//! Which statements an insert sends, decided in one place from what the call shows: the
+//! backend, the connection's form, the mode of the model's ID fields, whose generator, and how
+//! many rows. The blocking insert (`insert/mod.rs`) and the async one (`nonblocking/insert/`)
+//! both follow [`plan`]; the guide's "Which statements an insert sends" (`guide::backends`) is this
+//! table for users.
+//!
+//! | backend | connection | ID fields | generator | rows | the insert sends |
+//! |---|---|---|---|---|---|
+//! | PostgreSQL | any | one, gapless, undated, unset | any | any | [`Plan::Numbered`]: one `INSERT … WITH` that advances the counter and numbers its rows |
+//! | PostgreSQL | plain | batched | default | any | [`Plan::OnAGuess`]: the checking insert (`backend/asserted.rs`), no query before it |
+//! | MySQL | plain | batched | default | one | [`Plan::OnAGuess`], as on PostgreSQL |
+//! | every other | | | | | [`Plan::Filled`]: a reservation when the cache is empty, then the insert |
+//!
+//! "Plain": a connection that cannot remember its database (`&mut PgConnection`, `&mut *pooled`);
+//! r2d2's `PooledConnection` passed as it comes remembers it. On SQLite telling the database
+//! apart is a local read: there every insert is [`Plan::Filled`].
+//!
+//! What each plan falls back to, and when:
+//!
+//! - [`Plan::Numbered`] on a key whose shape this process has not checked yet (its first
+//!   insert, or the first after a failover): [`Plan::Filled`], which checks it.
+//! - [`Plan::OnAGuess`] without a guess (the connection's first insert, or one of a type whose
+//!   connections reach several databases), or after a wrong one (the checking insert inserted
+//!   nothing): one query identifies the database and marks the session, then [`Plan::Filled`].
+//!   A guess is the database last seen at the connection's address, else the one every
+//!   connection of its type reached; an address that missed three times in a row is no longer
+//!   guessed from.
+//! - [`Plan::Filled`]'s insert is the one seqgen writes and keeps prepared (`asserted.rs`
+//!   without a mark) on PostgreSQL and MySQL when the derive writes the model's row, else
+//!   Diesel's own; with a gapless field both run in a savepoint.
+//!
+//! A bulk on MySQL is not inserted on a guess: MySQL's insert of several rows that inserts
+//! nothing on another database is a derived table of them (`INSERT … SELECT … FROM (VALUES …)`,
+//! spelled differently by MySQL and MariaDB), dearer than the query it saves
+//! (`BENCHMARKS.md`, "MySQL's insert on a guess").
+
+use crate::backend::Backend;
+use crate::global::guess::worth_guessing;
+use crate::model::numbering;
+use crate::model::DistributedId;
+
+/// What an insert sends; see the module's table.
+pub(crate) enum Plan {
+    /// PostgreSQL's gapless insert that numbers its own rows (`model/numbering.rs`).
+    Numbered(numbering::Field),
+    /// The default generator's insert on a guessed database, checked by the statement itself
+    /// (`global/guess.rs`, `backend/asserted.rs`).
+    OnAGuess,
+    /// Fill the ID fields (reserving when the cache is empty), then insert.
+    Filled,
+}
+
+/// The plan of an insert of `rows` on backend `B`: `own_generator` when the caller named a
+/// generator (`with_generator`), `remembers` when the connection remembers its database.
+pub(crate) fn plan<B: Backend, T: DistributedId>(
+    rows: &mut [T],
+    own_generator: bool,
+    remembers: impl FnOnce() -> bool,
+) -> Plan {
+    if let Some(field) = numbering::field_of::<B, _>(rows) {
+        return Plan::Numbered(field);
+    }
+    let checked_on_a_guess = B::CHECKS_A_BULK || rows.len() == 1;
+    if checked_on_a_guess && worth_guessing::<B, _>(rows, own_generator) && !remembers() {
+        return Plan::OnAGuess;
+    }
+    Plan::Filled
+}

@@ -11,16 +11,17 @@
 //!     WHERE current_setting('seqgen.identity', true) = $3
 //! INSERT INTO "users" ("id", "name") SELECT * FROM (VALUES ($1, $2), ($3, $4)) AS seqgen_v
 //!     WHERE current_setting('seqgen.identity', true) = $5
-//! -- MySQL, MariaDB: one row (a bulk is not inserted on a guess there: `insert/plan.rs`)
+//! -- MySQL, MariaDB: one row; a bulk asks `SELECT COALESCE(@seqgen_identity = ?, FALSE)` first,
+//! -- on the session that then sends Diesel's insert (`Backend::carries_mark`)
 //! INSERT INTO `users` (`id`, `name`) SELECT ?, ? FROM DUAL WHERE @seqgen_identity = ?
 //! ```
 //!
 //! Each backend's form is in its file (`pg/mod.rs`, `mysql/statements.rs`; SQLite refuses it in
 //! `sqlite.rs`). On another database (or a session not marked yet) the statement inserts no row,
-//! and the caller reads that count: a wrong guess is never told by an error's text. A bulk of
-//! MySQL would need a derived table of its rows, spelled differently by MySQL (`VALUES ROW(…)`)
-//! and MariaDB, which cost MariaDB 10–20 % more on bulks of 100 than the query it saves
-//! (`BENCHMARKS.md`, "MySQL's insert on a guess").
+//! and the caller reads that count: a wrong guess is never told by an error's text. MySQL's
+//! insert of several rows that inserts nothing elsewhere would be a derived table of them,
+//! spelled differently by MySQL (`VALUES ROW(…)`) and MariaDB, which cost MariaDB 10–20 % more
+//! on bulks of 100 (an earlier form); a check of the mark costs a light round trip.
 //!
 //! The table is Diesel's (`Table::from_clause`), the columns and values each row's as the
 //! derive writes it (`InsertRow`, `row_values.rs`); a `DEFAULT` for a `None`, or a model whose

@@ -69,38 +69,33 @@ pub trait Backend:
     diesel::backend::Backend + Default + SharedStatements + sealed::Sealed + 'static
 {
     /// Whether a block may be reserved on a second connection while the caller's connection
-    /// is inside a transaction. SQLite has one writer per database: a second connection
-    /// would wait for the caller's own write lock, so there the number is taken inside the
-    /// caller's transaction instead.
+    /// is inside a transaction. SQLite has one writer per database (a second connection would
+    /// wait for the caller's own write lock): there the number is taken in the transaction.
     #[doc(hidden)]
     const RESERVE_BESIDE_TRANSACTION: bool;
 
-    /// Whether a gapless insert can take its numbers in the insert statement itself
-    /// (`one_statement.rs`): PostgreSQL, whose data-modifying CTEs let one statement advance
-    /// the counter and insert rows that read it.
+    /// Whether a gapless insert can take its numbers in the insert itself (`one_statement.rs`):
+    /// PostgreSQL, whose data-modifying CTEs advance the counter and insert rows that read it.
     #[doc(hidden)]
     const ONE_STATEMENT_GAPLESS_INSERT: bool = false;
 
-    /// Whether seqgen writes Diesel's insert of rows itself, from their values, so that it
-    /// stays prepared on the connection (`asserted.rs`): PostgreSQL and MySQL; SQLite plans
-    /// an insert in microseconds and takes Diesel's.
+    /// Whether seqgen writes Diesel's insert itself, so that it stays prepared (`asserted.rs`):
+    /// PostgreSQL and MySQL; SQLite plans an insert in microseconds and takes Diesel's.
     #[doc(hidden)]
     const KEEPS_INSERTS_PREPARED: bool = true;
 
-    /// Whether a bulk insert on a guessed database checks the guess itself (`asserted.rs`):
-    /// PostgreSQL's derived table of the rows; MySQL's one row only (`insert/plan.rs`).
+    /// Whether a bulk insert on a guess checks it itself (`asserted.rs`): PostgreSQL's. A bulk
+    /// on MySQL first asks whether the session [`carries_mark`](Backend::carries_mark).
     #[doc(hidden)]
     const CHECKS_A_BULK: bool = true;
 
-    /// Whether telling the database apart costs a round trip to a server (not on SQLite, a
-    /// local read): the default generator then says once, with `tracing`, when a connection
-    /// form makes it do so on every call.
+    /// Whether telling the database apart costs a round trip (not on SQLite): the default
+    /// generator then says once (`tracing`) when a connection form makes it do so every call.
     #[doc(hidden)]
     const IDENTIFY_IS_A_ROUND_TRIP: bool = true;
 
-    /// Runs the gapless insert that takes its numbers itself (`one_statement.rs`) and reads
-    /// the counter it left; `None` when the counter's row is not there yet. Only called where
-    /// [`ONE_STATEMENT_GAPLESS_INSERT`](Backend::ONE_STATEMENT_GAPLESS_INSERT) holds.
+    /// Runs the gapless insert that takes its numbers itself (`one_statement.rs`), where
+    /// [`ONE_STATEMENT_GAPLESS_INSERT`](Backend::ONE_STATEMENT_GAPLESS_INSERT): the counter after.
     #[doc(hidden)]
     fn run_one_statement<C, S, V>(
         conn: &mut C,
@@ -114,17 +109,15 @@ pub trait Backend:
         Err(one_statement::not_one_statement())
     }
 
-    /// Whether a counter row must exist before a reservation inside a transaction touches it:
-    /// under InnoDB's REPEATABLE READ an `UPDATE` of a missing row takes a gap lock, and two
-    /// transactions that then create rows in that gap deadlock. The generator then creates a
-    /// row it does not know of first: through its pool, in autocommit, when it has one, else in
-    /// the transaction with [`create_row`](Self::create_row), which takes no gap lock.
+    /// Whether a counter row must exist before a reservation in a transaction touches it: under
+    /// InnoDB's REPEATABLE READ an `UPDATE` of a missing row takes a gap lock, and two such
+    /// transactions deadlock. A row not known yet is created first: through the generator's
+    /// pool, else in the transaction with [`create_row`](Self::create_row) (no gap lock).
     #[doc(hidden)]
     const CREATES_ROWS_FIRST: bool;
 
-    /// Whether a transaction may read `db_key` before its first write to it. A deferred SQLite
-    /// transaction that has read cannot write once another connection has written
-    /// (`SQLITE_BUSY_SNAPSHOT`, no busy wait), so there the reservation comes first.
+    /// Whether a transaction may read `db_key` before writing it: a deferred SQLite transaction
+    /// that read cannot write once another has (`SQLITE_BUSY_SNAPSHOT`): it reserves first.
     #[doc(hidden)]
     const READS_FIRST_IN_TRANSACTION: bool;
 
@@ -208,9 +201,19 @@ pub trait Backend:
         std::future::ready(Ok(()))
     }
 
-    /// Records on the session the `timeline` (as [`Timeline`](dialect::Timeline) prints it)
-    /// seqgen checked it on; undone by a rollback, which fails closed: the next reservation
-    /// checks again. Nothing without [timelines](Backend::TIMELINES).
+    /// Whether the session carries `marker` (MySQL's check before a bulk on a guess); `false`
+    /// (tell the database apart first) where the insert checks itself.
+    #[doc(hidden)]
+    fn carries_mark<D: Runner<Backend = Self>>(
+        db: &mut D,
+        marker: &str,
+    ) -> impl Future<Output = QueryResult<bool>> + Send {
+        let _ = (db, marker);
+        std::future::ready(Ok(false))
+    }
+
+    /// Records on the session the `timeline` ([`Timeline`](dialect::Timeline)) seqgen checked it
+    /// on; a rollback undoes it (the next reservation checks again). Only with timelines.
     #[doc(hidden)]
     fn mark_timeline<D: Runner<Backend = Self>>(
         db: &mut D,
@@ -220,9 +223,8 @@ pub trait Backend:
         std::future::ready(Ok(()))
     }
 
-    /// Whether this server's commits wait for a standby while standbys are connected
-    /// (PostgreSQL: `pg_stat_replication` and `synchronous_standby_names`): a failover can lose
-    /// the last commits of one that does not.
+    /// Whether this server's commits wait for its connected standbys (PostgreSQL's
+    /// `synchronous_standby_names`): a failover can lose the last commits of one that does not.
     #[doc(hidden)]
     fn replication<D: Runner<Backend = Self>>(
         db: &mut D,
@@ -246,10 +248,8 @@ pub trait Backend:
         }
     }
 
-    /// Records `shape` on the key's row `key_row` (scope and period ''), creating the row if
-    /// it is missing, unless a shape is recorded there already, and with it the row's
-    /// [start](Counter::start) as its `start_value` where none is set and the start is not 1;
-    /// returns the shape recorded afterwards.
+    /// Records `shape` on the key's row `key_row`, created if missing, unless it records one
+    /// already ([`record_shape`](SharedStatements::record_shape)); the shape recorded after.
     #[doc(hidden)]
     fn claim_shape<D: Runner<Backend = Self>>(
         db: &mut D,
@@ -273,9 +273,8 @@ pub trait Backend:
         counter: Counter<'_>,
     ) -> impl Future<Output = QueryResult<()>> + Send;
 
-    /// Makes the connection's next transaction read what others committed at each statement
-    /// (MySQL's READ COMMITTED; the default elsewhere): a follower that reads rows under a
-    /// REPEATABLE READ snapshot would lock every row it scans, and the gaps between them.
+    /// Makes the connection's next transaction READ COMMITTED (MySQL; the default elsewhere): a
+    /// follower under a REPEATABLE READ snapshot would lock every row it scans, and the gaps.
     #[doc(hidden)]
     fn read_committed_next<D: Runner<Backend = Self>>(
         db: &mut D,
@@ -291,7 +290,7 @@ pub trait Backend:
         C: LoadConnection<Backend = Self>;
 
     /// The shape recorded on the key's row, read without a lock (the previews' check; a
-    /// reservation reads it with [`read_shape`](Backend::read_shape)).
+    /// reservation reads it with [`read_shape`](SharedStatements::read_shape)).
     #[doc(hidden)]
     fn look_at_shape<C>(conn: &mut C, key: &str) -> QueryResult<Option<String>>
     where

@@ -75,6 +75,7 @@
 //! | PostgreSQL | any | one, gapless, undated, unset | any | any | one `INSERT … WITH` that advances the counter and numbers its rows |
 //! | PostgreSQL | plain | batched | default | any | the insert alone, checking a guessed database |
 //! | MySQL, MariaDB | plain | batched | default | one | the insert alone, checking a guessed database |
+//! | MySQL, MariaDB | plain | batched | default | several | a check of the guessed database (`SELECT @seqgen_identity = ?`), then the insert |
 //! | any other | | | | | a reservation when the cache is empty (a query first to tell the database apart on a plain connection with the default generator), then the insert |
 //!
 //! A plain connection is one that cannot remember its database: `&mut PgConnection`,

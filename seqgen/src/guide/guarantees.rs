@@ -49,8 +49,8 @@
 //!   itself: after identifying a session's database, seqgen marks the session
 //!   (`set_config('seqgen.identity', …)` on PostgreSQL, undone by a rollback; a user variable on
 //!   MySQL) with a marker only this process's generator for that database has, and the rewritten
-//!   insert inserts nothing unless the session carries it (on MySQL an insert of one row only; a
-//!   bulk there identifies first). A wrong guess then costs a statement that inserts nothing,
+//!   insert inserts nothing unless the session carries it (a bulk on MySQL asks the session
+//!   first, then inserts on it). A wrong guess then costs a statement that inserts nothing,
 //!   a query and a few holes, never another database's numbers (`tests/suite/guess.rs`).
 //!   Everything else on such a connection (`next_id`, `assign_ids`, `get_result`, an insert
 //!   Diesel writes with `DEFAULT`, the insert of a struct that names no

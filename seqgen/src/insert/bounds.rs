@@ -10,7 +10,7 @@ use diesel::{Insertable, QueryResult, RunQueryDsl, Table};
 use crate::backend::asserted::{Asserted, Mark};
 use crate::backend::one_statement::{OneStatement, Plan};
 use crate::backend::row_values::{is_not_rewritten, InsertRow};
-use crate::backend::{Backend, IdConnection};
+use crate::backend::{drive, Backend, Blocking, IdConnection};
 use crate::model::Records;
 
 /// Records that [`InsertWithIds::execute`](crate::insert::InsertWithIds::execute) can insert
@@ -121,7 +121,19 @@ where
         mark: Mark,
         conn: &mut C,
     ) -> QueryResult<usize> {
-        let statement = Asserted::of::<T, R::Row>(target, records.__rows(), Some(mark));
+        let rows = records.__rows();
+        if !C::Backend::CHECKS_A_BULK && rows.len() > 1 {
+            // MySQL: the mark checked first, on the session that then inserts (`plan.rs`).
+            let statement = Asserted::of::<T, R::Row>(target, rows, None);
+            statement.is_safe_to_cache_prepared(&Default::default())?;
+            let carries = drive(C::Backend::carries_mark(&mut Blocking(conn), &mark.value))?;
+            return if carries {
+                statement.execute(conn)
+            } else {
+                Ok(0)
+            };
+        }
+        let statement = Asserted::of::<T, R::Row>(target, rows, Some(mark));
         // Refused before anything is sent when the insert is not of the plain shape.
         statement.is_safe_to_cache_prepared(&Default::default())?;
         statement.execute(conn)

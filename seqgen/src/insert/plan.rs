@@ -1,6 +1,5 @@
 //! Which statements an insert sends, decided in one place from what the call shows: the
-//! backend, the connection's form, the mode of the model's ID fields, whose generator, and how
-//! many rows. The blocking insert (`insert/mod.rs`) and the async one (`nonblocking/insert/`)
+//! backend, the connection's form, the mode of the model's ID fields and whose generator. The blocking insert (`insert/mod.rs`) and the async one (`nonblocking/insert/`)
 //! both follow [`plan`]; the guide's "Which statements an insert sends" (`guide::backends`) is this
 //! table for users.
 //!
@@ -9,6 +8,7 @@
 //! | PostgreSQL | any | one, gapless, undated, unset | any | any | [`Plan::Numbered`]: one `INSERT … WITH` that advances the counter and numbers its rows |
 //! | PostgreSQL | plain | batched | default | any | [`Plan::OnAGuess`]: the checking insert (`backend/asserted.rs`), no query before it |
 //! | MySQL | plain | batched | default | one | [`Plan::OnAGuess`], as on PostgreSQL |
+//! | MySQL | plain | batched | default | several | [`Plan::OnAGuess`]: a check of the session's mark, then the insert |
 //! | every other | | | | | [`Plan::Filled`]: a reservation when the cache is empty, then the insert |
 //!
 //! "Plain": a connection that cannot remember its database (`&mut PgConnection`, `&mut *pooled`);
@@ -29,10 +29,11 @@
 //!   without a mark) on PostgreSQL and MySQL when the derive writes the model's row, else
 //!   Diesel's own; with a gapless field both run in a savepoint.
 //!
-//! A bulk on MySQL is not inserted on a guess: MySQL's insert of several rows that inserts
-//! nothing on another database is a derived table of them (`INSERT … SELECT … FROM (VALUES …)`,
-//! spelled differently by MySQL and MariaDB), dearer than the query it saves
-//! (`BENCHMARKS.md`, "MySQL's insert on a guess").
+//! A bulk on MySQL checks the guess with a statement of its own (`SELECT @seqgen_identity = ?`,
+//! on the session that then inserts): an insert of several rows that inserts nothing on
+//! another database would be a derived table of them, spelled differently by MySQL and MariaDB
+//! and dearer, and telling the database apart with a query instead cost bulks of 100 a quarter
+//! to a half of their rate (`BENCHMARKS.md`, "MySQL's insert on a guess").
 
 use crate::backend::Backend;
 use crate::global::guess::worth_guessing;
@@ -60,8 +61,7 @@ pub(crate) fn plan<B: Backend, T: DistributedId>(
     if let Some(field) = numbering::field_of::<B, _>(rows) {
         return Plan::Numbered(field);
     }
-    let checked_on_a_guess = B::CHECKS_A_BULK || rows.len() == 1;
-    if checked_on_a_guess && worth_guessing::<B, _>(rows, own_generator) && !remembers() {
+    if worth_guessing::<B, _>(rows, own_generator) && !remembers() {
         return Plan::OnAGuess;
     }
     Plan::Filled

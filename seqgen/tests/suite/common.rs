@@ -459,8 +459,8 @@ pub fn count_queries<C: diesel::Connection>(
 /// Counts the statements `conn` sends from now on, and those whose text contains `prepared`
 /// that it prepares for its cache.
 /// Statements a bulk insert of the default generator sends on a plain connection once the
-/// session is marked: one checking insert, except on MySQL, whose bulks are not inserted on a
-/// guess (a query tells the database apart first: `seqgen/src/insert/plan.rs`).
+/// session is marked: one checking insert, except on MySQL, whose bulk checks the session's
+/// mark with a statement of its own first (`seqgen/src/insert/plan.rs`).
 pub fn statements_per_bulk(backend: &str) -> usize {
     if backend == "mysql" {
         2

@@ -178,6 +178,17 @@ impl super::Backend for Mysql {
         }))
     }
 
+    // Before a bulk on a guess, on the session that then inserts (`insert/bounds.rs`).
+    async fn carries_mark<D: Runner<Backend = Self>>(
+        db: &mut D,
+        marker: &str,
+    ) -> QueryResult<bool> {
+        let carries = sql::<Bool>("COALESCE(@seqgen_identity = ")
+            .bind::<Text, _>(marker)
+            .sql(", FALSE)");
+        db.get_result(diesel::select(carries)).await
+    }
+
     // A user variable, read by the checking insert (`asserted.rs`).
     async fn mark_session<D: Runner<Backend = Self>>(db: &mut D, marker: &str) -> QueryResult<()> {
         let mark = diesel::sql_query("SET @seqgen_identity = ?").bind::<Text, _>(marker);

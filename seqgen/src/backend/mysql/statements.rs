@@ -201,7 +201,7 @@ impl<F, V> QueryFragment<Mysql> for crate::backend::one_statement::OneStatement<
 }
 
 // The checking insert (`asserted.rs`): Diesel's insert; on a guess, of one row selected only on a
-// marked session (the plan sends no bulk on a guess here: `insert/plan.rs`).
+// marked session (a bulk checks the mark with a statement of its own: `Backend::carries_mark`).
 impl<F, V> QueryFragment<Mysql> for crate::backend::asserted::Asserted<F, V>
 where
     F: QueryFragment<Mysql>,

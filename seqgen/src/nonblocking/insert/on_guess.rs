@@ -12,7 +12,7 @@ use super::super::Generator;
 use super::InsertWithIds;
 use crate::backend::asserted::{Asserted, Mark};
 use crate::backend::row_values::InsertRow;
-use crate::backend::AsyncBackend;
+use crate::backend::{AsyncBackend, Backend};
 use crate::driver::NonBlocking;
 use crate::error::Result;
 use crate::global::default_marked_on;
@@ -69,10 +69,21 @@ where
         let (target, records) = (self.target.clone(), &*self.records);
         // Made and handed to diesel-async before anything is awaited, as in `numbered`: held
         // across an await, its type could not be shown `Send`.
+        let rows = records.__rows();
+        // MySQL's bulk: the mark checked first, on the session that then inserts (`plan.rs`).
+        let check_first = !C::Backend::CHECKS_A_BULK && rows.len() > 1;
+        let carries = match check_first {
+            true => C::Backend::carries_mark(&mut NonBlocking(&mut *conn), &mark.value).await?,
+            false => true,
+        };
         let sent = async {
-            let statement = Asserted::of::<T, R::Row>(&target, records.__rows(), Some(mark));
+            let mark = (!check_first).then_some(mark);
+            let statement = Asserted::of::<T, R::Row>(&target, rows, mark);
             statement.is_safe_to_cache_prepared(&C::Backend::default())?;
-            conn.execute_returning_count(statement).await
+            match carries {
+                true => conn.execute_returning_count(statement).await,
+                false => Ok(0),
+            }
         }
         .await;
         Ok(sent?)

@@ -32,8 +32,9 @@
 //! A bulk on MySQL checks the guess with a statement of its own (`SELECT @seqgen_identity = ?`,
 //! on the session that then inserts): an insert of several rows that inserts nothing on
 //! another database would be a derived table of them, spelled differently by MySQL and MariaDB
-//! and dearer, and telling the database apart with a query instead cost bulks of 100 a quarter
-//! to a half of their rate (`BENCHMARKS.md`, "MySQL's insert on a guess").
+//! and dearer. The check costs those bulks about a tenth of their rate; telling the database
+//! apart with a query instead cost a third (`BENCHMARKS.md`, "The statement layer and the
+//! insert's plan").
 
 use crate::backend::Backend;
 use crate::global::guess::worth_guessing;

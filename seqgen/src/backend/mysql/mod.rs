@@ -31,7 +31,9 @@ use super::statement::{LockNowait, Statement};
 use super::{Counter, Found, Identified, Request};
 use crate::backend::schema::db_key;
 use crate::backend::Runner;
-use statements::{Bump, BumpHeld, BumpKnownKey, CreateRowAt, ReadBack, ReadBackRow, StartOfRow};
+use statements::{
+    Bump, BumpHeld, BumpKnownKey, CarriesMark, CreateRowAt, ReadBack, ReadBackRow, StartOfRow,
+};
 
 diesel::define_sql_function! {
     /// The value this connection last remembered.
@@ -183,10 +185,7 @@ impl super::Backend for Mysql {
         db: &mut D,
         marker: &str,
     ) -> QueryResult<bool> {
-        let carries = sql::<Bool>("COALESCE(@seqgen_identity = ")
-            .bind::<Text, _>(marker)
-            .sql(", FALSE)");
-        db.get_result(diesel::select(carries)).await
+        db.get_result(CarriesMark(marker)).await
     }
 
     // A user variable, read by the checking insert (`asserted.rs`).

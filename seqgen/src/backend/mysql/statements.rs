@@ -3,7 +3,7 @@
 
 use diesel::mysql::Mysql;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{BigInt, Nullable, Text, Unsigned, Untyped};
 
 use crate::backend::dialect::{Durability, Fingerprint};
@@ -197,6 +197,28 @@ impl QueryFragment<Mysql> for Statement<'_, CreateRowAt> {
 impl<F, V> QueryFragment<Mysql> for crate::backend::one_statement::OneStatement<F, V> {
     fn walk_ast<'b>(&'b self, _: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
         Err(crate::backend::one_statement::not_one_statement())
+    }
+}
+
+/// Whether the session carries a marker (`Backend::carries_mark`): a statement of its own type,
+/// so that it is prepared once per connection and costs one round trip.
+pub(super) struct CarriesMark<'a>(pub(super) &'a str);
+
+impl QueryId for CarriesMark<'_> {
+    type QueryId = CarriesMark<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl Query for CarriesMark<'_> {
+    type SqlType = diesel::sql_types::Bool;
+}
+
+impl QueryFragment<Mysql> for CarriesMark<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
+        out.push_sql("SELECT COALESCE(@seqgen_identity = ");
+        out.push_bind_param::<Text, str>(self.0)?;
+        out.push_sql(", FALSE)");
+        Ok(())
     }
 }
 

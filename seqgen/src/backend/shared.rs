@@ -26,7 +26,7 @@ use crate::backend::Runner;
 
 /// The statements every backend sends alike (see the module's documentation).
 ///
-/// Sealed (implemented for seqgen's backends only); its items are seqgen's internals.
+/// Implemented by the blanket impl below; its items are seqgen's internals.
 #[doc(hidden)]
 #[allow(private_bounds)] // its statements take seqgen's own driver: only seqgen calls them
 pub trait SharedStatements: Sized {

@@ -1,7 +1,8 @@
 //! Which statements an insert sends, decided in one place from what the call shows: the
-//! backend, the connection's form, the mode of the model's ID fields and whose generator. The blocking insert (`insert/mod.rs`) and the async one (`nonblocking/insert/`)
-//! both follow [`plan`]; the guide's "Which statements an insert sends" (`guide::backends`) is this
-//! table for users.
+//! backend, the connection's form, the mode of the model's ID fields and whose generator. The
+//! blocking insert (`insert/mod.rs`) and the async one (`nonblocking/insert/`) both follow
+//! [`plan`]; the guide's "Which statements an insert sends" (`guide::backends`) is this table
+//! for users.
 //!
 //! | backend | connection | ID fields | generator | rows | the insert sends |
 //! |---|---|---|---|---|---|
@@ -11,8 +12,8 @@
 //! | MySQL | plain | batched | default | several | [`Plan::OnAGuess`]: a check of the session's mark, then the insert |
 //! | every other | | | | | [`Plan::Filled`]: a reservation when the cache is empty, then the insert |
 //!
-//! "Plain": a connection that cannot remember its database (`&mut PgConnection`, `&mut *pooled`);
-//! r2d2's `PooledConnection` passed as it comes remembers it. On SQLite telling the database
+//! "Plain": a connection that cannot remember its database (`&mut PgConnection`, `&mut *pooled`,
+//! every diesel-async connection); r2d2's `PooledConnection` passed as it comes remembers it. On SQLite telling the database
 //! apart is a local read: there every insert is [`Plan::Filled`].
 //!
 //! What each plan falls back to, and when:

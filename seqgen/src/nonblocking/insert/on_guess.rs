@@ -67,8 +67,6 @@ where
             QueryFragment<C::Backend> + QueryId + Send,
     {
         let (target, records) = (self.target.clone(), &*self.records);
-        // Made and handed to diesel-async before anything is awaited, as in `numbered`: held
-        // across an await, its type could not be shown `Send`.
         let rows = records.__rows();
         // MySQL's bulk: the mark checked first, on the session that then inserts (`plan.rs`).
         let check_first = !C::Backend::CHECKS_A_BULK && rows.len() > 1;
@@ -76,6 +74,8 @@ where
             true => C::Backend::carries_mark(&mut NonBlocking(&mut *conn), &mark.value).await?,
             false => true,
         };
+        // Made and handed to diesel-async before anything is awaited, as in `numbered`: held
+        // across an await, its type could not be shown `Send`.
         let sent = async {
             let mark = (!check_first).then_some(mark);
             let statement = Asserted::of::<T, R::Row>(&target, rows, mark);

@@ -130,6 +130,13 @@ fn keeps_prepared(shape: &'static str, rows: usize) -> bool {
     false
 }
 
+/// Whether a checking insert of `rows` rows on `B` asks the session for its mark with a
+/// statement of its own first ([`Backend::carries_mark`](super::Backend::carries_mark)), then
+/// sends the insert without one: MySQL's bulk, which cannot check itself (module docs).
+pub(crate) fn asks_first<B: super::Backend>(rows: usize) -> bool {
+    !B::CHECKS_A_BULK && rows > 1
+}
+
 /// Why an insert takes the query instead ([`NotRewritten`]).
 pub(crate) const NOT_CHECKED: &str = "this insert cannot check the database it reaches itself";
 

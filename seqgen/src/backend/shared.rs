@@ -20,6 +20,7 @@ use diesel::sql_types::{BigInt, Nullable, Text};
 use super::dialect::{Durability, Fingerprint, IgnoringEnd, InsertIgnoring, LockingRead};
 use super::dialect::{TextType, Timeline};
 use super::pending_rows::{lock_sql, select_sql, waiting_sql, write_sql};
+use super::statement::{walk_where_counter, walk_where_key_row};
 use super::statement::{CreateToken, Identify, IdentifyRow, Statement};
 use super::{Counter, Found, PendingRow, PendingRows, WaitingRows};
 use crate::backend::Runner;
@@ -265,23 +266,6 @@ where
     }
 }
 
-/// ` WHERE` the row is `counter`'s.
-fn walk_where_counter<'b, DB>(
-    counter: Counter<'b>,
-    out: &mut AstPass<'_, 'b, DB>,
-) -> QueryResult<()>
-where
-    DB: SqlBackend,
-    str: ToSql<Text, DB>,
-{
-    out.push_sql(" WHERE key_name = ");
-    out.push_bind_param::<Text, str>(counter.key)?;
-    out.push_sql(" AND scope = ");
-    out.push_bind_param::<Text, str>(counter.scope)?;
-    out.push_sql(" AND period = ");
-    out.push_bind_param::<Text, str>(counter.period)
-}
-
 /// A counter's value, read without a lock; no row without the counter's.
 pub(crate) struct ReadCounter<'a>(pub(crate) Counter<'a>);
 
@@ -325,9 +309,8 @@ where
     LockingRead: QueryFragment<DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        out.push_sql("SELECT shape FROM db_key WHERE key_name = ");
-        out.push_bind_param::<Text, str>(self.0)?;
-        out.push_sql(" AND scope = '' AND period = ''");
+        out.push_sql("SELECT shape FROM db_key");
+        walk_where_key_row(self.0, &mut out)?;
         LockingRead.walk_ast(out)
     }
 }
@@ -350,9 +333,8 @@ where
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         out.push_sql("UPDATE db_key SET start_value = ");
         out.push_bind_param::<BigInt, i64>(&self.0.start)?;
-        out.push_sql(" WHERE key_name = ");
-        out.push_bind_param::<Text, str>(self.0.key)?;
-        out.push_sql(" AND scope = '' AND period = '' AND shape IS NULL AND start_value IS NULL");
+        walk_where_key_row(self.0.key, &mut out)?;
+        out.push_sql(" AND shape IS NULL AND start_value IS NULL");
         Ok(())
     }
 }
@@ -376,9 +358,8 @@ where
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         out.push_sql("UPDATE db_key SET shape = ");
         out.push_bind_param::<Text, str>(self.shape)?;
-        out.push_sql(" WHERE key_name = ");
-        out.push_bind_param::<Text, str>(self.key)?;
-        out.push_sql(" AND scope = '' AND period = '' AND shape IS NULL");
+        walk_where_key_row(self.key, &mut out)?;
+        out.push_sql(" AND shape IS NULL");
         Ok(())
     }
 }

@@ -85,6 +85,38 @@ where
     out.push_bind_param::<Text, str>(counter.period)
 }
 
+/// ` WHERE` the row is `counter`'s.
+pub(crate) fn walk_where_counter<'b, DB>(
+    counter: Counter<'b>,
+    out: &mut AstPass<'_, 'b, DB>,
+) -> QueryResult<()>
+where
+    DB: Backend,
+    str: ToSql<Text, DB>,
+{
+    out.push_sql(" WHERE key_name = ");
+    out.push_bind_param::<Text, str>(counter.key)?;
+    out.push_sql(" AND scope = ");
+    out.push_bind_param::<Text, str>(counter.scope)?;
+    out.push_sql(" AND period = ");
+    out.push_bind_param::<Text, str>(counter.period)
+}
+
+/// ` WHERE` the row is `key`'s key row (scope and period ''), which holds its settings.
+pub(crate) fn walk_where_key_row<'b, DB>(
+    key: &'b str,
+    out: &mut AstPass<'_, 'b, DB>,
+) -> QueryResult<()>
+where
+    DB: Backend,
+    str: ToSql<Text, DB>,
+{
+    out.push_sql(" WHERE key_name = ");
+    out.push_bind_param::<Text, str>(key)?;
+    out.push_sql(" AND scope = '' AND period = ''");
+    Ok(())
+}
+
 impl<S: Returns> QueryId for Statement<'_, S> {
     type QueryId = S;
     const HAS_STATIC_QUERY_ID: bool = true;
@@ -268,12 +300,8 @@ where
     str: ToSql<Text, DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        out.push_sql("SELECT current_value FROM db_key WHERE key_name = ");
-        out.push_bind_param::<Text, str>(self.counter.key)?;
-        out.push_sql(" AND scope = ");
-        out.push_bind_param::<Text, str>(self.counter.scope)?;
-        out.push_sql(" AND period = ");
-        out.push_bind_param::<Text, str>(self.counter.period)?;
+        out.push_sql("SELECT current_value FROM db_key");
+        walk_where_counter(self.counter, &mut out)?;
         out.push_sql(" FOR UPDATE NOWAIT");
         Ok(())
     }

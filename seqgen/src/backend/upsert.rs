@@ -11,7 +11,8 @@ use diesel::sql_types::{BigInt, Text};
 use diesel::{OptionalExtension, QueryResult};
 
 use super::dialect::{DurableCommit, Greatest, IgnoringEnd, InsertIgnoring, OnCheckedSession};
-use super::statement::{bind_counter, walk_at_least_start, walk_before_start, Returns, Statement};
+use super::statement::{bind_counter, walk_at_least_start, walk_before_start, walk_where_key_row};
+use super::statement::{Returns, Statement};
 use super::Counter;
 use crate::backend::Runner;
 use diesel::backend::Backend;
@@ -168,9 +169,8 @@ where
         bind_counter(self.counter, &mut out)?;
         out.push_sql(", ");
         walk_before_start("MAX(start_value)", &self.counter.start, &mut out)?;
-        out.push_sql(" FROM db_key WHERE key_name = ");
-        out.push_bind_param::<Text, str>(self.counter.key)?;
-        out.push_sql(" AND scope = '' AND period = ''");
+        out.push_sql(" FROM db_key");
+        walk_where_key_row(self.counter.key, &mut out)?;
         IgnoringEnd.walk_ast(out.reborrow())
     }
 }

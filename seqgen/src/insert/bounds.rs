@@ -7,7 +7,7 @@ use diesel::query_builder::{InsertStatement, QueryFragment};
 use diesel::query_dsl::methods::{ExecuteDsl, LoadQuery};
 use diesel::{Insertable, QueryResult, RunQueryDsl, Table};
 
-use crate::backend::asserted::{Asserted, Mark};
+use crate::backend::asserted::{asks_first, Asserted, Mark};
 use crate::backend::one_statement::{OneStatement, Plan};
 use crate::backend::row_values::{is_not_rewritten, InsertRow};
 use crate::backend::{drive, Backend, Blocking, IdConnection};
@@ -122,8 +122,7 @@ where
         conn: &mut C,
     ) -> QueryResult<usize> {
         let rows = records.__rows();
-        if !C::Backend::CHECKS_A_BULK && rows.len() > 1 {
-            // MySQL: the mark checked first, on the session that then inserts (`plan.rs`).
+        if asks_first::<C::Backend>(rows.len()) {
             let statement = Asserted::of::<T, R::Row>(target, rows, None);
             statement.is_safe_to_cache_prepared(&Default::default())?;
             let carries = drive(C::Backend::carries_mark(&mut Blocking(conn), &mark.value))?;

@@ -8,7 +8,8 @@ use diesel::sql_types::{BigInt, Nullable, Text, Unsigned, Untyped};
 
 use crate::backend::dialect::{Durability, Fingerprint};
 use crate::backend::statement::{
-    bind_counter, walk_at_least_start, walk_before_start, Returns, Statement,
+    bind_counter, walk_at_least_start, walk_before_start, walk_where_counter, walk_where_key_row,
+    Returns, Statement,
 };
 use crate::backend::Counter;
 
@@ -58,12 +59,8 @@ fn walk_bump<'b>(
     walk_at_least_start("current_value", "start_value", &counter.start, &mut out)?;
     out.push_sql(" + ");
     out.push_bind_param::<BigInt, i64>(count)?;
-    out.push_sql("), updated_at = CURRENT_TIMESTAMP(6) WHERE key_name = ");
-    out.push_bind_param::<Text, str>(counter.key)?;
-    out.push_sql(" AND scope = ");
-    out.push_bind_param::<Text, str>(counter.scope)?;
-    out.push_sql(" AND period = ");
-    out.push_bind_param::<Text, str>(counter.period)?;
+    out.push_sql("), updated_at = CURRENT_TIMESTAMP(6)");
+    walk_where_counter(*counter, &mut out)?;
     out.push_sql(" AND ");
     walk_at_least_start("current_value", "start_value", &counter.start, &mut out)?;
     out.push_sql(" <= ");
@@ -162,9 +159,9 @@ impl QueryFragment<Mysql> for Statement<'_, StartOfRow> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
         out.push_sql("SELECT ");
         walk_before_start("MAX(start_value)", &self.counter().start, &mut out)?;
-        out.push_sql(" FROM db_key WHERE key_name = ");
-        out.push_bind_param::<Text, str>(self.counter().key)?;
-        out.push_sql(" AND scope = '' AND period = '' FOR UPDATE");
+        out.push_sql(" FROM db_key");
+        walk_where_key_row(self.counter().key, &mut out)?;
+        out.push_sql(" FOR UPDATE");
         Ok(())
     }
 }

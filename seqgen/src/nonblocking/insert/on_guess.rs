@@ -10,7 +10,7 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use super::super::free::fill;
 use super::super::Generator;
 use super::InsertWithIds;
-use crate::backend::asserted::{Asserted, Mark};
+use crate::backend::asserted::{asks_first, Asserted, Mark};
 use crate::backend::row_values::InsertRow;
 use crate::backend::{AsyncBackend, Backend};
 use crate::driver::NonBlocking;
@@ -68,8 +68,7 @@ where
     {
         let (target, records) = (self.target.clone(), &*self.records);
         let rows = records.__rows();
-        // MySQL's bulk: the mark checked first, on the session that then inserts (`plan.rs`).
-        let check_first = !C::Backend::CHECKS_A_BULK && rows.len() > 1;
+        let check_first = asks_first::<C::Backend>(rows.len());
         let carries = match check_first {
             true => C::Backend::carries_mark(&mut NonBlocking(&mut *conn), &mark.value).await?,
             false => true,

@@ -1,14 +1,16 @@
 //! The nemesis in CI: a short run per setup on a fixed seed, whose schedule meets every fault
 //! (partitions both ways and one way, lost packets, a slow link, a paused app, a moved clock,
-//! a killed app, a crashed server, on Galera a node cut off from its peers), checked by its
-//! histories. Longer runs on random seeds:
+//! a killed app, a crashed server, on Galera a node cut off from its peers; under Patroni a
+//! node, the leader mostly, cut off from everything but its apps, from etcd, from its peers or
+//! from some apps), checked by its histories. Longer runs on random seeds:
 //! `cargo run --release -p seqgen-tools --features postgres,mysql --bin nemesis -- --setup
 //! postgres --duration 1800` (`BENCHMARKS.md`, "Reliability").
 
 use std::process::Command;
 
 /// Runs the nemesis binary on `setup`, seed 59, for `seconds`: its report, or why it failed.
-/// The schedule meets every kind of fault in 30 s, and Galera's isolated node in 35 s.
+/// The schedule meets every kind of fault in 30 s, Galera's isolated node in 35 s, and
+/// Patroni's four node faults (two of them past the leader key's 10 s) in 80 s.
 fn nemesis(setup: &str, seconds: &str) {
     // Network namespaces need root; CI runs as root, as every session's machine does.
     let uid = Command::new("id").arg("-u").output().expect("id -u");
@@ -46,11 +48,18 @@ fn nemesis(setup: &str, seconds: &str) {
     ] {
         assert!(report.contains(kind), "no {kind} in {report}");
     }
-    if setup == "galera" {
-        assert!(
-            report.contains("node isolated"),
-            "no node isolated in {report}"
-        );
+    let nodes: &[&str] = match setup {
+        "galera" => &["node isolated"],
+        "patroni" => &[
+            "node isolated",
+            "node cut from etcd",
+            "node cut from its peers",
+            "node cut from some apps",
+        ],
+        _ => &[],
+    };
+    for kind in nodes {
+        assert!(report.contains(kind), "no {kind} in {report}");
     }
 }
 
@@ -67,4 +76,9 @@ fn nemesis_on_mariadb() {
 #[test]
 fn nemesis_on_galera() {
     nemesis("galera", "35");
+}
+
+#[test]
+fn nemesis_on_patroni() {
+    nemesis("patroni", "80");
 }

@@ -5,7 +5,7 @@
 //! machine: `net.rs` builds the network in namespaces).
 //!
 //! ```text
-//! nemesis --setup postgres|mariadb|galera [--seed N] [--duration S] [--apps N] [--dir DIR]
+//! nemesis --setup postgres|mariadb|galera|patroni [--seed N] [--duration S] [--apps N] [--dir DIR]
 //! ```
 //!
 //! It prints the schedule as it goes, then one JSON line: the faults injected by kind, and per
@@ -26,8 +26,8 @@ mod tables;
 
 use apps::{App, Kind};
 use net::Net;
-use schedule::{Fault, Step};
-pub use server::Setup;
+use schedule::Fault;
+pub use server::{Setup, Target};
 
 /// The nemesis's arguments.
 #[derive(Debug, Clone, clap::Parser)]
@@ -58,6 +58,12 @@ pub struct Report {
     pub seconds: f64,
     pub faults: BTreeMap<&'static str, usize>,
     pub keys: BTreeMap<String, check::Verdict>,
+    /// Per key, the longest time (seconds) between two of its commits: how long a fault
+    /// stopped it.
+    pub longest_without_commit: BTreeMap<String, f64>,
+    /// What the cluster had not mended a minute after the run (Patroni's replicas), if
+    /// anything: its own state, not a finding against seqgen.
+    pub cluster: Option<String>,
     /// Rows numbered after the run, which no follower had numbered yet.
     pub numbered_at_end: u64,
     pub app_failures: Vec<String>,
@@ -108,8 +114,7 @@ pub fn run(args: &Args) -> Result<Report, String> {
     let seed = args.seed.unwrap_or_else(rand::random);
     let apps = args.apps as usize;
     let clocked: Vec<usize> = (0..apps).filter(|&i| Kind::of(i) == Kind::Dated).collect();
-    let nodes = args.setup.nodes();
-    let steps = schedule::draw(seed, args.duration, (nodes, apps), &clocked);
+    let steps = schedule::draw(seed, args.duration, args.setup, apps, &clocked);
     eprintln!(
         "nemesis: setup {:?}, seed {seed}, {} s, {apps} apps, {} faults (rerun with --seed {seed}):",
         args.setup,
@@ -126,7 +131,7 @@ pub fn run(args: &Args) -> Result<Report, String> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755))
         .map_err(|e| format!("{}: {e}", dir.display()))?;
-    let net = Net::create(nodes, apps)?;
+    let net = Net::create(args.setup.nodes(), apps)?;
     let mut server = server::Server::start(args.setup, &net, &dir)?;
     let mut apps: Vec<App> = (0..apps)
         .map(|i| App::new(i, net.app(i), &dir, args.setup == Setup::Galera))
@@ -139,10 +144,15 @@ pub fn run(args: &Args) -> Result<Report, String> {
     let mut faults = BTreeMap::new();
     for step in &steps {
         sleep_until(started, step.at);
-        eprintln!("  {step}");
-        inject(step, &net, &mut server, &mut apps)?;
+        // A fault on "the leader" falls on the node that leads now, for all its length.
+        let fault = step.fault.on(|target| server.resolve(target));
+        match fault == step.fault {
+            true => eprintln!("  {step}"),
+            false => eprintln!("  {step} ({fault})"),
+        }
+        inject(fault, &net, &mut server, &mut apps, args.setup)?;
         sleep_until(started, step.at + step.hold);
-        heal(step, &net, &mut server, &mut apps, deadline)?;
+        heal(fault, &net, &mut server, &mut apps, deadline)?;
         *faults.entry(step.fault.kind()).or_insert(0) += 1;
     }
     // Every app ends by its deadline, or soon after a stall; one that does not is stuck.
@@ -161,19 +171,21 @@ pub fn run(args: &Args) -> Result<Report, String> {
         }
         app_failures.append(&mut app.failures);
     }
-    server.wait_ready()?;
+    let cluster = server.wait_healed()?;
     // Rows committed after the followers' last round (they stop with their apps) are numbered
     // now, as a follower started later would.
     // Refused, it is a finding of the deferred key's (a number already in the table).
-    let (numbered_at_end, unnumbered) = match tables::number_the_rest(&server.local_url()) {
+    let local_url = server.local_url()?;
+    let (numbered_at_end, unnumbered) = match tables::number_the_rest(&local_url) {
         Ok(n) => (n, None),
         Err(e) => (
             0,
             Some(format!("numbering the rows left after the run failed: {e}")),
         ),
     };
-    let tables = tables::read(&server.local_url())?;
+    let tables = tables::read(&local_url)?;
     let mut keys = BTreeMap::new();
+    let mut longest_without_commit = BTreeMap::new();
     for kind in Kind::ALL {
         let key = kind.key();
         let mut attempts = Vec::new();
@@ -182,6 +194,9 @@ pub fn run(args: &Args) -> Result<Report, String> {
             attempts.extend(crate::history::read(&text)?);
         }
         let mut verdict = check::check(&key, &attempts, &tables);
+        if let Some(longest) = crate::history::longest_without_commit(&attempts) {
+            longest_without_commit.insert(key.rows.clone(), longest);
+        }
         if key.deferred {
             verdict.errors.extend(unnumbered.clone());
         }
@@ -193,6 +208,8 @@ pub fn run(args: &Args) -> Result<Report, String> {
         seconds: started.elapsed().as_secs_f64(),
         faults,
         keys,
+        longest_without_commit,
+        cluster,
         numbered_at_end,
         app_failures,
     };
@@ -203,12 +220,13 @@ pub fn run(args: &Args) -> Result<Report, String> {
 }
 
 fn inject(
-    step: &Step,
+    fault: Fault,
     net: &Net,
     server: &mut server::Server,
     apps: &mut [App],
+    setup: Setup,
 ) -> Result<(), String> {
-    match step.fault {
+    match fault {
         Fault::Partition(app, way) => net.partition(app, way),
         Fault::Loss(app, percent) => net.lose(app, percent),
         Fault::Slow(app) => net.slow(app),
@@ -216,19 +234,27 @@ fn inject(
         Fault::Clock(app, seconds) => apps[app].set_clock(seconds),
         Fault::Kill(app) => apps[app].signal("KILL"),
         // Stopped now, started again when the fault ends.
-        Fault::Crash(node) => server.crash(node),
-        Fault::Isolate(node) => net.isolate(node),
+        Fault::Crash(target) => server.crash(node(target)),
+        Fault::Isolate(target) => net.isolate(node(target)),
+        Fault::CutFromDcs(target) => net.cut(node(target), &Vec::from_iter(setup.dcs())),
+        Fault::CutFromPeers(target) => {
+            let peers: Vec<usize> = (0..setup.database_nodes())
+                .filter(|&n| n != node(target))
+                .collect();
+            net.cut(node(target), &peers)
+        }
+        Fault::Split(target) => net.split(node(target)),
     }
 }
 
 fn heal(
-    step: &Step,
+    fault: Fault,
     net: &Net,
     server: &mut server::Server,
     apps: &mut [App],
     deadline: Instant,
 ) -> Result<(), String> {
-    match step.fault {
+    match fault {
         Fault::Partition(app, _) | Fault::Loss(app, _) | Fault::Slow(app) => net.heal(app),
         Fault::Pause(app) => apps[app].signal("CONT"),
         Fault::Clock(app, _) => apps[app].set_clock(0),
@@ -236,8 +262,19 @@ fn heal(
             let url = server.app_url(apps[app].turn());
             apps[app].start(&url, deadline)
         }
-        Fault::Crash(node) => server.restart(node),
-        Fault::Isolate(node) => net.rejoin(node),
+        Fault::Crash(target) => server.restart(node(target)),
+        Fault::Isolate(target) | Fault::CutFromDcs(target) | Fault::CutFromPeers(target) => {
+            net.rejoin(node(target))
+        }
+        Fault::Split(_) => net.unsplit(),
+    }
+}
+
+/// A fault's node, once [`Fault::on`] named it.
+fn node(target: Target) -> usize {
+    match target {
+        Target::Node(node) => node,
+        Target::Leader => unreachable!("a fault's leader is named when it begins (Fault::on)"),
     }
 }
 

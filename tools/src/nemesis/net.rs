@@ -6,7 +6,8 @@
 //!
 //! - a partition drops everything between an app and the database nodes, both ways or one;
 //!   an isolated node loses its peers (a Galera node cut off from the others, its clients
-//!   still reaching it);
+//!   still reaching it); a node can be cut off from some nodes only (a Patroni node from etcd,
+//!   or from its peers) or from some apps only;
 //! - loss drops a share of an app's packets at random (nftables' `numgen`);
 //! - a slow link sends at 256 kbit/s through a token bucket (`tbf`), which queues the app's
 //!   requests behind each other. This kernel has no `netem` (`CONFIG_NET_SCH_NETEM` is not
@@ -128,17 +129,35 @@ impl Net {
 
     /// Cuts database node `node` off from the other nodes, both ways; apps still reach it.
     pub fn isolate(&self, node: usize) -> Result<(), String> {
-        let others: Vec<String> = (0..self.nodes)
-            .filter(|&n| n != node)
-            .map(node_address)
-            .collect();
-        let others = format!("{{ {} }}", others.join(", "));
-        self.drop_between(&self.node(node), &others, (true, true))
+        let others: Vec<usize> = (0..self.nodes).filter(|&n| n != node).collect();
+        self.cut(node, &others)
     }
 
-    /// Undoes [`isolate`](Self::isolate).
+    /// Cuts database node `node` off from the nodes `from` (etcd, or its peers), both ways.
+    pub fn cut(&self, node: usize, from: &[usize]) -> Result<(), String> {
+        let from: Vec<String> = from.iter().map(|&n| node_address(n)).collect();
+        let from = format!("{{ {} }}", from.join(", "));
+        self.drop_between(&self.node(node), &from, (true, true))
+    }
+
+    /// Undoes [`isolate`](Self::isolate) and [`cut`](Self::cut).
     pub fn rejoin(&self, node: usize) -> Result<(), String> {
         heal_ns(&self.node(node))
+    }
+
+    /// Cuts database node `node` off from the even apps (0, 2, …), both ways.
+    pub fn split(&self, node: usize) -> Result<(), String> {
+        let address = format!("{{ {} }}", node_address(node));
+        (0..self.apps)
+            .step_by(2)
+            .try_for_each(|app| self.drop_between(&self.app(app), &address, (true, true)))
+    }
+
+    /// Undoes [`split`](Self::split).
+    pub fn unsplit(&self) -> Result<(), String> {
+        (0..self.apps)
+            .step_by(2)
+            .try_for_each(|app| heal_ns(&self.app(app)))
     }
 
     /// Drops packets from `ns` to `peers` (`out`) and from them to `ns` (`into`).

@@ -6,6 +6,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use super::net::Way;
+use super::server::{Setup, Target};
 
 /// One fault, held for a while and then undone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,11 +24,19 @@ pub enum Fault {
     Clock(usize, i64),
     /// App `app`'s process killed (SIGKILL) and started again when the fault ends.
     Kill(usize),
-    /// Database node `node` stopped as by a power cut, and started again when the fault ends.
-    Crash(usize),
-    /// Database node `node` cut off from the other nodes (a Galera node alone, the others a
-    /// majority), its clients still reaching it.
-    Isolate(usize),
+    /// A database node stopped as by a power cut, and started again when the fault ends.
+    Crash(Target),
+    /// A database node cut off from the other nodes (a Galera node alone, the others a
+    /// majority; a Patroni node from etcd and its peers), its clients still reaching it.
+    Isolate(Target),
+    /// A Patroni node cut off from etcd alone: a leader that cannot renew its key but still
+    /// streams to its standbys and takes writes.
+    CutFromDcs(Target),
+    /// A Patroni node cut off from the other database nodes alone: a leader whose synchronous
+    /// standby no longer answers, still holding its key in etcd.
+    CutFromPeers(Target),
+    /// A database node cut off from half the apps (the even ones), both ways.
+    Split(Target),
 }
 
 impl Fault {
@@ -43,6 +52,24 @@ impl Fault {
             Fault::Kill(_) => "kill",
             Fault::Crash(_) => "server crash",
             Fault::Isolate(_) => "node isolated",
+            Fault::CutFromDcs(_) => "node cut from etcd",
+            Fault::CutFromPeers(_) => "node cut from its peers",
+            Fault::Split(_) => "node cut from some apps",
+        }
+    }
+}
+
+impl Fault {
+    /// The same fault, its target named by `resolve` (the leader's index, when it begins).
+    pub fn on(self, resolve: impl FnOnce(Target) -> usize) -> Fault {
+        let node = |target| Target::Node(resolve(target));
+        match self {
+            Fault::Crash(target) => Fault::Crash(node(target)),
+            Fault::Isolate(target) => Fault::Isolate(node(target)),
+            Fault::CutFromDcs(target) => Fault::CutFromDcs(node(target)),
+            Fault::CutFromPeers(target) => Fault::CutFromPeers(node(target)),
+            Fault::Split(target) => Fault::Split(node(target)),
+            other => other,
         }
     }
 }
@@ -56,8 +83,11 @@ impl std::fmt::Display for Fault {
             Fault::Pause(app) => write!(f, "pause app{app}"),
             Fault::Clock(app, seconds) => write!(f, "clock app{app} {seconds:+}s"),
             Fault::Kill(app) => write!(f, "kill app{app}"),
-            Fault::Crash(node) => write!(f, "crash node{node}"),
-            Fault::Isolate(node) => write!(f, "isolate node{node} from the other nodes"),
+            Fault::Crash(node) => write!(f, "crash {node}"),
+            Fault::Isolate(node) => write!(f, "isolate {node} from the other nodes"),
+            Fault::CutFromDcs(node) => write!(f, "cut {node} from etcd"),
+            Fault::CutFromPeers(node) => write!(f, "cut {node} from the other database nodes"),
+            Fault::Split(node) => write!(f, "cut {node} from the even apps"),
         }
     }
 }
@@ -82,18 +112,22 @@ impl std::fmt::Display for Step {
     }
 }
 
-/// The schedule of a run of `seconds` over `apps` apps: one fault at a time, a quiet spell
-/// between two, none in the last 15 % (the apps finish on a healed network), and at least one
-/// of each kind when the run is long enough to hold them (30 s is; Galera's isolated node
-/// needs 35 s). Clocks move on the
-/// `clocked` apps only (not empty); with more than one database node, one may be isolated.
-pub fn draw(
-    seed: u64,
-    seconds: f64,
-    (nodes, apps): (usize, usize),
-    clocked: &[usize],
-) -> Vec<Step> {
-    let kinds = if nodes > 1 { KINDS + 1 } else { KINDS };
+/// The schedule of a run of `seconds` of `setup` over `apps` apps: one fault at a time, a
+/// quiet spell between two, none in the last 15 % (the apps finish on a healed network), and
+/// at least one of each kind when the run is long enough to hold them (30 s is; Galera's
+/// isolated node needs 35 s; Patroni's four node faults up to 120 s, 80 s on seed 59). Clocks move on the `clocked`
+/// apps only (not empty); with more than one database node, one may be isolated; under
+/// Patroni, a node (the leader two times in three) may also be cut from etcd, from its peers
+/// or from some apps, and an isolation or a cut from etcd lasts 6–20 s: past the leader key's
+/// 10 s, so that a standby takes over while the old leader still answers some apps.
+pub fn draw(seed: u64, seconds: f64, setup: Setup, apps: usize, clocked: &[usize]) -> Vec<Step> {
+    let nodes = setup.database_nodes();
+    let patroni = setup == Setup::Patroni;
+    let kinds = match (patroni, nodes > 1) {
+        (true, _) => KINDS + 4,
+        (false, true) => KINDS + 1,
+        (false, false) => KINDS,
+    };
     let mut rng = StdRng::seed_from_u64(seed);
     let end = seconds * 0.85;
     let mut steps = Vec::new();
@@ -128,17 +162,23 @@ pub fn draw(
                 Fault::Clock(dated, hours * 3600 * sign)
             }
             6 => Fault::Kill(app),
-            7 => Fault::Crash(rng.random_range(0..nodes)),
-            _ => Fault::Isolate(rng.random_range(0..nodes)),
+            7 => Fault::Crash(target(&mut rng, nodes, patroni)),
+            8 => Fault::Isolate(target(&mut rng, nodes, patroni)),
+            9 => Fault::CutFromDcs(target(&mut rng, nodes, patroni)),
+            10 => Fault::CutFromPeers(target(&mut rng, nodes, patroni)),
+            _ => Fault::Split(target(&mut rng, nodes, patroni)),
         };
         // Partitions and pauses up to 20 s in a run of 5 minutes or more: past the apps' TCP
         // timeouts (about 10 s), so that some connections are given up for dead while their
         // server still holds their work. Shorter runs hold each fault for less, to meet them all.
         let hold: f64 = match fault {
+            Fault::Isolate(_) | Fault::CutFromDcs(_) if patroni => rng.random_range(6.0..20.0),
             Fault::Crash(_) | Fault::Kill(_) => rng.random_range(0.5..2.0),
-            Fault::Partition(..) | Fault::Pause(_) | Fault::Isolate(_) => {
-                rng.random_range(1.0..1.0 + 19.0 * scale)
-            }
+            Fault::Partition(..)
+            | Fault::Pause(_)
+            | Fault::Isolate(_)
+            | Fault::CutFromPeers(_)
+            | Fault::Split(_) => rng.random_range(1.0..1.0 + 19.0 * scale),
             _ => rng.random_range(1.0..1.0 + 7.0 * scale),
         };
         let hold = hold.min((end - at).max(0.5));
@@ -149,8 +189,17 @@ pub fn draw(
 }
 
 /// How many kinds [`draw`] picks from with one database node (with more: one more, isolating
-/// a node).
+/// a node; under Patroni, four more).
 const KINDS: usize = 8;
+
+/// A node fault's target: with one node, it; under Patroni, the leader two times in three;
+/// else a node at random.
+fn target(rng: &mut StdRng, nodes: usize, patroni: bool) -> Target {
+    if patroni && rng.random_bool(2.0 / 3.0) {
+        return Target::Leader;
+    }
+    Target::Node(rng.random_range(0..nodes))
+}
 
 #[cfg(test)]
 mod tests {
@@ -158,17 +207,22 @@ mod tests {
 
     #[test]
     fn a_seed_gives_one_schedule() {
-        let a = draw(7, 120.0, (1, 3), &[2]);
-        assert_eq!(a, draw(7, 120.0, (1, 3), &[2]));
-        assert_ne!(a, draw(8, 120.0, (1, 3), &[2]));
-        // A short run meets every kind: 8 with one node, and an isolated node with three.
+        let a = draw(7, 120.0, Setup::Postgres, 3, &[2]);
+        assert_eq!(a, draw(7, 120.0, Setup::Postgres, 3, &[2]));
+        assert_ne!(a, draw(8, 120.0, Setup::Postgres, 3, &[2]));
+        // A short run meets every kind: 8 with one node, an isolated node with three, and
+        // Patroni's four node faults in a longer one.
         for seed in 0..50 {
-            for nodes in [1, 3] {
-                let kinds: std::collections::HashSet<_> = draw(seed, 45.0, (nodes, 8), &[2, 6])
+            for (setup, seconds, count) in [
+                (Setup::Postgres, 45.0, 8),
+                (Setup::Galera, 45.0, 9),
+                (Setup::Patroni, 120.0, 12),
+            ] {
+                let kinds: std::collections::HashSet<_> = draw(seed, seconds, setup, 8, &[2, 6])
                     .iter()
                     .map(|s| s.fault.kind())
                     .collect();
-                assert_eq!(kinds.len(), 7 + nodes.min(2), "seed {seed}: {kinds:?}");
+                assert_eq!(kinds.len(), count, "seed {seed}: {kinds:?}");
             }
         }
         for pair in a.windows(2) {

@@ -9,6 +9,7 @@ fn attempt(op: &str, ids: &[&str], outcome: Option<Outcome>) -> Attempt {
         ended_with: ids.clone(),
         ids,
         outcome,
+        ended_at: None,
     }
 }
 

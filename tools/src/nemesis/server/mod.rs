@@ -1,8 +1,9 @@
 //! The run's database servers, of its own, each node in its namespace: one PostgreSQL cluster
-//! (`postgres.rs`), one MariaDB server, or three MariaDB nodes in a Galera cluster
-//! (`mariadb.rs`). All commit durably, as their defaults do: a crash loses nothing committed.
-//! The apps reach a node at its [`node_address`](super::net::node_address); the checker
-//! through node 0's Unix socket, which no partition cuts. Stopped when dropped.
+//! (`postgres.rs`), one MariaDB server, three MariaDB nodes in a Galera cluster
+//! (`mariadb.rs`), or three PostgreSQL nodes under Patroni with etcd (`patroni.rs`). All commit
+//! durably, as their defaults do: a crash loses nothing committed. The apps reach a node at
+//! its [`node_address`](super::net::node_address); the checker through a Unix socket, which no
+//! partition cuts (node 0's; under Patroni, the leader's). Stopped when dropped.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -10,7 +11,25 @@ use std::time::{Duration, Instant};
 use super::net::Net;
 
 mod mariadb;
+mod patroni;
 mod postgres;
+
+/// The database node a fault falls on: one by its index, or whichever leads when the fault
+/// begins (Patroni's leader, found then: the schedule cannot know it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Node(usize),
+    Leader,
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Node(node) => write!(f, "node{node}"),
+            Target::Leader => write!(f, "the leader"),
+        }
+    }
+}
 
 /// Which servers a run starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -22,15 +41,32 @@ pub enum Setup {
     Mariadb,
     /// Three MariaDB nodes in a Galera cluster; app `i` talks to node `i % 3`.
     Galera,
+    /// Three PostgreSQL nodes under Patroni (synchronous mode) and one etcd; the apps talk to
+    /// whichever node takes writes.
+    Patroni,
 }
 
 impl Setup {
     /// How many database nodes it has.
-    pub fn nodes(self) -> usize {
+    pub fn database_nodes(self) -> usize {
         match self {
             Setup::Postgres | Setup::Mariadb => 1,
             Setup::Galera => 3,
+            Setup::Patroni => patroni::NODES,
         }
+    }
+
+    /// How many namespaces its servers take: the database nodes, and Patroni's etcd.
+    pub fn nodes(self) -> usize {
+        match self {
+            Setup::Patroni => patroni::DCS + 1,
+            _ => self.database_nodes(),
+        }
+    }
+
+    /// The namespace of the server a database node's peers coordinate through (etcd), if any.
+    pub fn dcs(self) -> Option<usize> {
+        (self == Setup::Patroni).then_some(patroni::DCS)
     }
 }
 
@@ -38,6 +74,7 @@ impl Setup {
 pub enum Server {
     Postgres(postgres::Postgres),
     Mariadb(Vec<mariadb::Node>),
+    Patroni(patroni::Patroni),
 }
 
 impl Server {
@@ -57,6 +94,17 @@ impl Server {
                 }
                 Ok(Server::Mariadb(started))
             }
+            Setup::Patroni => Ok(Server::Patroni(patroni::Patroni::start(net, dir)?)),
+        }
+    }
+
+    /// The node `target` names now: under Patroni, the leader is whichever node takes writes
+    /// (node 0 while none does); elsewhere node 0 leads.
+    pub fn resolve(&self, target: Target) -> usize {
+        match (target, self) {
+            (Target::Node(node), _) => node,
+            (Target::Leader, Server::Patroni(patroni)) => patroni.leader().unwrap_or(0),
+            (Target::Leader, _) => 0,
         }
     }
 
@@ -66,14 +114,16 @@ impl Server {
         match self {
             Server::Postgres(pg) => pg.app_url(),
             Server::Mariadb(nodes) => nodes[turn % nodes.len()].app_url(),
+            Server::Patroni(patroni) => patroni.app_url(),
         }
     }
 
-    /// The URL the checker connects to: node 0's Unix socket.
-    pub fn local_url(&self) -> String {
+    /// The URL the checker connects to: node 0's Unix socket (the leader's under Patroni).
+    pub fn local_url(&self) -> Result<String, String> {
         match self {
-            Server::Postgres(pg) => pg.local_url(),
-            Server::Mariadb(nodes) => nodes[0].local_url(),
+            Server::Postgres(pg) => Ok(pg.local_url()),
+            Server::Mariadb(nodes) => Ok(nodes[0].local_url()),
+            Server::Patroni(patroni) => patroni.local_url(),
         }
     }
 
@@ -82,6 +132,7 @@ impl Server {
         match self {
             Server::Postgres(pg) => pg.stop(),
             Server::Mariadb(nodes) => nodes[node].stop(),
+            Server::Patroni(patroni) => patroni.crash(node),
         }
         Ok(())
     }
@@ -92,14 +143,21 @@ impl Server {
         match self {
             Server::Postgres(pg) => pg.boot(),
             Server::Mariadb(nodes) => nodes[node].restart(),
+            Server::Patroni(patroni) => patroni.restart(node),
         }
     }
 
-    /// Waits until every node serves again (a Galera node synced with the others).
-    pub fn wait_ready(&self) -> Result<(), String> {
+    /// Waits until every node serves again after the run (a Galera node synced with the
+    /// others; under Patroni, a leader, and its replicas for a minute): what the cluster did
+    /// not mend by then, for the report.
+    pub fn wait_healed(&self) -> Result<Option<String>, String> {
         match self {
-            Server::Postgres(_) => Ok(()),
-            Server::Mariadb(nodes) => nodes.iter().try_for_each(mariadb::Node::wait_synced),
+            Server::Postgres(_) => Ok(None),
+            Server::Mariadb(nodes) => {
+                nodes.iter().try_for_each(mariadb::Node::wait_synced)?;
+                Ok(None)
+            }
+            Server::Patroni(patroni) => patroni.wait_healed(),
         }
     }
 
@@ -113,6 +171,7 @@ impl Server {
                     .collect::<Vec<_>>()
                     .join("\n")
             }
+            Server::Patroni(patroni) => patroni.logs(),
         }
     }
 }

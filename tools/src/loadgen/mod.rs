@@ -116,7 +116,9 @@ fn run_on<C: LoadgenConnection>(args: &Args, backend: &'static str) -> Result<Re
         // While the database is away, fail fast and let the backoff decide when to try again.
         .connection_timeout(Duration::from_secs(2))
         .connection_customizer(Box::new(Setup))
-        .build(ConnectionManager::<C>::new(url))?;
+        // Not `build`, which fails when no connection comes within the timeout: a process
+        // (re)started while no server takes writes (a Patroni failover) waits below instead.
+        .build_unchecked(ConnectionManager::<C>::new(url));
     // A process starting while its node restarts (a rolling restart) tries again, as an app
     // starting beside a failover would.
     (|| -> Result<(), BoxError> {

@@ -57,9 +57,7 @@ impl Fault {
             Fault::Split(_) => "node cut from some apps",
         }
     }
-}
 
-impl Fault {
     /// The same fault, its target named by `resolve` (the leader's index, when it begins).
     pub fn on(self, resolve: impl FnOnce(Target) -> usize) -> Fault {
         let node = |target| Target::Node(resolve(target));
@@ -115,8 +113,9 @@ impl std::fmt::Display for Step {
 /// The schedule of a run of `seconds` of `setup` over `apps` apps: one fault at a time, a
 /// quiet spell between two, none in the last 15 % (the apps finish on a healed network), and
 /// at least one of each kind when the run is long enough to hold them (30 s is; Galera's
-/// isolated node needs 35 s; Patroni's four node faults up to 120 s, 80 s on seed 59). Clocks move on the `clocked`
-/// apps only (not empty); with more than one database node, one may be isolated; under
+/// isolated node needs 35 s; Patroni's four node faults up to 120 s, 80 s on seed 59).
+/// Clocks move on the `clocked` apps only (not empty); with more than one database node, one
+/// may be isolated; under
 /// Patroni, a node (the leader two times in three) may also be cut from etcd, from its peers
 /// or from some apps, and an isolation or a cut from etcd lasts 6–20 s: past the leader key's
 /// 10 s, so that a standby takes over while the old leader still answers some apps.
@@ -170,7 +169,8 @@ pub fn draw(seed: u64, seconds: f64, setup: Setup, apps: usize, clocked: &[usize
         };
         // Partitions and pauses up to 20 s in a run of 5 minutes or more: past the apps' TCP
         // timeouts (about 10 s), so that some connections are given up for dead while their
-        // server still holds their work. Shorter runs hold each fault for less, to meet them all.
+        // server still holds their work. Shorter runs hold each fault for less, to meet them all,
+        // but for a Patroni leader's isolation, which outlasts its key whatever the run's length.
         let hold: f64 = match fault {
             Fault::Isolate(_) | Fault::CutFromDcs(_) if patroni => rng.random_range(6.0..20.0),
             Fault::Crash(_) | Fault::Kill(_) => rng.random_range(0.5..2.0),

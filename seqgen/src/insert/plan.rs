@@ -13,8 +13,9 @@
 //! | every other | | | | | [`Plan::Filled`]: a reservation when the cache is empty, then the insert |
 //!
 //! "Plain": a connection that cannot remember its database (`&mut PgConnection`, `&mut *pooled`,
-//! every diesel-async connection); r2d2's `PooledConnection` passed as it comes remembers it. On SQLite telling the database
-//! apart is a local read: there every insert is [`Plan::Filled`].
+//! every diesel-async connection); r2d2's `PooledConnection` passed as it comes remembers it.
+//! On SQLite telling the database apart is a local read: there every insert is
+//! [`Plan::Filled`].
 //!
 //! What each plan falls back to, and when:
 //!

@@ -236,7 +236,7 @@ fn inject(
         // Stopped now, started again when the fault ends.
         Fault::Crash(target) => server.crash(node(target)),
         Fault::Isolate(target) => net.isolate(node(target)),
-        Fault::CutFromDcs(target) => net.cut(node(target), &Vec::from_iter(setup.dcs())),
+        Fault::CutFromDcs(target) => net.cut(node(target), setup.dcs().as_slice()),
         Fault::CutFromPeers(target) => {
             let peers: Vec<usize> = (0..setup.database_nodes())
                 .filter(|&n| n != node(target))

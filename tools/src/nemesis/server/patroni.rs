@@ -74,11 +74,16 @@ impl Patroni {
             .stderr(log_file(&dir.join("etcd.log"))?)
             .spawn()
             .map_err(|e| format!("etcd: {e}"))?;
-        let mut nodes = Vec::new();
+        // Built first, so that a failure below stops etcd (and any node started) on drop.
+        let mut patroni = Patroni {
+            dir,
+            etcd,
+            nodes: Vec::new(),
+        };
         for i in 0..NODES {
-            nodes.push(Node::configure(&net.node(i), &dir, &bin, i)?);
+            let node = Node::configure(&net.node(i), &patroni.dir, &bin, i)?;
+            patroni.nodes.push(node);
         }
-        let mut patroni = Patroni { dir, etcd, nodes };
         patroni.nodes[0].start()?;
         wait_for("Patroni's first leader", Duration::from_secs(90), || {
             patroni.leader().is_some()

@@ -9,6 +9,7 @@ pub mod bench_report;
 pub mod history;
 pub mod loadgen;
 pub mod nemesis;
+pub mod patroni;
 pub mod programs;
 pub mod simulate;
 

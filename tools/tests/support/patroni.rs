@@ -13,10 +13,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use seqgen_tools::patroni::{crash, NodeConfig, Timing, ETCD, PATRONI};
+use seqgen_tools::programs::postgres_bin;
+
 use crate::own_servers::{as_root, free_port, print_logs, skip, wait_until};
 
-const PATRONI: &str = "/usr/bin/patroni";
-const ETCD: &str = "/usr/bin/etcd";
 const HAPROXY: &str = "/usr/sbin/haproxy";
 
 /// Patroni's timing: its default loop (10 s: a new leader names its synchronous standby up to
@@ -26,21 +27,6 @@ const HAPROXY: &str = "/usr/sbin/haproxy";
 const TTL: u32 = 20;
 const LOOP_WAIT: u32 = 10;
 const RETRY_TIMEOUT: u32 = 5;
-
-/// The newest PostgreSQL server binaries installed.
-fn pg_bin() -> Option<PathBuf> {
-    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .ok()?
-        .filter_map(|entry| {
-            let entry = entry.ok()?;
-            let version = entry.file_name().to_str()?.parse().ok()?;
-            let bin = entry.path().join("bin");
-            bin.join("initdb").exists().then_some((version, bin))
-        })
-        .collect();
-    versions.sort();
-    versions.pop().map(|(_, bin)| bin)
-}
 
 /// One Patroni node: its ports, and its process while it runs.
 pub struct Node {
@@ -67,7 +53,7 @@ impl PatroniCluster {
     /// The cluster, its leader elected and both replicas streaming, or `None` (printed) where
     /// a binary is missing.
     pub fn start(test: &str) -> Option<Self> {
-        let Some(bin) = pg_bin() else {
+        let Some(bin) = postgres_bin() else {
             skip(test, "PostgreSQL's server binaries are");
             return None;
         };
@@ -153,23 +139,7 @@ impl PatroniCluster {
     /// (`SIGKILL`), as when its machine dies; no watchdog is set up.
     pub fn crash_node(&mut self, i: usize) {
         let node = &mut self.nodes[i];
-        if let Some(mut patroni) = node.process.take() {
-            // As `postgres`, the child is `runuser`: kill what it runs too.
-            let _ = Command::new("pkill")
-                .args(["-9", "-f"])
-                .arg(node.config.to_str().unwrap())
-                .status();
-            let _ = patroni.kill();
-            let _ = patroni.wait();
-        }
-        if let Some(postmaster) = postmaster_pid(&node.data) {
-            let _ = Command::new("pkill")
-                .args(["-9", "-P", &postmaster.to_string()])
-                .status();
-            let _ = Command::new("kill")
-                .args(["-9", &postmaster.to_string()])
-                .status();
-        }
+        crash(node.process.take(), &node.config, &node.data);
     }
 
     /// The node Patroni's `/primary` answers 200 on, if any.
@@ -292,49 +262,24 @@ impl Node {
         let (name, pg_port, rest_port) = (format!("node{i}"), free_port(), free_port());
         let data = dir.join(&name);
         let config = dir.join(format!("{name}.yml"));
-        let yaml = format!(
-            r#"scope: seqgen
-name: {name}
-restapi:
-  listen: 127.0.0.1:{rest_port}
-  connect_address: 127.0.0.1:{rest_port}
-etcd3:
-  hosts: 127.0.0.1:{etcd}
-bootstrap:
-  dcs:
-    ttl: {TTL}
-    loop_wait: {LOOP_WAIT}
-    retry_timeout: {RETRY_TIMEOUT}
-    synchronous_mode: true
-    postgresql:
-      use_pg_rewind: true
-      parameters:
-        wal_log_hints: 'on'
-        max_connections: 60
-        shared_buffers: 16MB
-  initdb:
-  - encoding: UTF8
-postgresql:
-  listen: 127.0.0.1:{pg_port}
-  connect_address: 127.0.0.1:{pg_port}
-  data_dir: {data}
-  bin_dir: {bin}
-  pgpass: {dir}/{name}.pgpass
-  authentication:
-    superuser: {{username: postgres, password: postgres}}
-    replication: {{username: postgres, password: postgres}}
-    rewind: {{username: postgres, password: postgres}}
-  parameters:
-    unix_socket_directories: '{dir}'
-  pg_hba:
-  - local all all trust
-  - host all all 127.0.0.1/32 trust
-  - host replication all 127.0.0.1/32 trust
-"#,
-            data = data.display(),
-            bin = bin.display(),
-            dir = dir.display(),
-        );
+        let yaml = NodeConfig {
+            scope: "seqgen",
+            name: &name,
+            rest: format!("127.0.0.1:{rest_port}"),
+            etcd: format!("127.0.0.1:{etcd}"),
+            postgres: format!("127.0.0.1:{pg_port}"),
+            data: &data,
+            bin,
+            dir,
+            clients: "127.0.0.1/32",
+            max_connections: 60,
+            timing: Timing {
+                ttl: TTL,
+                loop_wait: LOOP_WAIT,
+                retry_timeout: RETRY_TIMEOUT,
+            },
+        }
+        .yaml();
         std::fs::write(&config, yaml).unwrap();
         Node {
             name,
@@ -378,12 +323,6 @@ impl Drop for PatroniCluster {
         let _ = self.etcd.kill();
         let _ = self.etcd.wait();
     }
-}
-
-/// The postmaster's process id, from its pid file.
-fn postmaster_pid(data: &Path) -> Option<u32> {
-    let text = std::fs::read_to_string(data.join("postmaster.pid")).ok()?;
-    text.lines().next()?.trim().parse().ok()
 }
 
 fn chown(path: &Path) {

@@ -4,10 +4,9 @@
 //! list of hosts (`target_session_attrs=read-write`), so an old leader cut off from etcd but
 //! still writable is where some of them go, as they would behind a DNS name or a stale proxy.
 //!
-//! A node whose history `pg_rewind` cannot join to the leader's ("could not find common
-//! ancestor", after many promotions) is cloned again from the leader
-//! (`remove_data_directory_on_rewind_failure`), as an unattended cluster must be configured:
-//! without it, a 30-minute run ended with the leader alone, its two former peers stuck.
+//! Each node's configuration is [`crate::patroni`]'s, which has a node whose history
+//! `pg_rewind` cannot join to the leader's cloned again: without it, a 30-minute run ended
+//! with the leader alone, its two former peers stuck.
 //!
 //! Patroni's timing is a tuned deployment's: a leader key that lives 10 s, a loop of 2 s and a
 //! retry timeout of 3 s (`loop_wait + 2 × retry_timeout <= ttl`), so that a leader cut off
@@ -19,10 +18,8 @@ use std::time::Duration;
 
 use super::wait_for;
 use crate::nemesis::net::{node_address, Net};
+use crate::patroni::{crash, NodeConfig, Timing, ETCD, PATRONI};
 use crate::programs::{postgres_bin, run};
-
-const PATRONI: &str = "/usr/bin/patroni";
-const ETCD: &str = "/usr/bin/etcd";
 
 /// The index etcd's namespace has among the run's nodes: after the three database nodes.
 pub const DCS: usize = 3;
@@ -212,51 +209,24 @@ impl Node {
         let dir = dir.join(format!("node{i}"));
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let (address, etcd) = (node_address(i), node_address(DCS));
-        let yaml = format!(
-            r#"scope: nemesis
-name: node{i}
-restapi:
-  listen: {address}:8008
-  connect_address: {address}:8008
-etcd3:
-  hosts: {etcd}:2379
-bootstrap:
-  dcs:
-    ttl: 10
-    loop_wait: 2
-    retry_timeout: 3
-    synchronous_mode: true
-    postgresql:
-      use_pg_rewind: true
-      parameters:
-        wal_log_hints: 'on'
-        max_connections: 100
-        shared_buffers: 16MB
-  initdb:
-  - encoding: UTF8
-postgresql:
-  listen: {address}:5432
-  connect_address: {address}:5432
-  data_dir: {data}
-  bin_dir: {bin}
-  pgpass: {dir}/pgpass
-  remove_data_directory_on_rewind_failure: true
-  remove_data_directory_on_diverged_timelines: true
-  authentication:
-    superuser: {{username: postgres, password: postgres}}
-    replication: {{username: postgres, password: postgres}}
-    rewind: {{username: postgres, password: postgres}}
-  parameters:
-    unix_socket_directories: '{dir}'
-  pg_hba:
-  - local all all trust
-  - host all all 10.77.0.0/24 trust
-  - host replication all 10.77.0.0/24 trust
-"#,
-            data = dir.join("data").display(),
-            bin = bin.display(),
-            dir = dir.display(),
-        );
+        let yaml = NodeConfig {
+            scope: "nemesis",
+            name: &format!("node{i}"),
+            rest: format!("{address}:8008"),
+            etcd: format!("{etcd}:2379"),
+            postgres: format!("{address}:5432"),
+            data: &dir.join("data"),
+            bin,
+            dir: &dir,
+            clients: "10.77.0.0/24",
+            max_connections: 100,
+            timing: Timing {
+                ttl: 10,
+                loop_wait: 2,
+                retry_timeout: 3,
+            },
+        }
+        .yaml();
         std::fs::write(dir.join("patroni.yml"), yaml).map_err(|e| e.to_string())?;
         run(Command::new("chown")
             .args(["-R", "postgres:postgres"])
@@ -283,24 +253,8 @@ postgresql:
 
     /// `SIGKILL` to its Patroni, its postmaster and the postmaster's children.
     fn kill(&mut self) {
-        let Some(mut child) = self.process.take() else {
-            return;
-        };
-        // The child is `runuser`: what it runs is found by its configuration's path.
-        let config = self.dir.join("patroni.yml");
-        let _ = Command::new("pkill")
-            .args(["-9", "-f"])
-            .arg(&config)
-            .status();
-        let _ = child.kill();
-        let _ = child.wait();
-        let pid = std::fs::read_to_string(self.dir.join("data/postmaster.pid")).unwrap_or_default();
-        if let Some(pid) = pid.lines().next().filter(|p| !p.trim().is_empty()) {
-            let _ = Command::new("pkill")
-                .args(["-9", "-P", pid.trim()])
-                .status();
-            let _ = Command::new("kill").args(["-9", pid.trim()]).status();
-        }
+        let (config, data) = (self.dir.join("patroni.yml"), self.dir.join("data"));
+        crash(self.process.take(), &config, &data);
     }
 
     fn socket_url(&self) -> String {

@@ -24,6 +24,9 @@
 //! - [`Plan::OnAGuess`] without a guess (the connection's first insert, or one of a type whose
 //!   connections reach several databases), or after a wrong one (the checking insert inserted
 //!   nothing): one query identifies the database and marks the session, then [`Plan::Filled`].
+//!   So does a row the checking insert cannot carry, refused before anything is sent: a model
+//!   whose row the derive does not write (no `#[diesel(table_name)]`, an `embed`ded field), or
+//!   an `Option` field `None` that Diesel writes as `DEFAULT`.
 //!   A guess is the database last seen at the connection's address, else the one every
 //!   connection of its type reached; an address that missed three times in a row is no longer
 //!   guessed from.

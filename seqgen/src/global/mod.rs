@@ -252,29 +252,6 @@ where
     default_generator(conn)?.next_ids(conn, spec, n)
 }
 
-/// `n` gapless IDs of `target` from the process-wide default generator, in a transaction
-/// seqgen opened on `conn` and in which it holds the key's row (the follower's batch):
-/// everything on `conn`, nothing on the pool `use_pool` gave (see
-/// [`Engine::take_holding_key`](crate::engine::Engine::take_holding_key)).
-pub(crate) fn next_ids_holding_key<C>(
-    conn: &mut C,
-    target: Scoped<'_>,
-    n: usize,
-) -> Result<Vec<String>>
-where
-    C: IdConnection,
-{
-    let generator = default_generator(conn)?;
-    let mut ids = Vec::with_capacity(n);
-    let emit = crate::engine::formatted(target, &mut ids);
-    drive(
-        generator
-            .engine()
-            .take_holding_key(&mut Blocking(conn), target, n as u64, emit),
-    )?;
-    Ok(ids)
-}
-
 /// The next ID of `spec` in its `i64` form from the process-wide default generator: see
 /// [`Generator::next_number`].
 pub fn next_number<'s, C>(conn: &mut C, spec: impl Into<Scoped<'s>>) -> Result<i64>

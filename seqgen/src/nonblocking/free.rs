@@ -74,29 +74,6 @@ from_default! {
     release() -> u64;
 }
 
-/// `n` gapless IDs of `target` from the process-wide default generator, in a transaction
-/// seqgen opened on `conn` and in which it holds the key's row (the follower's batch):
-/// everything on `conn`, nothing on the pool `use_pool` gave (as
-/// [`crate::global::next_ids_holding_key`]).
-pub(super) async fn next_ids_holding_key<C>(
-    conn: &mut C,
-    target: Scoped<'_>,
-    n: usize,
-) -> Result<Vec<String>>
-where
-    C: AsyncConnection,
-    C::Backend: AsyncBackend,
-{
-    let generator = default_generator(conn).await?;
-    let mut ids = Vec::with_capacity(n);
-    let emit = crate::engine::formatted(target, &mut ids);
-    let engine = generator.as_ref().engine();
-    engine
-        .take_holding_key(&mut NonBlocking(conn), target, n as u64, emit)
-        .await?;
-    Ok(ids)
-}
-
 /// The next value of the gapless counter `key`, inside the caller's async transaction:
 /// [`crate::sequence::next_value`].
 pub async fn next_value<C>(conn: &mut C, key: &str) -> Result<i64>

@@ -3,10 +3,10 @@
 use diesel_async::AsyncConnection;
 use diesel_seqgen_core::Spec;
 
-use crate::backend::{AsyncBackend, Backend, Counter, SharedStatements};
+use crate::backend::{AsyncBackend, Backend};
 use crate::driver::{begin, end, NonBlocking};
 use crate::error::Result;
-use crate::pending::{all_written, check, group, Batch, Numbered, PendingRows};
+use crate::pending::{check, read_batch, write_batch, Batch, Numbered, PendingRows};
 
 /// [`crate::pending::number_pending`] on a diesel-async connection: every committed row of
 /// `rows` without a number, numbered with `spec`'s gapless numbers in short transactions.
@@ -67,36 +67,12 @@ where
     C::Backend::read_committed_next(&mut NonBlocking(conn)).await?;
     begin(conn).await?;
     let result = async {
-        let key = spec.key();
-        let found =
-            match C::Backend::select_pending(&mut NonBlocking(conn), key, rows, after).await? {
-                Some(found) => found,
-                None => {
-                    C::Backend::create_row(&mut NonBlocking(conn), Counter::key_row(key)).await?;
-                    C::Backend::select_pending(&mut NonBlocking(conn), key, rows, after)
-                        .await?
-                        .unwrap_or_default()
-                }
-            };
-        let read = found.len();
-        let (groups, left, last) = group(spec, rows, found)?;
-        let mut numbers = Vec::new();
-        for group in &groups {
-            let ids =
-                super::free::next_ids_holding_key(conn, group.target(spec), group.orders.len())
-                    .await?;
-            numbers.extend(group.orders.iter().copied().zip(ids));
+        let read = read_batch(&mut NonBlocking(conn), spec, rows, after).await?;
+        if read.is_empty() {
+            return Ok(read.nothing_numbered());
         }
-        if !numbers.is_empty() {
-            let written = C::Backend::write_pending(&mut NonBlocking(conn), rows, &numbers).await?;
-            all_written(spec, rows, numbers.len(), written)?;
-        }
-        Ok(Batch {
-            numbered: numbers.len() as u64,
-            left,
-            read,
-            last,
-        })
+        let generator = super::free::default_generator(conn).await?;
+        write_batch(&mut NonBlocking(conn), generator.as_ref(), spec, rows, read).await
     }
     .await;
     end(conn, result).await

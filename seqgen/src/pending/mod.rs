@@ -37,6 +37,7 @@
 //! ```
 
 mod follow;
+mod numbered_batch;
 mod of_model;
 
 pub use crate::backend::PendingRows;
@@ -45,13 +46,13 @@ pub use follow::{follow, keep_following, spawn_follower, FollowConnection, Follo
 pub use follow::{notify_on_commit, CHANNEL};
 pub use of_model::{rows_of, rows_of_column};
 
-use chrono::NaiveDate;
-use diesel_seqgen_core::{DocumentDate, Mode, Scoped, Spec};
+use diesel_seqgen_core::{Mode, Spec};
 
-use crate::backend::{Backend, Counter, IdConnection, PendingRow, SharedStatements};
+use crate::backend::{Backend, IdConnection, SharedStatements};
 use crate::driver::{drive, Blocking};
-use crate::engine::check_scope;
 use crate::error::{Error, Result};
+use crate::global::default_generator;
+pub(crate) use numbered_batch::{read_batch, write_batch, Batch};
 
 /// What [`number_pending`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -161,55 +162,6 @@ pub(crate) fn check(spec: &Spec, rows: &PendingRows<'_>) -> Result<()> {
     Ok(())
 }
 
-/// One batch's outcome.
-pub(crate) struct Batch {
-    pub(crate) numbered: u64,
-    pub(crate) left: u64,
-    pub(crate) read: usize,
-    pub(crate) last: Option<i64>,
-}
-
-/// Rows of one counter (a scope and a period), in order.
-pub(crate) struct Group {
-    scope: String,
-    period: String,
-    date: Option<NaiveDate>,
-    pub(crate) orders: Vec<i64>,
-}
-
-impl Group {
-    /// The spec's target for this group's numbers: its scope, and its date with one.
-    pub(crate) fn target<'s>(&'s self, spec: &'s Spec) -> Scoped<'s> {
-        let scoped = match self.scope.as_str() {
-            "" => Scoped::from(spec),
-            scope => spec.scope(scope),
-        };
-        match self.date {
-            Some(date) => scoped.dated(date),
-            None => scoped,
-        }
-    }
-}
-
-/// Whether the update wrote every row it took numbers for; else a refusal that rolls the
-/// batch back (another writer numbered some of its rows meanwhile).
-pub(crate) fn all_written(
-    spec: &Spec,
-    rows: &PendingRows<'_>,
-    taken: usize,
-    written: usize,
-) -> Result<()> {
-    if written == taken {
-        return Ok(());
-    }
-    Err(Error::NumberedMeanwhile {
-        key: spec.key().to_owned(),
-        table: rows.table.to_owned(),
-        taken,
-        numbered: taken - written.min(taken),
-    })
-}
-
 /// One short transaction: the key's row locked, a batch of rows read, numbered and written.
 fn number_batch<C>(conn: &mut C, spec: &Spec, rows: &PendingRows<'_>, after: i64) -> Result<Batch>
 where
@@ -218,112 +170,17 @@ where
     drive(C::Backend::read_committed_next(&mut Blocking(conn)))?;
     conn.transaction(|conn| {
         C::Backend::lock_for_writing(conn)?;
-        let select = |conn: &mut C| {
-            drive(C::Backend::select_pending(
-                &mut Blocking(conn),
-                spec.key(),
-                rows,
-                after,
-            ))
-        };
-        let found = match select(conn)? {
-            Some(found) => found,
-            None => {
-                drive(C::Backend::create_row(
-                    &mut Blocking(conn),
-                    Counter::key_row(spec.key()),
-                ))?;
-                select(conn)?.unwrap_or_default()
-            }
-        };
-        let read = found.len();
-        let (groups, left, last) = group(spec, rows, found)?;
-        let mut numbers = Vec::new();
-        for group in &groups {
-            let ids =
-                crate::global::next_ids_holding_key(conn, group.target(spec), group.orders.len())?;
-            numbers.extend(group.orders.iter().copied().zip(ids));
+        let read = drive(read_batch(&mut Blocking(conn), spec, rows, after))?;
+        if read.is_empty() {
+            return Ok(read.nothing_numbered());
         }
-        if !numbers.is_empty() {
-            let written = drive(C::Backend::write_pending(
-                &mut Blocking(conn),
-                rows,
-                &numbers,
-            ))?;
-            all_written(spec, rows, numbers.len(), written)?;
-        }
-        let numbered = numbers.len() as u64;
-        Ok(Batch {
-            numbered,
-            left,
+        let generator = default_generator(conn)?;
+        drive(write_batch(
+            &mut Blocking(conn),
+            &generator,
+            spec,
+            rows,
             read,
-            last,
-        })
+        ))
     })
-}
-
-/// The rows of a batch by counter, in order of first appearance; how many are left for later;
-/// the last order value read.
-pub(crate) fn group(
-    spec: &Spec,
-    rows: &PendingRows<'_>,
-    found: Vec<PendingRow>,
-) -> Result<(Vec<Group>, u64, Option<i64>)> {
-    let now = chrono::Utc::now();
-    let mut groups: Vec<Group> = Vec::new();
-    let mut left = 0;
-    let mut last = None;
-    for row in found {
-        let order = row
-            .order_key
-            .trim()
-            .parse::<i64>()
-            .map_err(|_| Error::Refused {
-                key: spec.key().to_owned(),
-                reason: format!(
-                    "column {} of {} holds {:?}: the order column must hold integers",
-                    rows.order_by, rows.table, row.order_key
-                ),
-            })?;
-        last = Some(order);
-        let scope = match (&row.scope, spec.is_scoped()) {
-            (Some(scope), true) if check_scope(spec, scope).is_ok() => scope.clone(),
-            (_, true) => {
-                left += 1;
-                continue;
-            }
-            (_, false) => String::new(),
-        };
-        let date = match (rows.date_column, row.day.as_deref().and_then(day)) {
-            (None, _) => None,
-            (Some(_), Some(date)) if !spec.too_far_ahead(DocumentDate::Day(date), now) => {
-                Some(date)
-            }
-            (Some(_), _) => {
-                left += 1;
-                continue;
-            }
-        };
-        let period = date
-            .map(|d| spec.period_on(DocumentDate::Day(d)))
-            .unwrap_or_default();
-        match groups
-            .iter_mut()
-            .find(|g| g.scope == scope && g.period == period)
-        {
-            Some(group) => group.orders.push(order),
-            None => groups.push(Group {
-                scope,
-                period,
-                date,
-                orders: vec![order],
-            }),
-        }
-    }
-    Ok((groups, left, last))
-}
-
-/// The calendar day a date column holds, as text (`2026-03-31`, `2026-03-31 12:00:00`, …).
-fn day(text: &str) -> Option<NaiveDate> {
-    NaiveDate::parse_from_str(text.get(..10)?, "%Y-%m-%d").ok()
 }

@@ -134,9 +134,11 @@
 //!   hears of it, and each of the client's next statements commits alone, its `COMMIT` too
 //!   (MariaDB 10.11, Galera 4: the nemesis's numbers after the commit had holes, and once a
 //!   counter behind its rows, until seqgen checked for it). seqgen's reservation inside a
-//!   transaction and the follower's write change nothing unless MariaDB still holds the
-//!   transaction (`@@in_transaction`), and fail as a conflict; a gapless insert whose savepoint
-//!   went with the transaction is a conflict too. The app's own statements in that transaction
+//!   transaction changes nothing unless MariaDB still holds the transaction
+//!   (`@@in_transaction`), and fails as a conflict; the follower's write of a batch writes
+//!   nothing then, and the batch is refused (`Error::NumberedMeanwhile`), which the follower
+//!   runs again (`suite/lost_transaction.rs`, `suite/lost_batch.rs`); a gapless insert whose
+//!   savepoint went with the transaction is a conflict too. The app's own statements in that transaction
 //!   are beyond seqgen: keep a gapless key's writers on one node, as the table below says.
 //!
 //! ## Under partitions, paused processes and moved clocks

@@ -52,6 +52,8 @@ use crate::backend::{Backend, IdConnection, SharedStatements};
 use crate::driver::{drive, Blocking};
 use crate::error::{Error, Result};
 use crate::global::default_generator;
+#[doc(hidden)]
+pub use numbered_batch::roll_back_before_writing;
 pub(crate) use numbered_batch::{read_batch, write_batch, Batch};
 
 /// What [`number_pending`] did.

@@ -5,6 +5,8 @@
 //! generator its own way (`pending/mod.rs`, `nonblocking/pending.rs`), only when a batch has
 //! rows to number: a follower polling an idle key sends no query for it.
 
+use std::sync::Mutex;
+
 use chrono::NaiveDate;
 use diesel_seqgen_core::{DocumentDate, Scoped, Spec};
 
@@ -88,6 +90,9 @@ pub(crate) async fn write_batch<D: Driver>(
         numbers.extend(group.orders.iter().copied().zip(ids));
     }
     if !numbers.is_empty() {
+        if rolled_back_by_a_test(rows.table) {
+            db.batch_execute("ROLLBACK").await?;
+        }
         let written = D::Backend::write_pending(db, rows, &numbers).await?;
         all_written(spec, rows, numbers.len(), written)?;
     }
@@ -97,6 +102,33 @@ pub(crate) async fn write_batch<D: Driver>(
         read: read.read,
         last: read.last,
     })
+}
+
+/// The table whose next batch's transaction [`roll_back_before_writing`] ends.
+static ROLL_BACK_BEFORE_WRITING: Mutex<Option<String>> = Mutex::new(None);
+
+/// For seqgen's tests: the next batch numbering rows of `table` is rolled back between its
+/// reservation and its write by a `ROLLBACK` Diesel does not see, as a Galera node's abort
+/// that the client never hears of (it is reported to a statement's close, which has no reply).
+/// No single server ends a transaction so; the write must then change nothing
+/// (`suite/lost_batch.rs`).
+#[doc(hidden)]
+pub fn roll_back_before_writing(table: &str) {
+    *ROLL_BACK_BEFORE_WRITING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner()) = Some(table.to_owned());
+}
+
+/// Whether a test asked this batch of `table` to be rolled back (once).
+fn rolled_back_by_a_test(table: &str) -> bool {
+    let mut hooked = ROLL_BACK_BEFORE_WRITING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let asked = hooked.as_deref() == Some(table);
+    if asked {
+        *hooked = None;
+    }
+    asked
 }
 
 /// One batch's outcome.

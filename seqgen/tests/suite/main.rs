@@ -30,6 +30,7 @@ mod guess_values;
 mod id_types;
 mod integrity;
 mod invariant;
+mod lost_batch;
 mod lost_transaction;
 mod meters;
 mod migrations;

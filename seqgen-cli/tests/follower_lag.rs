@@ -3,7 +3,7 @@
 //! waited, growing while nobody numbers them and back to 0 once a follower did.
 #![cfg(feature = "sqlite")]
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
@@ -73,11 +73,12 @@ fn served_the_oldest_waiting_row_ages_until_numbered() {
         .unwrap()
         .port();
     let address = format!("127.0.0.1:{port}");
-    let _exporter = Running(
+    let log = dir.path().join("exporter.log");
+    let mut exporter = Running(
         Command::new(env!("CARGO_BIN_EXE_seqgen"))
             .args(["metrics", "--listen", &address, "--pending", PENDING])
             .args(["--database-url", &url])
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
             .unwrap(),
     );
@@ -88,14 +89,20 @@ fn served_the_oldest_waiting_row_ages_until_numbered() {
             .into_string()
             .ok()
     };
+    // Until it answers, or has ended (its error then said); a start on a busy machine (CI
+    // builds beside it) took more than 10 s once.
     let started = Instant::now();
     let first = loop {
         if let Some(text) = scrape() {
             break text;
         }
+        if let Some(status) = exporter.0.try_wait().unwrap() {
+            let said = std::fs::read_to_string(&log).unwrap_or_default();
+            panic!("the exporter ended ({status}) before it answered: {said}");
+        }
         assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the exporter never answered"
+            started.elapsed() < Duration::from_secs(60),
+            "the exporter never answered in 60 s"
         );
         std::thread::sleep(Duration::from_millis(20));
     };

@@ -69,7 +69,7 @@ where
     let result = async {
         let read = read_batch(&mut NonBlocking(conn), spec, rows, after).await?;
         if read.is_empty() {
-            return Ok(read.nothing_numbered());
+            return Ok(read.outcome(0));
         }
         let generator = super::free::default_generator(conn).await?;
         write_batch(&mut NonBlocking(conn), generator.as_ref(), spec, rows, read).await

@@ -174,7 +174,7 @@ where
         C::Backend::lock_for_writing(conn)?;
         let read = drive(read_batch(&mut Blocking(conn), spec, rows, after))?;
         if read.is_empty() {
-            return Ok(read.nothing_numbered());
+            return Ok(read.outcome(0));
         }
         let generator = default_generator(conn)?;
         drive(write_batch(

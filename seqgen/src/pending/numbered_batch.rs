@@ -30,10 +30,10 @@ impl Read {
         self.groups.is_empty()
     }
 
-    /// The batch's outcome when none of its rows is numbered.
-    pub(crate) fn nothing_numbered(self) -> Batch {
+    /// The batch's outcome, `numbered` of its rows numbered.
+    pub(crate) fn outcome(self, numbered: usize) -> Batch {
         Batch {
-            numbered: 0,
+            numbered: numbered as u64,
             left: self.left,
             read: self.read,
             last: self.last,
@@ -96,12 +96,7 @@ pub(crate) async fn write_batch<D: Driver>(
         let written = D::Backend::write_pending(db, rows, &numbers).await?;
         all_written(spec, rows, numbers.len(), written)?;
     }
-    Ok(Batch {
-        numbered: numbers.len() as u64,
-        left: read.left,
-        read: read.read,
-        last: read.last,
-    })
+    Ok(read.outcome(numbers.len()))
 }
 
 /// The table whose next batch's transaction [`roll_back_before_writing`] ends.

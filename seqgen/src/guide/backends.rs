@@ -85,8 +85,8 @@
 //! with a query and runs again: a wrong guess costs a statement and a query, never a number of
 //! another database. A row the checking insert cannot carry (a model whose row the derive does
 //! not write, see below, or an `Option` field `None` that Diesel writes as `DEFAULT`) is
-//! refused before anything is sent, and takes the query first. The one-statement gapless insert falls back to the reservation and the
-//! insert the first time a key is used in a process (it checks the key's recorded shape), and
-//! after a failover. The insert itself is the one seqgen writes and keeps prepared on
+//! refused before anything is sent, and takes the query first. The one-statement gapless
+//! insert falls back to the reservation and the insert the first time a key is used in a
+//! process (it checks the key's recorded shape), and after a failover. The insert itself is the one seqgen writes and keeps prepared on
 //! PostgreSQL and MySQL when the derive writes the model's row (`#[diesel(table_name = ...)]`
 //! named), else Diesel's own; with a gapless field it runs in a savepoint with its numbers.

@@ -138,8 +138,9 @@
 //!   (`@@in_transaction`), and fails as a conflict; the follower's write of a batch writes
 //!   nothing then, and the batch is refused (`Error::NumberedMeanwhile`), which the follower
 //!   runs again (`suite/lost_transaction.rs`, `suite/lost_batch.rs`); a gapless insert whose
-//!   savepoint went with the transaction is a conflict too. The app's own statements in that transaction
-//!   are beyond seqgen: keep a gapless key's writers on one node, as the table below says.
+//!   savepoint went with the transaction is a conflict too. The app's own statements in that
+//!   transaction are beyond seqgen: keep a gapless key's writers on one node, as the table
+//!   below says.
 //!
 //! ## Under partitions, paused processes and moved clocks
 //!

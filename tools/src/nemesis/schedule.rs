@@ -115,10 +115,10 @@ impl std::fmt::Display for Step {
 /// at least one of each kind when the run is long enough to hold them (30 s is; Galera's
 /// isolated node needs 35 s; Patroni's four node faults up to 120 s, 80 s on seed 59).
 /// Clocks move on the `clocked` apps only (not empty); with more than one database node, one
-/// may be isolated; under
-/// Patroni, a node (the leader two times in three) may also be cut from etcd, from its peers
-/// or from some apps, and an isolation or a cut from etcd lasts 6–20 s: past the leader key's
-/// 10 s, so that a standby takes over while the old leader still answers some apps.
+/// may be isolated; under Patroni, a node (the leader two times in three) may also be cut
+/// from etcd, from its peers or from some apps, and an isolation or a cut from etcd lasts
+/// 6–20 s: past the leader key's 10 s, so that a standby takes over while the old leader
+/// still answers some apps.
 pub fn draw(seed: u64, seconds: f64, setup: Setup, apps: usize, clocked: &[usize]) -> Vec<Step> {
     let nodes = setup.database_nodes();
     let patroni = setup == Setup::Patroni;
